@@ -1,0 +1,22 @@
+# Shared compile settings for streamrt targets.
+add_library(streamrt_options INTERFACE)
+target_compile_options(streamrt_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>
+  $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr -lineinfo
+                             -Xcompiler=-Wall,-Wno-unused-parameter>
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fopenmp>)
+target_link_libraries(streamrt_options INTERFACE OpenMP::OpenMP_CXX)
+# A debug build synchronises after every launch, so an error points at the kernel that made it.
+target_compile_definitions(streamrt_options INTERFACE $<$<CONFIG:Debug>:SRT_SYNC_AFTER_LAUNCH=1>)
+
+# srt_add_test(NAME LABEL <cpu|gl|gpu> SOURCES ... [LIBS ...])
+# One GoogleTest executable per area; every test in it carries the one CTest label.
+include(GoogleTest)
+function(srt_add_test name)
+  cmake_parse_arguments(T "" "LABEL" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main streamrt_options)
+  target_compile_definitions(${name} PRIVATE
+    SRT_TEST_SCENES_DIR="${STREAMRT_TEST_SCENES_DIR}")
+  gtest_discover_tests(${name} PROPERTIES LABELS ${T_LABEL} DISCOVERY_TIMEOUT 60)
+endfunction()
