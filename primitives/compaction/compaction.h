@@ -69,7 +69,21 @@ struct Info {
   bool accepts_(MemorySpace m) const;
 };
 
-using Factory = std::function<std::unique_ptr<Compactor>()>;
+// Options after a colon in a primitive's name: "gl-roger:block=128,scan=blelloch". A factory reads
+// the keys it knows; OptionReader::finish() rejects the rest, so a typo is an error, not a default.
+class OptionReader {
+ public:
+  OptionReader(std::string primitive, std::string_view text);  // parses "k=v,k=v"
+  std::string get(const std::string& key, const std::string& fallback);
+  int getInt(const std::string& key, int fallback);
+  void finish() const;  // throws std::invalid_argument naming unknown keys and the known ones
+ private:
+  std::string primitive_;
+  std::vector<std::pair<std::string, std::string>> values_;
+  std::vector<std::string> known_;
+};
+
+using Factory = std::function<std::unique_ptr<Compactor>(OptionReader&)>;
 
 class Registry {
  public:
@@ -84,8 +98,12 @@ class Registry {
   const std::vector<Entry>& entries() const { return entries_; }
   const Info* find(std::string_view name) const;
   std::vector<std::string> names() const;
-  // Throws std::invalid_argument listing the registered names when `name` is unknown.
-  std::unique_ptr<Compactor> create(std::string_view name) const;
+  // `spec` is a name, optionally followed by ":key=value,..." options. Throws
+  // std::invalid_argument listing the registered names when the name is unknown, and naming the
+  // option when an option is unknown or malformed.
+  std::unique_ptr<Compactor> create(std::string_view spec) const;
+  // The name part of a spec ("gl-roger" of "gl-roger:block=128").
+  static std::string_view nameOf(std::string_view spec);
 
  private:
   std::vector<Entry> entries_;

@@ -67,10 +67,10 @@ class NoCompactor final : public Compactor {
 void registerCpuCompactors(Registry& r) {
   r.add({"cpu", Device::Cpu, true, true, {MemorySpace::Host},
          "parallel CPU compaction: per-thread counts, scan, ordered copy (OpenMP)"},
-        [] { return std::make_unique<CpuCompactor>(); });
+        [](OptionReader&) { return std::make_unique<CpuCompactor>(); });
   r.add({"none", Device::Any, true, false, {MemorySpace::Host, MemorySpace::Cuda},
          "no compaction: dead rays stay in the stream and return early (the baseline)"},
-        [] { return std::make_unique<NoCompactor>(); });
+        [](OptionReader&) { return std::make_unique<NoCompactor>(); });
 }
 
 }  // namespace srt::compaction

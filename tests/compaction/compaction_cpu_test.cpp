@@ -96,3 +96,14 @@ TEST(CompactionValidate, RejectsOddFieldSizes) {
 
 }  // namespace
 }  // namespace srt::compaction
+
+namespace srt::compaction {
+namespace {
+TEST(CompactionRegistry, RejectsUnknownAndMalformedOptions) {
+  EXPECT_THROW(Registry::global().create("cpu:block=64"), std::invalid_argument);
+  EXPECT_THROW(Registry::global().create("cpu:block"), std::invalid_argument);
+  EXPECT_NO_THROW(Registry::global().create("cpu"));
+  EXPECT_EQ(Registry::nameOf("gl-roger:block=128"), "gl-roger");
+}
+}  // namespace
+}  // namespace srt::compaction

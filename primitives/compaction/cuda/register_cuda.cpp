@@ -7,7 +7,7 @@ void registerCudaCompactors(Registry& r) {
   const std::vector<MemorySpace> cuda{MemorySpace::Cuda};
   r.add({"cub", Device::Cuda, true, true, cuda,
          "cub::DeviceSelect::Flagged per field (CCCL from the CUDA toolkit): the baseline"},
-        makeCubCompactor);
+        [](OptionReader&) { return makeCubCompactor(); });
 }
 
 }  // namespace srt::compaction
