@@ -1,0 +1,53 @@
+// The wavefront integrators: streams of rays through camera → extend → shade → shadow → film,
+// with the dead rays removed between bounces by the compaction primitive the user picked.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "primitives/compaction/compaction.h"
+#include "renderer/backend/backend.h"
+#include "renderer/backend/stage_clock.h"
+#include "renderer/io/image_io.h"
+#include "renderer/wavefront/render_stats.h"
+#include "renderer/wavefront/scene_data.h"
+
+namespace srt {
+
+struct RenderOptions {
+  std::string integrator = "path";  // path | whitted
+  int width = 640, height = 480;
+  int spp = 16;
+  int maxDepth = 8;
+  std::string compaction = "auto";  // a registered primitive (with options), or auto
+  std::string payload = "state";    // state: compaction moves whole paths; index: an index stream
+  uint32_t seed = 0;
+};
+
+// Called after each sample pass with the passes done so far and the rays traced so far.
+using ProgressFn = std::function<void(int done, int total, uint64_t rays)>;
+
+class Integrator {
+ public:
+  virtual ~Integrator() = default;
+  // Renders all samples; returns the mean radiance per pixel and fills the per-bounce statistics.
+  virtual Image render(RenderStats& stats, const ProgressFn& progress) = 0;
+};
+
+// Checks the options against the backend (a primitive that cannot run there, sizes that do not
+// fit in memory) and throws std::invalid_argument naming the flag at fault.
+void validateRenderOptions(const Backend& backend, const RenderOptions& options);
+
+// Validates, then builds the integrator the options name with its compaction primitive.
+std::unique_ptr<Integrator> makeIntegrator(const Scene& scene, const SceneData& data,
+                                           const Backend& backend, const RenderOptions& options);
+
+// The compaction primitive `auto` stands for on a backend.
+std::string defaultCompaction(const Backend& backend);
+
+// Bytes of memory a render of these options needs on its backend (streams and film), to check a
+// resolution against the memory there before allocating anything.
+size_t estimateRenderBytes(const RenderOptions& options);
+
+}  // namespace srt

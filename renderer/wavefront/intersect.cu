@@ -1,0 +1,35 @@
+#include "renderer/backend/parallel_for.h"
+#include "renderer/wavefront/stages.h"
+
+namespace srt {
+
+void traceClosest(const Backend& b, const SceneView& scene, const RayStreamRef& rays, Hit* hits) {
+  parallelFor(b, rays.count, [=] SRT_CPU_GPU(uint32_t i) {
+    if (rays.lanes && !rays.lanes[i]) return;
+    const uint32_t s = rays.slots ? rays.slots[i] : i;
+    Ray ray;
+    ray.o = rays.origin[s];
+    ray.d = rays.direction[s];
+    ray.tMax = kInf;
+    Hit hit;
+    if (!intersectClosest(scene.accel, ray, &hit)) hit.triangle = kNoHit;
+    hits[i] = hit;
+  });
+}
+
+void traceShadows(const Backend& b, const SceneView& scene, const ShadowStream& shadows,
+                  PathState state) {
+  parallelFor(b, shadows.maxCount, [=] SRT_CPU_GPU(uint32_t i) {
+    if (shadows.deviceCount && i >= *shadows.deviceCount) return;
+    if (shadows.lanes && !shadows.lanes[i]) return;
+    Ray ray;
+    ray.o = shadows.rays.origin[i];
+    ray.d = shadows.rays.direction[i];
+    ray.tMax = shadows.rays.tMax[i];
+    if (intersectAny(scene.accel, ray)) return;
+    const uint32_t slot = shadows.rays.pathSlot[i];
+    state.radiance[slot] += shadows.rays.contribution[i];  // one shadow ray per path: no race
+  });
+}
+
+}  // namespace srt

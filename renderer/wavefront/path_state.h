@@ -1,0 +1,78 @@
+// The wavefront streams, each described once as an X-macro list of fields (Cycles'
+// state_template.h, pbrt's workitems.soa). The SoA view, the allocation, the compaction fields
+// and the byte counts all expand from these lists, so adding a member is one line.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "primitives/common/memory.h"
+#include "primitives/compaction/compaction.h"
+#include "renderer/core/math.h"
+
+namespace srt {
+
+// A path in flight. The bounce and sample index are the same for the whole stream and are not
+// stored; random numbers are keyed by (pixel, sample, bounce), never by stream slot.
+#define SRT_PATH_FIELDS(X)                                                      \
+  X(uint32_t, pixel)     /* film pixel this path belongs to (and the RNG key) */ \
+  X(Vec3f, origin)       /* next ray */                                         \
+  X(Vec3f, direction)                                                           \
+  X(Vec3f, throughput)   /* product of f cos / pdf so far */                    \
+  X(Vec3f, radiance)     /* radiance gathered so far, added to the film at death */ \
+  X(float, bsdfPdf)      /* pdf of the last BSDF sample; 0 after a specular bounce */
+
+// A shadow ray from next-event estimation: if unoccluded, `contribution` is added to the
+// radiance of the path in `pathSlot`.
+#define SRT_SHADOW_FIELDS(X) \
+  X(uint32_t, pathSlot)      \
+  X(Vec3f, origin)           \
+  X(Vec3f, direction)        \
+  X(float, tMax)             \
+  X(Vec3f, contribution)
+
+// A Whitted ray: one per pixel at first, then up to two children per ray at mirrors and glass.
+#define SRT_WHITTED_FIELDS(X) \
+  X(uint32_t, pixel)          \
+  X(Vec3f, origin)            \
+  X(Vec3f, direction)         \
+  X(Vec3f, weight)
+
+#define SRT_SOA_MEMBER(type, name) type* name = nullptr;
+#define SRT_SOA_BUFFER(type, name) Buffer<type> name;
+#define SRT_SOA_ALLOC(type, name) name = Buffer<type>(space, n);
+#define SRT_SOA_VIEW(type, name) v.name = name.data();
+#define SRT_SOA_BYTES(type, name) +sizeof(type)
+#define SRT_SOA_FIELD(type, name) out.push_back({from.name.data(), to.name.data(), uint32_t(sizeof(type))});
+
+// Declares <Name> (a plain view of device or host pointers, passed by value to stages) and
+// <Name>Storage (the owning buffers).
+#define SRT_DECLARE_SOA(Name, FIELDS)                                                      \
+  struct Name {                                                                            \
+    FIELDS(SRT_SOA_MEMBER)                                                                 \
+    static constexpr size_t kBytesPerElement = 0 FIELDS(SRT_SOA_BYTES);                    \
+  };                                                                                       \
+  struct Name##Storage {                                                                   \
+    FIELDS(SRT_SOA_BUFFER)                                                                 \
+    size_t capacity = 0;                                                                   \
+    void allocate(MemorySpace space, size_t n) {                                           \
+      FIELDS(SRT_SOA_ALLOC)                                                                \
+      capacity = n;                                                                        \
+    }                                                                                      \
+    Name view() const {                                                                    \
+      Name v;                                                                              \
+      FIELDS(SRT_SOA_VIEW)                                                                 \
+      return v;                                                                            \
+    }                                                                                      \
+    /* One compaction field per member, moving elements from `from` to `to`. */            \
+    static void compactionFields(const Name##Storage& from, const Name##Storage& to,       \
+                                 std::vector<compaction::Field>& out) {                    \
+      FIELDS(SRT_SOA_FIELD)                                                                \
+    }                                                                                      \
+  };
+
+SRT_DECLARE_SOA(PathState, SRT_PATH_FIELDS)
+SRT_DECLARE_SOA(ShadowRays, SRT_SHADOW_FIELDS)
+SRT_DECLARE_SOA(WhittedRays, SRT_WHITTED_FIELDS)
+
+}  // namespace srt

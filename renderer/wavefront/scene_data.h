@@ -1,0 +1,122 @@
+// The scene as the stages see it: flattened geometry, the kd-tree, materials, textures, emitters
+// and point lights, in the backend's memory. SceneData owns the buffers; SceneView is the plain
+// struct of pointers passed by value to every stage.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "renderer/accel/device_kdtree.h"
+#include "renderer/accel/kdtree.h"
+#include "renderer/accel/kdtree_build_sah.h"
+#include "renderer/backend/backend.h"
+#include "renderer/shading/bsdf.h"
+#include "renderer/shading/lights.h"
+#include "renderer/shading/material.h"
+#include "renderer/shading/texture.h"
+#include "scenes/scene.h"
+
+namespace srt {
+
+struct SceneView {
+  KdTreeView accel;             // also holds the positions and indices
+  const Vec3f* normals = nullptr;  // per vertex, or null (face normals)
+  const Vec2f* uvs = nullptr;      // per vertex, or null
+  const uint32_t* materialIds = nullptr;
+  const DeviceMaterial* materials = nullptr;
+  const TextureView* textures = nullptr;
+  EmitterView emitters;
+  const PointLight* pointLights = nullptr;
+  uint32_t numPointLights = 0;
+  Vec3f environment;
+  float rayEpsilon = 1e-5f;  // offset of spawned rays, relative to |p| (offsetOrigin)
+};
+
+// What shading needs to know about a hit point. Surfaces are two-sided for everything but glass:
+// `ns`/`ng` face the incoming ray; `nsOutward` keeps the authored orientation, whose side tells a
+// dielectric whether the ray enters or leaves.
+struct SurfaceHit {
+  Vec3f p, ng, ns, nsOutward;
+  Vec2f uv;
+  uint32_t material = 0;
+  uint32_t triangle = 0;
+  bool frontFace = true;  // the ray arrived on the authored outside
+};
+
+SRT_CPU_GPU inline SurfaceHit surfaceAt(const SceneView& s, const Ray& ray, const Hit& hit) {
+  SurfaceHit h;
+  const uint32_t* idx = s.accel.mesh.indices + 3 * hit.triangle;
+  const Vec3f p0 = s.accel.mesh.positions[idx[0]], p1 = s.accel.mesh.positions[idx[1]],
+              p2 = s.accel.mesh.positions[idx[2]];
+  const float b0 = 1.f - hit.b1 - hit.b2;
+  h.p = p0 * b0 + p1 * hit.b1 + p2 * hit.b2;
+  Vec3f ng = normalize(cross(p1 - p0, p2 - p0));
+  Vec3f ns = ng;
+  if (s.normals) {
+    const Vec3f n = s.normals[idx[0]] * b0 + s.normals[idx[1]] * hit.b1 + s.normals[idx[2]] * hit.b2;
+    if (lengthSquared(n) > 0.f) {
+      ns = normalize(n);
+      if (dot(ns, ng) < 0.f) ng = -ng;  // vertex normals define the outside
+    }
+  }
+  h.nsOutward = ns;
+  h.frontFace = dot(ng, ray.d) < 0.f;
+  h.ng = h.frontFace ? ng : -ng;
+  h.ns = h.frontFace ? ns : -ns;
+  if (s.uvs) {
+    const Vec2f a = s.uvs[idx[0]], b = s.uvs[idx[1]], c = s.uvs[idx[2]];
+    h.uv = {a.x * b0 + b.x * hit.b1 + c.x * hit.b2, a.y * b0 + b.y * hit.b1 + c.y * hit.b2};
+  }
+  h.material = s.materialIds[hit.triangle];
+  h.triangle = hit.triangle;
+  return h;
+}
+
+// Next-event estimation picks the emitters with this probability, a point light otherwise.
+SRT_CPU_GPU inline float emitterPickProbability(const SceneView& s) {
+  if (s.emitters.count == 0) return 0.f;
+  return s.numPointLights == 0 ? 1.f : 0.5f;
+}
+
+// The normal a BSDF is built around: the authored one for glass, the facing one otherwise.
+SRT_CPU_GPU inline Vec3f bsdfNormal(const SurfaceHit& h, MaterialType type) {
+  return type == MaterialType::Dielectric ? h.nsOutward : h.ns;
+}
+
+// A ray leaving `p` towards `d`, pushed off the surface on the side `d` points to.
+SRT_CPU_GPU inline Vec3f offsetOrigin(const SceneView& s, Vec3f p, Vec3f ng, Vec3f d) {
+  const float scale = s.rayEpsilon * (1.f + maxComponent(Vec3f{fabsf(p.x), fabsf(p.y), fabsf(p.z)}));
+  return p + ng * (dot(ng, d) > 0.f ? scale : -scale);
+}
+
+class SceneData {
+ public:
+  // Flattens `scene` at `time`, builds the kd-tree on the CPU and copies everything to the
+  // backend's memory.
+  SceneData(const Scene& scene, const Backend& backend, float time = 0.f);
+  const SceneView& view() const { return view_; }
+  size_t triangleCount() const { return triangles_; }
+  double accelBuildSeconds() const { return buildSeconds_; }
+  const KdTreeStats& accelStats() const { return accelStats_; }
+  bool hasEmitters() const { return view_.emitters.count > 0; }
+
+ private:
+  SceneView view_;
+  size_t triangles_ = 0;
+  double buildSeconds_ = 0;
+  KdTreeStats accelStats_;
+  Buffer<Vec3f> positions_, normals_;
+  Buffer<Vec2f> uvs_;
+  Buffer<uint32_t> indices_, materialIds_;
+  Buffer<DeviceMaterial> materials_;
+  Buffer<Vec3f> texels_;
+  Buffer<TextureView> textures_;
+  std::unique_ptr<DeviceKdTree> tree_;
+  Buffer<uint32_t> emitterTriangles_;
+  Buffer<Vec3f> emitterRadiance_;
+  Buffer<float> emitterAreas_, emitterCdf_, emitterPmf_;
+  Buffer<int32_t> triangleToEmitter_;
+  Buffer<PointLight> pointLights_;
+};
+
+}  // namespace srt

@@ -1,0 +1,119 @@
+// The path tracer's shading stage: emission (MIS-weighted against light sampling), next-event
+// estimation towards emissive triangles sampled by power, BSDF sampling and Russian roulette.
+#include "renderer/backend/parallel_for.h"
+#include "renderer/shading/rng.h"
+#include "renderer/shading/sampling.h"
+#include "renderer/wavefront/stages.h"
+
+namespace srt {
+
+void shadePaths(const Backend& b, const SceneView& scene, const PathStream& paths, const Hit* hits,
+                SampleKey key, uint32_t bounce, uint32_t maxDepth, const ShadeOutputs& out) {
+  parallelFor(b, paths.count, [=] SRT_CPU_GPU(uint32_t i) {
+    out.shadowKeep[i] = 0;
+    if (!paths.live(i)) {
+      out.keep[i] = 0;  // a dead lane stays dead (nothing is compacted)
+      return;
+    }
+    const PathState st = paths.state;
+    const uint32_t s = paths.slot(i);
+    const Hit hit = hits[i];
+    Vec3f throughput = st.throughput[s];
+    Vec3f radiance = st.radiance[s];
+    const float prevPdf = st.bsdfPdf[s];
+    Ray ray;
+    ray.o = st.origin[s];
+    ray.d = st.direction[s];
+    bool alive = false;
+
+    if (hit.triangle == kNoHit) {
+      radiance += throughput * scene.environment;  // no environment sampling: full weight
+    } else {
+      const SurfaceHit h = surfaceAt(scene, ray, hit);
+      const DeviceMaterial& m = scene.materials[h.material];
+      if (!isBlack(m.ke)) {  // emitters are two-sided (renderer/shading/lights.h)
+        float w = 1.f;
+        if (prevPdf > 0.f) {
+          const float lightPdf = emitterPickProbability(scene) *
+                                 emitterPdf(scene.emitters, h.triangle, ray.o, h.p, h.ng);
+          w = powerHeuristic(prevPdf, lightPdf);
+        }
+        radiance += throughput * m.ke * w;
+      }
+      if (bounce < maxDepth) {
+        Sampler sampler = Sampler::at(st.pixel[s], key.sample, bounce + 1, key.seed);
+        const Bsdf bsdf = makeBsdf(m, scene.textures, bsdfNormal(h, m.type), h.uv);
+        const Vec3f wo = -ray.d;
+        const Vec2f uLight = sampler.next2D();
+        const float uLightPick = sampler.next1D();
+        const float uLobe = sampler.next1D();
+        const Vec2f uBsdf = sampler.next2D();
+        const float uRoulette = sampler.next1D();
+
+        // Next-event estimation: one shadow ray, to the emitters (a power-sampled triangle) or
+        // to a point light picked uniformly; each with the probability lightPickPdf gives.
+        if (!bsdf.isSpecular()) {
+          Vec3f lightPoint, Le, wi;
+          float pdf = 0.f;
+          bool delta = false;
+          const float pEmitters = emitterPickProbability(scene);
+          if (uLightPick < pEmitters) {
+            LightSample ls;
+            if (sampleEmitter(scene.emitters, scene.accel.mesh.positions,
+                              scene.accel.mesh.indices, h.p, uLight, uLightPick / pEmitters, &ls)) {
+              lightPoint = ls.p, Le = ls.Le, pdf = ls.pdf * pEmitters;
+            }
+          } else if (scene.numPointLights > 0) {
+            const float u = (uLightPick - pEmitters) / (1.f - pEmitters);
+            uint32_t l = uint32_t(u * float(scene.numPointLights));
+            if (l >= scene.numPointLights) l = scene.numPointLights - 1;
+            const PointLight pl = scene.pointLights[l];
+            lightPoint = pl.position;
+            const float d2 = lengthSquared(pl.position - h.p);
+            Le = pl.intensity / d2;  // radiant intensity over distance squared
+            pdf = (1.f - pEmitters) / float(scene.numPointLights);
+            delta = true;
+          }
+          if (pdf > 0.f) {
+            const Vec3f toLight = lightPoint - h.p;
+            wi = toLight / length(toLight);
+            const Vec3f f = bsdf.f(wo, wi) * absDot(wi, h.ns);
+            if (!isBlack(f) && dot(wi, h.ng) > 0.f) {
+              const float w = delta ? 1.f : powerHeuristic(pdf, bsdf.pdf(wo, wi));
+              const Vec3f origin = offsetOrigin(scene, h.p, h.ng, wi);
+              out.shadowCandidates.pathSlot[i] = s;
+              out.shadowCandidates.origin[i] = origin;
+              out.shadowCandidates.direction[i] = wi;
+              out.shadowCandidates.tMax[i] = length(lightPoint - origin) * (1.f - 1e-3f);
+              out.shadowCandidates.contribution[i] = throughput * f * Le * (w / pdf);
+              out.shadowKeep[i] = 1;
+            }
+          }
+        }
+
+        // Continue the path by sampling the BSDF.
+        BsdfSample bs;
+        if (bsdf.sample(wo, uLobe, uBsdf, &bs) && bs.pdf > 0.f && !isBlack(bs.f)) {
+          throughput *= bs.f * (absDot(bs.wi, h.ns) / bs.pdf);
+          alive = !isBlack(throughput);
+          // Russian roulette from the third bounce on, with survival ∝ throughput.
+          if (alive && bounce >= 2) {
+            const float q = fmaxf(0.05f, 1.f - maxComponent(throughput));
+            if (uRoulette < q) alive = false;
+            else throughput = throughput / (1.f - q);
+          }
+          if (alive) {
+            st.origin[s] = offsetOrigin(scene, h.p, h.ng, bs.wi);
+            st.direction[s] = bs.wi;
+            st.throughput[s] = throughput;
+            st.bsdfPdf[s] = bs.specular ? 0.f : bs.pdf;
+          }
+        }
+      }
+    }
+    st.radiance[s] = radiance;
+    out.keep[i] = alive;
+  });
+}
+
+}  // namespace srt

@@ -1,0 +1,179 @@
+// Whitted's tracer in the same stream machinery: every ray writes up to two children into
+// candidate slots 2i and 2i+1, and the next bounce's stream is formed by compacting the
+// candidates, so Whitted exercises the compaction primitive as much as the path tracer does.
+#include <algorithm>
+#include <cstring>
+
+#include "renderer/wavefront/integrator_common.h"
+
+namespace srt {
+namespace {
+
+class WhittedIntegrator final : public Integrator {
+ public:
+  WhittedIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
+                    const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
+                    const compaction::Info& info)
+      : data_(data), backend_(backend), opt_(opt), compactor_(std::move(compactor)), info_(info),
+        camera_(CameraView::from(scene.camera.value(), opt.width, opt.height)),
+        clock_(backend), counters_(backend) {
+    const size_t n = size_t(opt.width) * opt.height;
+    film_ = Buffer<float>(backend.memory(), 3 * n);
+    film_.fillBytes(0);
+    grow(n);
+  }
+
+  Image render(RenderStats& stats, const ProgressFn& progress) override {
+    const uint32_t n = uint32_t(size_t(opt_.width) * opt_.height);
+    const SceneView& scene = data_.view();
+    uint64_t raysSoFar = 0;
+    std::vector<compaction::Field> fields;
+
+    for (int sample = 0; sample < opt_.spp; ++sample) {
+      const SampleKey key{uint32_t(sample), opt_.seed};
+      generateCameraRays(backend_, camera_, key, n, stream_.view());
+      WhittedStream rays{stream_.view(), nullptr, n};
+      uint64_t liveIn = n;
+      for (int bounce = 0; bounce <= opt_.maxDepth; ++bounce) {
+        grow(size_t(rays.count));  // may move the stream and its lanes
+        rays.rays = stream_.view();
+        if (rays.lanes) rays.lanes = childKeep_[1].data();
+        clock_.reset();
+        if (backend_.isCuda())
+          SRT_CUDA_CHECK(cudaMemsetAsync(counters_.device() + 1, 0, 4, backend_.stream));
+        else
+          counters_.device()[1] = 0;
+        const auto m0 = clock_.mark();
+        traceClosest(backend_, scene,
+                     {rays.rays.origin, rays.rays.direction, nullptr, rays.lanes, rays.count},
+                     hits_.data());
+        const auto m1 = clock_.mark();
+        WhittedOutputs out{candidates_.view(), childKeep_[0].data(), film_.data(),
+                           counters_.device() + 1};
+        shadeWhitted(backend_, scene, rays, hits_.data(), key, uint32_t(bounce),
+                     uint32_t(opt_.maxDepth), out);
+        const auto m2 = clock_.mark();
+        const uint32_t candidates = 2 * rays.count;
+        double transferMs = 0;
+        if (info_.compacts) {
+          fields.clear();
+          WhittedRaysStorage::compactionFields(candidates_, stream_, fields);
+          compaction::Request r;
+          r.keep = childKeep_[0].data();
+          r.fields = fields.data();
+          r.numFields = int(fields.size());
+          r.count = candidates;
+          r.numKept = counters_.device();
+          r.memory = backend_.memory();
+          r.stream = backend_.stream;
+          compactor_->compact(r);
+          transferMs = compactor_->lastTransferMs();
+        } else {
+          countFlags(backend_, childKeep_[0].data(), candidates, counters_.device());
+        }
+        const auto m3 = clock_.mark();
+        const uint32_t* counts = counters_.readBack(backend_);
+
+        BounceStats& bs = stats.bounce(size_t(bounce));
+        bs.raysIn += liveIn;
+        bs.lanes += rays.count;
+        bs.raysAlive += counts[0];
+        bs.shadowRays += counts[1];
+        bs.traceMs += clock_.elapsedMs(m0, m1);
+        bs.shadeMs += clock_.elapsedMs(m1, m2);  // shadow rays are traced inside shading
+        bs.compactionMs += clock_.elapsedMs(m2, m3);
+        bs.transferMs += transferMs;
+        raysSoFar += liveIn + counts[1];
+        liveIn = counts[0];
+        if (counts[0] == 0) break;
+        if (info_.compacts) {
+          rays.count = counts[0];
+          rays.lanes = nullptr;
+        } else {
+          // No compaction: the candidate slots become the next stream, dead lanes included.
+          std::swap(stream_, candidates_);
+          std::swap(childKeep_[0], childKeep_[1]);
+          rays.count = candidates;
+          rays.lanes = childKeep_[1].data();
+        }
+      }
+      if (progress) progress(sample + 1, opt_.spp, raysSoFar);
+    }
+    backend_.synchronize();
+    Image img;
+    img.width = opt_.width;
+    img.height = opt_.height;
+    const std::vector<float> sum = film_.download();
+    img.pixels.resize(n);
+    const float inv = 1.f / float(opt_.spp);
+    for (uint32_t p = 0; p < n; ++p)
+      img.pixels[p] = Vec3f(sum[3 * p], sum[3 * p + 1], sum[3 * p + 2]) * inv;
+    return img;
+  }
+
+ private:
+  // Streams that hold `count` rays and their 2*count children. Reallocates only when a bounce
+  // needs more room than any before it (glass can double the stream at each bounce).
+  void grow(size_t count) {
+    const size_t need = 2 * std::max<size_t>(count, 1);
+    if (candidates_.capacity >= need && stream_.capacity >= need) return;
+    const MemorySpace space = backend_.memory();
+    const size_t cap = std::max(need, 2 * candidates_.capacity);
+    WhittedRaysStorage stream;
+    stream.allocate(space, cap);
+    if (stream_.capacity > 0) {
+      // Keep the rays already in the stream (this runs before the bounce reads them).
+      std::vector<compaction::Field> fields;
+      WhittedRaysStorage::compactionFields(stream_, stream, fields);
+      for (const auto& f : fields) {
+        const size_t bytes = size_t(f.bytes) * stream_.capacity;
+        if (backend_.isCuda())
+          SRT_CUDA_CHECK(cudaMemcpyAsync(f.dst, f.src, bytes, cudaMemcpyDeviceToDevice,
+                                         backend_.stream));
+        else
+          std::memcpy(f.dst, f.src, bytes);
+      }
+      const size_t keepBytes = childKeep_[1].bytes();
+      Buffer<uint8_t> lanes(space, cap);
+      if (keepBytes) {
+        if (backend_.isCuda())
+          SRT_CUDA_CHECK(cudaMemcpyAsync(lanes.data(), childKeep_[1].data(), keepBytes,
+                                         cudaMemcpyDeviceToDevice, backend_.stream));
+        else
+          std::memcpy(lanes.data(), childKeep_[1].data(), keepBytes);
+      }
+      childKeep_[1] = std::move(lanes);
+    } else {
+      childKeep_[1] = Buffer<uint8_t>(space, cap);
+    }
+    stream_ = std::move(stream);
+    candidates_.allocate(space, cap);
+    childKeep_[0] = Buffer<uint8_t>(space, cap);
+    hits_ = Buffer<Hit>(space, cap);
+    compactor_->reserve(uint32_t(std::min<size_t>(cap, 0xffffffffu)));
+  }
+
+  const SceneData& data_;
+  Backend backend_;
+  RenderOptions opt_;
+  std::unique_ptr<compaction::Compactor> compactor_;
+  compaction::Info info_;
+  CameraView camera_;
+  StageClock clock_;
+  Counters counters_;
+  WhittedRaysStorage stream_, candidates_;
+  Buffer<uint8_t> childKeep_[2];
+  Buffer<Hit> hits_;
+  Buffer<float> film_;
+};
+
+}  // namespace
+
+std::unique_ptr<Integrator> makeWhittedIntegrator(const Scene& scene, const SceneData& data,
+                                                  const Backend& backend, const RenderOptions& opt,
+                                                  std::unique_ptr<compaction::Compactor> compactor,
+                                                  const compaction::Info& info) {
+  return std::make_unique<WhittedIntegrator>(scene, data, backend, opt, std::move(compactor), info);
+}
+
+}  // namespace srt

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages streamrt builds and tests with (the CUDA toolkit is assumed:
+# nvcc in /usr/local/cuda/bin or on PATH). Does nothing when they are all present.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libtinyobjloader-dev libstb-dev libcli11-dev nlohmann-json3-dev libassimp-dev libtinyexr-dev
+  libgtest-dev libbenchmark-dev
+  libepoxy-dev libegl-dev libgl-dev libegl1 libgl1-mesa-dri libegl-mesa0
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "streamrt: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

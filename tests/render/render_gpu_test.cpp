@@ -1,0 +1,80 @@
+// Renders on the CUDA backend: the CPU tests' analytic cases, the compaction invariant over every
+// primitive that takes CUDA memory, and CPU vs CUDA agreement within statistical tolerance.
+#include <gtest/gtest.h>
+
+#include "primitives/compaction/compaction.h"
+#include "tests/render/render_test_util.h"
+
+namespace srt {
+namespace {
+
+#define REQUIRE_CUDA() \
+  if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription()
+
+RenderOptions small(int w, int h, int spp, int depth = 8) {
+  RenderOptions o;
+  o.width = w, o.height = h, o.spp = spp, o.maxDepth = depth;
+  return o;
+}
+
+TEST(RenderGpu, WhiteFurnaceRendersTheEnvironment) {
+  REQUIRE_CUDA();
+  const RenderResult r = renderScene(loadScene("furnace"), selectBackend("cuda"), small(64, 64, 64, 32));
+  const float env = loadScene("furnace").environment.y;
+  EXPECT_NEAR(test::meanOf(r.image).y, env, 0.01f * env);
+}
+
+TEST(RenderGpu, PointLightInsideDiffuseSphereGivesRadianceOne) {
+  REQUIRE_CUDA();
+  const RenderResult r =
+      renderScene(test::pointLightInSphere(), selectBackend("cuda"), small(32, 32, 256, 64));
+  EXPECT_NEAR(test::meanOf(r.image).y, 1.f, 0.02f);
+}
+
+TEST(RenderGpu, ImageDoesNotDependOnTheCompactionPrimitive) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda");
+  RenderOptions o = small(96, 64, 3, 8);
+  o.compaction = "cub";
+  const Image reference = renderScene(loadScene("cornell"), cuda, o).image;
+  int compared = 0;
+  for (const auto& e : compaction::Registry::global().entries()) {
+    if (!e.info.accepts_(MemorySpace::Cuda)) continue;
+    for (const char* payload : {"state", "index"}) {
+      o.compaction = e.info.name;
+      o.payload = payload;
+      const Image img = renderScene(loadScene("cornell"), cuda, o).image;
+      EXPECT_TRUE(test::bitIdentical(reference, img)) << e.info.name << " / " << payload;
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 4);
+}
+
+TEST(RenderGpu, CudaAndCpuAgreeWithinNoise) {
+  REQUIRE_CUDA();
+  RenderOptions o = small(64, 64, 64, 8);
+  const Image gpu = renderScene(loadScene("cornell"), selectBackend("cuda"), o).image;
+  o.seed = 1;  // independent noise: the comparison must hold statistically, not by luck
+  const Image cpu = renderScene(loadScene("cornell"), selectBackend("cpu"), o).image;
+  const auto a = test::blockMeans(gpu, 16), b = test::blockMeans(cpu, 16);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_NEAR(a[i].x, b[i].x, 0.08f * (b[i].x + 0.02f)) << "block " << i;
+    EXPECT_NEAR(a[i].y, b[i].y, 0.08f * (b[i].y + 0.02f)) << "block " << i;
+  }
+  const Vec3f ma = test::meanOf(gpu), mb = test::meanOf(cpu);
+  EXPECT_NEAR(ma.y, mb.y, 0.02f * mb.y);
+}
+
+TEST(RenderGpu, WhittedAgreesWithCpu) {
+  REQUIRE_CUDA();
+  RenderOptions o = small(64, 64, 16, 6);
+  o.integrator = "whitted";
+  const Image gpu = renderScene(loadScene("cornell-whitted"), selectBackend("cuda"), o).image;
+  const Image cpu = renderScene(loadScene("cornell-whitted"), selectBackend("cpu"), o).image;
+  const Vec3f ma = test::meanOf(gpu), mb = test::meanOf(cpu);
+  EXPECT_NEAR(ma.y, mb.y, 0.02f * mb.y);
+}
+
+}  // namespace
+}  // namespace srt
