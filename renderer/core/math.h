@@ -18,7 +18,7 @@ struct Vec2f {
 
 struct Vec3f {
   float x = 0, y = 0, z = 0;
-  SRT_CPU_GPU constexpr Vec3f() = default;
+  constexpr Vec3f() = default;
   SRT_CPU_GPU constexpr Vec3f(float x_, float y_, float z_) : x(x_), y(y_), z(z_) {}
   SRT_CPU_GPU constexpr explicit Vec3f(float v) : x(v), y(v), z(v) {}
   SRT_CPU_GPU float operator[](int i) const { return i == 0 ? x : (i == 1 ? y : z); }

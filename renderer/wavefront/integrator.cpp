@@ -12,7 +12,7 @@ namespace srt {
 Counters::Counters(const Backend& backend) : device_(backend.memory(), kCount) {
   device_.fillBytes(0);
   if (backend.isCuda()) {
-    SRT_CUDA_CHECK(cudaMallocHost(&host_, kCount * sizeof(uint32_t)));
+    SRT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), kCount * sizeof(uint32_t)));
     pinned_ = true;
   }
 }

@@ -36,7 +36,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
         if (prevPdf > 0.f) {
           const float lightPdf = emitterPickProbability(scene) *
                                  emitterPdf(scene.emitters, h.triangle, ray.o, h.p, h.ng);
-          w = powerHeuristic(prevPdf, lightPdf);
+          w = powerHeuristic(1, prevPdf, 1, lightPdf);
         }
         radiance += throughput * m.ke * w;
       }
@@ -79,7 +79,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
             wi = toLight / length(toLight);
             const Vec3f f = bsdf.f(wo, wi) * absDot(wi, h.ns);
             if (!isBlack(f) && dot(wi, h.ng) > 0.f) {
-              const float w = delta ? 1.f : powerHeuristic(pdf, bsdf.pdf(wo, wi));
+              const float w = delta ? 1.f : powerHeuristic(1, pdf, 1, bsdf.pdf(wo, wi));
               const Vec3f origin = offsetOrigin(scene, h.p, h.ng, wi);
               out.shadowCandidates.pathSlot[i] = s;
               out.shadowCandidates.origin[i] = origin;
