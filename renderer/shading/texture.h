@@ -29,8 +29,10 @@ SRT_CPU_GPU inline int wrapIndex(int i, int n) {
 SRT_CPU_GPU inline Vec3f lookup(const TextureView& t, Vec2f uv) {
   if (t.texels == nullptr || t.width <= 0 || t.height <= 0) return Vec3f(1.f);
   // Reduce to [0,1) first so huge uvs keep their fractional precision.
-  const float u = uv.x - floorf(uv.x);
-  const float v = uv.y - floorf(uv.y);
+  float u = uv.x - floorf(uv.x);
+  float v = uv.y - floorf(uv.y);
+  if (!(u >= 0.f && u <= 1.f)) u = 0.f;  // NaN / infinite uvs: any texel, but no bad index
+  if (!(v >= 0.f && v <= 1.f)) v = 0.f;
   const float x = u * t.width - 0.5f;
   const float y = (1.f - v) * t.height - 0.5f;
   const float x0f = floorf(x), y0f = floorf(y);

@@ -336,6 +336,8 @@ TEST(Texture, BilinearLookupWithWrapAndTopRowAtVOne) {
   // At u = 0 the left edge blends with the right column (wrap), not a clamp.
   EXPECT_TRUE(near(lookup(view, Vec2f{0.f, 0.75f}), Vec3f(0.5f, 0.5f, 0)));
   EXPECT_TRUE(near(lookup(TextureView{}, Vec2f{0.3f, 0.3f}), Vec3f(1.f)));  // empty: white
+  const Vec3f nan = lookup(view, Vec2f{NAN, INFINITY});  // must not index out of bounds
+  EXPECT_TRUE(std::isfinite(nan.x) && std::isfinite(nan.y) && std::isfinite(nan.z));
 }
 
 TEST(Texture, PackedViewsAndMakeBsdfTexturing) {
