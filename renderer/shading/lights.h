@@ -1,0 +1,144 @@
+// Next-event estimation towards emissive triangles chosen in proportion to their power
+// (area × luminance(Ke)) by binary search in a CDF, plus the point-light helper the
+// Whitted tracer uses. Emission is two-sided (Le = Ke from either side, as Cycles' mesh lights), so
+// emitters work whatever the OBJ winding; pdfs use |cos| at the light.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "primitives/common/host_device.h"
+#include "renderer/core/math.h"
+#include "renderer/shading/sampling.h"
+#include "scenes/scene.h"
+
+namespace srt {
+
+// Host-built arrays; the renderer copies each to the device and fills an EmitterView with the
+// copies' pointers (or uses hostView() on the CPU). Index e runs over emitters, t over triangles.
+struct EmitterTable {
+  std::vector<uint32_t> triangles;         // [e] triangle id in the FlatGeometry
+  std::vector<Vec3f> radiance;             // [e] Ke of its material
+  std::vector<float> areas;                // [e] triangle area, as sampling divides by it
+  std::vector<float> cdf;                  // [e] Σ_{e' < e} pmf, n + 1 entries, cdf[n] = 1
+  std::vector<float> pmf;                  // [e] cdf[e + 1] - cdf[e] ≈ power[e] / totalPower
+  std::vector<int32_t> triangleToEmitter;  // [t] e, or -1 for triangles that do not emit
+  double totalPower = 0.0;                 // Σ area × luminance(Ke)
+  size_t size() const { return triangles.size(); }
+};
+
+struct EmitterView {
+  const uint32_t* triangles = nullptr;
+  const Vec3f* radiance = nullptr;
+  const float* areas = nullptr;
+  const float* cdf = nullptr;  // count + 1 entries
+  const float* pmf = nullptr;
+  const int32_t* triangleToEmitter = nullptr;
+  uint32_t count = 0;          // emitters
+  uint32_t triangleCount = 0;  // entries of triangleToEmitter
+};
+
+// Emitters are triangles whose material has luminance(Ke) > 0 and whose area is > 0. Throws
+// std::invalid_argument naming the triangle when a material id or vertex index is out of range,
+// or when a Ke is negative or not finite.
+EmitterTable buildEmitters(const FlatGeometry& geometry, const std::vector<Material>& materials);
+EmitterView hostView(const EmitterTable& table);
+
+struct LightSample {
+  Vec3f p;   // point on the emitter
+  Vec3f n;   // its geometric normal (from the winding; emission ignores the side)
+  Vec3f Le;  // emitted radiance towards refPoint
+  Vec3f wi;  // unit direction refPoint -> p
+  float distance = 0.f;
+  float pdf = 0.f;  // per unit solid angle at refPoint
+  uint32_t triangle = 0;
+};
+
+SRT_CPU_GPU inline float triangleArea(Vec3f p0, Vec3f p1, Vec3f p2) {
+  return 0.5f * length(cross(p1 - p0, p2 - p0));
+}
+
+// Picks an emitter with probability pmf[e] (uc), a uniform point on it (u) and converts the
+// density to solid angle at refPoint. False with no emitters, or when the point is degenerate
+// (at refPoint or seen edge-on). A CDF rather than an alias table because the alias table would
+// split uc's 24 bits between the bin and the coin; here every emitter keeps full resolution, and
+// the pmf is the CDF's own differences, so frequencies match emitterPdf exactly.
+SRT_CPU_GPU inline bool sampleEmitter(const EmitterView& v, const Vec3f* positions,
+                                      const uint32_t* indices, Vec3f refPoint, Vec2f u, float uc,
+                                      LightSample* out) {
+  if (v.count == 0) return false;
+  // Largest e with cdf[e] <= uc; cdf[count] = 1 > uc, so pmf[e] > 0 for the one found.
+  uint32_t lo = 0, hi = v.count;
+  while (lo + 1 < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (v.cdf[mid] <= uc)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  const uint32_t e = lo;
+
+  const uint32_t t = v.triangles[e];
+  const Vec3f p0 = positions[indices[3 * t]], p1 = positions[indices[3 * t + 1]],
+              p2 = positions[indices[3 * t + 2]];
+  const Vec3f b = sampleUniformTriangle(u);
+  const Vec3f p = p0 * b.x + p1 * b.y + p2 * b.z;
+  const Vec3f cr = cross(p1 - p0, p2 - p0);
+  const float crLen = length(cr);
+  if (crLen == 0.f) return false;
+  const Vec3f n = cr / crLen;
+
+  const Vec3f d = p - refPoint;
+  const float dist2 = lengthSquared(d);
+  if (dist2 == 0.f) return false;
+  const float dist = sqrtf(dist2);
+  const Vec3f wi = d / dist;
+  const float pdf = pdfAreaToSolidAngle(v.pmf[e] / v.areas[e], dist2, dot(n, wi));
+  if (!(pdf > 0.f)) return false;
+  out->p = p;
+  out->n = n;
+  out->Le = v.radiance[e];
+  out->wi = wi;
+  out->distance = dist;
+  out->pdf = pdf;
+  out->triangle = t;
+  return true;
+}
+
+// Solid-angle density with which sampleEmitter would have produced hitPoint on triangle
+// `triangle` seen from refPoint; 0 for triangles that do not emit. For MIS weights when a
+// BSDF-sampled ray hits an emitter; lightNormal is the triangle's geometric normal (either side).
+SRT_CPU_GPU inline float emitterPdf(const EmitterView& v, uint32_t triangle, Vec3f refPoint,
+                                    Vec3f hitPoint, Vec3f lightNormal) {
+  if (triangle >= v.triangleCount) return 0.f;
+  const int32_t e = v.triangleToEmitter[triangle];
+  if (e < 0) return 0.f;
+  const Vec3f d = hitPoint - refPoint;
+  const float dist2 = lengthSquared(d);
+  if (dist2 == 0.f) return 0.f;
+  const float len = length(lightNormal);
+  if (len == 0.f) return 0.f;
+  const float cosL = dot(lightNormal, d) / (len * sqrtf(dist2));
+  return pdfAreaToSolidAngle(v.pmf[e] / v.areas[e], dist2, cosL);
+}
+
+// A point light as seen from refPoint: direction, distance, and incident radiance-like
+// Li = I / d² (the delta light's contribution is f · |cos θi| · Li · visibility).
+struct PointLightSample {
+  Vec3f wi;
+  float distance = 0.f;
+  Vec3f Li;
+};
+
+SRT_CPU_GPU inline bool samplePointLight(const PointLight& light, Vec3f refPoint,
+                                         PointLightSample* out) {
+  const Vec3f d = light.position - refPoint;
+  const float dist2 = lengthSquared(d);
+  if (dist2 == 0.f) return false;
+  out->distance = sqrtf(dist2);
+  out->wi = d / out->distance;
+  out->Li = light.intensity / dist2;
+  return true;
+}
+
+}  // namespace srt

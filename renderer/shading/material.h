@@ -1,0 +1,37 @@
+// Materials as the device sees them: a POD copy of scenes/scene.h's Material with the roughness
+// already converted, plus the host conversion.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "primitives/common/host_device.h"
+#include "renderer/core/math.h"
+#include "scenes/scene.h"
+
+namespace srt {
+
+struct DeviceMaterial {
+  MaterialType type = MaterialType::Diffuse;
+  Vec3f kd{0.8f, 0.8f, 0.8f};
+  int kdTexture = -1;  // index into the TextureView array, -1: none
+  Vec3f ks{0.f, 0.f, 0.f};
+  float alpha = 1.f;  // GGX roughness, sqrt(2 / (Ns + 2)), clamped to [kMinAlpha, 1]
+  float ior = 1.5f;
+  Vec3f ke{0.f, 0.f, 0.f};  // emitted radiance, the same from both sides
+};
+
+// Below this GGX is numerically a mirror; the loader should have made such materials Mirror.
+constexpr float kMinAlpha = 1e-3f;
+
+SRT_CPU_GPU inline bool isEmissive(const DeviceMaterial& m) {
+  return !isBlack(m.ke);
+}
+
+// Throws std::invalid_argument naming the material for a Glossy one with negative Ns, a Dielectric
+// one with Ni <= 0, or a negative Ke.
+DeviceMaterial toDevice(const Material& m);
+// Also checks every kdTexture is -1 or < textureCount.
+std::vector<DeviceMaterial> toDevice(const std::vector<Material>& materials, size_t textureCount);
+
+}  // namespace srt
