@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -175,6 +176,23 @@ TEST_P(GlCompaction, CountOnlyAndEmptyStreams) {
   kept = 123;
   c->compact(r);
   EXPECT_EQ(kept, 0u);
+}
+
+// The same check at sizes for a real GPU (SRT_GL_LARGE=1 in the environment; the CUDA host runs
+// it): millions of elements, many rows, full-size textures.
+TEST_P(GlCompaction, LargeStreamsWhenAsked) {
+  if (!std::getenv("SRT_GL_LARGE")) GTEST_SKIP() << "large sizes run with SRT_GL_LARGE=1";
+  const std::string spec = GetParam();
+  auto c = Registry::global().create(spec);
+  const bool ordered = Registry::global().find(Registry::nameOf(spec))->ordered;
+  uint32_t seed = 900;
+  for (uint32_t n : {(1u << 20) + 77, (4u << 20) + 3})
+    for (const char* pattern : {"half", "runs", "sparse"}) {
+      const std::vector<uint8_t> keep = makeFlags(pattern, n, seed++);
+      std::vector<uint32_t> got = compactIndices(*c, keep);
+      if (!ordered) std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, reference(keep)) << spec << ", n = " << n << ", pattern " << pattern;
+    }
 }
 
 TEST_P(GlCompaction, CudaMemoryThroughInterop) {

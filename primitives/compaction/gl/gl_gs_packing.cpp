@@ -21,15 +21,23 @@ class GsPackingCompactor final : public GlStreamCompactor {
     p.set("keepLog2w", kl.log2Width);
     p.use();
     SRT_GL_CHECK(glBindVertexArray(passes_.emptyVertexArray()));
+    // Nothing is rasterised, but drawing still needs a complete framebuffer (a headless context
+    // has no default one).
+    SRT_GL_CHECK(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, keep.framebuffer()));
     SRT_GL_CHECK(glEnable(GL_RASTERIZER_DISCARD));
     SRT_GL_CHECK(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback_.id()));
     SRT_GL_CHECK(glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, written_));
     SRT_GL_CHECK(glBeginTransformFeedback(GL_POINTS));
-    SRT_GL_CHECK(glDrawArrays(GL_POINTS, 0, GLsizei(n)));
-    SRT_GL_CHECK(glEndTransformFeedback());
-    SRT_GL_CHECK(glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN));
-    SRT_GL_CHECK(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0));
-    SRT_GL_CHECK(glDisable(GL_RASTERIZER_DISCARD));
+    const GLenum drawError = (glDrawArrays(GL_POINTS, 0, GLsizei(n)), glGetError());
+    // End the feedback before reporting, so a failure leaves the context usable.
+    glEndTransformFeedback();
+    glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
+    glDisable(GL_RASTERIZER_DISCARD);
+    if (drawError != GL_NO_ERROR)
+      srt::gl::throwGlError(drawError, "glDrawArrays(GL_POINTS) with transform feedback", __FILE__,
+                            __LINE__);
+    SRT_GL_CHECK((void)0);
     timer_.mark("geometry shader");
     GLuint kept = 0;
     SRT_GL_CHECK(glGetQueryObjectuiv(written_, GL_QUERY_RESULT, &kept));
