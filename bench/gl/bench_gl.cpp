@@ -68,8 +68,8 @@ struct Timing {
 };
 
 Timing timeOne(Compactor& c, Stream& s, uint32_t bytes, bool cuda, int repeats) {
-  Field f{cuda ? (const void*)s.dSrc.data() : s.src.data(), cuda ? (void*)s.dDst.data() : s.dst.data(),
-          bytes};
+  Field f{cuda ? (const void*)s.dSrc.data() : s.src.data(),
+          cuda ? (void*)s.dDst.data() : s.dst.data(), bytes};
   Request r;
   r.keep = cuda ? s.dKeep.data() : s.keep.data();
   r.fields = &f;
@@ -96,7 +96,8 @@ Timing timeOne(Compactor& c, Stream& s, uint32_t bytes, bool cuda, int repeats) 
       float evMs = 0;
       SRT_CUDA_CHECK(cudaEventElapsedTime(&evMs, a, b));
       // GL compactors are synchronous: their wall time is the honest total; CUB's is the events'.
-      ms = gl ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+      ms = gl ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count()
               : evMs;
       cudaEventDestroy(a);
       cudaEventDestroy(b);
@@ -132,7 +133,8 @@ double copyMs(uint32_t n, uint32_t bytes, int repeats) {
     SRT_CUDA_CHECK(cudaEventCreate(&e0));
     SRT_CUDA_CHECK(cudaEventCreate(&e1));
     SRT_CUDA_CHECK(cudaEventRecord(e0));
-    SRT_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), size_t(n) * bytes, cudaMemcpyDeviceToDevice));
+    SRT_CUDA_CHECK(
+        cudaMemcpyAsync(b.data(), a.data(), size_t(n) * bytes, cudaMemcpyDeviceToDevice));
     SRT_CUDA_CHECK(cudaEventRecord(e1));
     SRT_CUDA_CHECK(cudaEventSynchronize(e1));
     float ms = 0;
@@ -177,23 +179,25 @@ int main(int argc, char** argv) {
     return 1;
   }
   const bool cuda = cudaDeviceAvailable();
-  std::printf("GL: %s\nCUDA: %s\npayload %u bytes, memory %s\n\n", srt::gl::currentContextDescription().c_str(),
-              cudaDeviceDescription().c_str(), bytes, cuda ? "cuda (interop)" : "host (uploads)");
+  std::printf("GL: %s\nCUDA: %s\npayload %u bytes, memory %s\n\n",
+              srt::gl::currentContextDescription().c_str(), cudaDeviceDescription().c_str(), bytes,
+              cuda ? "cuda (interop)" : "host (uploads)");
   Json json;
   json["gl"] = srt::gl::currentContextDescription();
   json["cuda"] = cudaDeviceDescription();
   json["bytes"] = bytes;
 
   // Table I and the comparison at each size.
-  const std::vector<std::string> algos{"gl-roger",        "gl-horn", "gl-horn-blelloch",
-                                       "gl-gs-packing",   "gl-jumping-jack", "gl-rlz",
+  const std::vector<std::string> algos{"gl-roger",      "gl-horn",         "gl-horn-blelloch",
+                                       "gl-gs-packing", "gl-jumping-jack", "gl-rlz",
                                        "gl-binary-tree"};
   std::map<std::string, std::unique_ptr<Compactor>> made;
   for (const auto& a : algos) made[a] = Registry::global().create(a);
   std::unique_ptr<Compactor> cub;
   if (cuda && Registry::global().find("cub")) cub = Registry::global().create("cub");
 
-  std::printf("== times at keep ratio %.2f (ms, median of %d): GL passes | with copies | copies\n", ratio, repeats);
+  std::printf("== times at keep ratio %.2f (ms, median of %d): GL passes | with copies | copies\n",
+              ratio, repeats);
   std::printf("%-18s", "algorithm");
   for (uint32_t n : sizes) std::printf(" %26s", sizeName(n).c_str());
   std::printf("\n");
@@ -208,7 +212,8 @@ int main(int argc, char** argv) {
       std::printf(" %8.3f | %7.3f | %6.3f", t.glMs, t.totalMs, t.transferMs);
       std::fflush(stdout);
       table[a].push_back(t);
-      Json j{{"algorithm", a}, {"n", s.n}, {"ratio", ratio}, {"gl_ms", t.glMs},
+      Json j{{"algorithm", a},        {"n", s.n},
+             {"ratio", ratio},        {"gl_ms", t.glMs},
              {"total_ms", t.totalMs}, {"transfer_ms", t.transferMs}};
       for (const auto& [name, ms] : t.steps) j["steps"][name] = ms;
       json["table"].push_back(j);
@@ -221,7 +226,10 @@ int main(int argc, char** argv) {
       cubMs.push_back(timeOne(*cub, s, bytes, true, repeats).totalMs);
       memcpyMs.push_back(copyMs(s.n, bytes, repeats));
       std::printf(" %26.3f", cubMs.back());
-      json["table"].push_back({{"algorithm", "cub"}, {"n", s.n}, {"ratio", ratio}, {"total_ms", cubMs.back()},
+      json["table"].push_back({{"algorithm", "cub"},
+                               {"n", s.n},
+                               {"ratio", ratio},
+                               {"total_ms", cubMs.back()},
                                {"d2d_copy_ms", memcpyMs.back()}});
     }
     std::printf("\n%-18s", "d2d copy");
@@ -229,33 +237,40 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
 
-  std::printf("\n== Table I, measured: speed-up of gl-roger (GL passes) over each; cub row: roger/cub\n");
-  std::printf("%-10s %10s %10s %10s %12s\n", "elements", "Horn", "Blelloch", "G.Shaders", "CUB (x slower)");
+  std::printf(
+      "\n== Table I, measured: speed-up of gl-roger (GL passes) over each; cub row: roger/cub\n");
+  std::printf("%-10s %10s %10s %10s %12s\n", "elements", "Horn", "Blelloch", "G.Shaders",
+              "CUB (x slower)");
   for (size_t i = 0; i < sizes.size(); ++i) {
     const double roger = table["gl-roger"][i].glMs;
-    std::printf("%-10s %10.2f %10.2f %10.2f", sizeName(sizes[i]).c_str(), table["gl-horn"][i].glMs / roger,
-                table["gl-horn-blelloch"][i].glMs / roger, table["gl-gs-packing"][i].glMs / roger);
+    std::printf("%-10s %10.2f %10.2f %10.2f", sizeName(sizes[i]).c_str(),
+                table["gl-horn"][i].glMs / roger, table["gl-horn-blelloch"][i].glMs / roger,
+                table["gl-gs-packing"][i].glMs / roger);
     if (cub) std::printf(" %12.2f", roger / cubMs[i]);
     std::printf("\n");
-    json["table1"].push_back({{"n", sizes[i]},
-                              {"horn", table["gl-horn"][i].glMs / roger},
-                              {"horn_blelloch", table["gl-horn-blelloch"][i].glMs / roger},
-                              {"gs_packing", table["gl-gs-packing"][i].glMs / roger},
-                              {"roger_over_cub", cub ? roger / cubMs[i] : 0.0},
-                              {"roger_with_copies_over_cub", cub ? table["gl-roger"][i].totalMs / cubMs[i] : 0.0}});
+    json["table1"].push_back(
+        {{"n", sizes[i]},
+         {"horn", table["gl-horn"][i].glMs / roger},
+         {"horn_blelloch", table["gl-horn-blelloch"][i].glMs / roger},
+         {"gs_packing", table["gl-gs-packing"][i].glMs / roger},
+         {"roger_over_cub", cub ? roger / cubMs[i] : 0.0},
+         {"roger_with_copies_over_cub", cub ? table["gl-roger"][i].totalMs / cubMs[i] : 0.0}});
   }
 
   // Fig. 9: keep-ratio sweep.
-  std::printf("\n== keep-ratio sweep, gl-roger, %s (Fig. 9): ratio  GL ms  with copies\n", sizeName(sweepN).c_str());
+  std::printf("\n== keep-ratio sweep, gl-roger, %s (Fig. 9): ratio  GL ms  with copies\n",
+              sizeName(sweepN).c_str());
   for (int k = 0; k <= 10; ++k) {
     Stream s = makeStream(sweepN, k / 10.0, bytes, cuda, 1000 + k);
     Timing t = timeOne(*made["gl-roger"], s, bytes, cuda, repeats);
     std::printf("  %.1f  %8.3f  %8.3f\n", k / 10.0, t.glMs, t.totalMs);
-    json["ratio_sweep"].push_back({{"ratio", k / 10.0}, {"gl_ms", t.glMs}, {"total_ms", t.totalMs}});
+    json["ratio_sweep"].push_back(
+        {{"ratio", k / 10.0}, {"gl_ms", t.glMs}, {"total_ms", t.totalMs}});
   }
 
   // Figs. 10 and 11: block-size sweep with time per step.
-  std::printf("\n== block-size sweep, gl-roger, %s, ratio %.2f (Figs. 10, 11): ms per step\n", sizeName(sweepN).c_str(), ratio);
+  std::printf("\n== block-size sweep, gl-roger, %s, ratio %.2f (Figs. 10, 11): ms per step\n",
+              sizeName(sweepN).c_str(), ratio);
   Stream s = makeStream(sweepN, ratio, bytes, cuda, 4242);
   for (uint32_t b = 8; b <= 2048; b *= 2) {
     auto c = Registry::global().create("gl-roger:block=" + std::to_string(b));
@@ -272,9 +287,10 @@ int main(int argc, char** argv) {
   }
   // Options of the paper's comparison (Fig. 12) and the scans.
   std::printf("\n== gl-roger variants, %s: GL ms\n", sizeName(sweepN).c_str());
-  for (const char* spec : {"gl-roger", "gl-roger:search=plain", "gl-roger:wrap=draw-twice",
-                           "gl-roger:search=plain,wrap=draw-twice", "gl-roger:scan=blelloch",
-                           "gl-roger:scan=sengupta", "gl-rlz:runs=sweep", "gl-horn:scan=sengupta"}) {
+  for (const char* spec :
+       {"gl-roger", "gl-roger:search=plain", "gl-roger:wrap=draw-twice",
+        "gl-roger:search=plain,wrap=draw-twice", "gl-roger:scan=blelloch", "gl-roger:scan=sengupta",
+        "gl-rlz:runs=sweep", "gl-horn:scan=sengupta"}) {
     auto c = Registry::global().create(spec);
     Timing t = timeOne(*c, s, bytes, cuda, repeats);
     std::printf("  %-40s %8.3f\n", spec, t.glMs);

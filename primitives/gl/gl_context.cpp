@@ -20,13 +20,20 @@ bool externalContext = false;
 
 const char* errorName(GLenum e) {
   switch (e) {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    case GL_STACK_OVERFLOW: return "GL_STACK_OVERFLOW";
-    case GL_STACK_UNDERFLOW: return "GL_STACK_UNDERFLOW";
+    case GL_INVALID_ENUM:
+      return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE:
+      return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION:
+      return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION:
+      return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY:
+      return "GL_OUT_OF_MEMORY";
+    case GL_STACK_OVERFLOW:
+      return "GL_STACK_OVERFLOW";
+    case GL_STACK_UNDERFLOW:
+      return "GL_STACK_UNDERFLOW";
   }
   return "unknown GL error";
 }
@@ -65,11 +72,14 @@ std::string tryDisplay(EGLDisplay dpy, EGLContext* ctxOut, EGLSurface* surfOut) 
     return "no EGL config with OpenGL and pbuffers";
   }
   const bool debug = std::getenv("SRT_GL_DEBUG") != nullptr;
-  const EGLint contextAttribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4,
-                                   EGL_CONTEXT_MINOR_VERSION, 5,
+  const EGLint contextAttribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                   4,
+                                   EGL_CONTEXT_MINOR_VERSION,
+                                   5,
                                    EGL_CONTEXT_OPENGL_PROFILE_MASK,
                                    EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                                   EGL_CONTEXT_OPENGL_DEBUG, debug ? EGL_TRUE : EGL_FALSE,
+                                   EGL_CONTEXT_OPENGL_DEBUG,
+                                   debug ? EGL_TRUE : EGL_FALSE,
                                    EGL_NONE};
   EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, contextAttribs);
   if (ctx == EGL_NO_CONTEXT) {
@@ -97,8 +107,8 @@ std::string tryDisplay(EGLDisplay dpy, EGLContext* ctxOut, EGLSurface* surfOut) 
 }  // namespace
 
 void throwGlError(GLenum err, const char* expr, const char* file, int line) {
-  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " +
-                    errorName(err);
+  std::string msg =
+      std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + errorName(err);
   if (!lastDebugMessage.empty()) msg += " (" + lastDebugMessage + ")";
   lastDebugMessage.clear();
   throw GlError(msg);
@@ -143,7 +153,8 @@ std::unique_ptr<GlContext> GlContext::createHeadless(int cudaDevice) {
       c->description_ = currentContextDescription();
       return c;
     }
-    reasons += (reasons.empty() ? "" : "; ") + std::string("device ") + std::to_string(i) + ": " + why;
+    reasons +=
+        (reasons.empty() ? "" : "; ") + std::string("device ") + std::to_string(i) + ": " + why;
   }
   throw GlUnavailable("no OpenGL 4.5 context: " + reasons);
 }
@@ -156,7 +167,9 @@ GlContext::~GlContext() {
   eglDestroyContext(display_, context_);
 }
 
-bool GlContext::isCurrent() const { return eglGetCurrentContext() == context_; }
+bool GlContext::isCurrent() const {
+  return eglGetCurrentContext() == context_;
+}
 
 void GlContext::makeCurrent() {
   if (!eglMakeCurrent(display_, surface_, surface_, context_))
@@ -169,7 +182,9 @@ std::string currentContextDescription() {
   return std::string(renderer ? renderer : "?") + ", OpenGL " + (version ? version : "?");
 }
 
-void useExternalContext(bool external) { externalContext = external; }
+void useExternalContext(bool external) {
+  externalContext = external;
+}
 
 void ensureCurrentContext() {
   if (externalContext) return;
@@ -192,8 +207,8 @@ void ensureCurrentContext() {
     glGetIntegerv(GL_MAJOR_VERSION, &major);
     glGetIntegerv(GL_MINOR_VERSION, &minor);
     if (major * 10 + minor < 45)
-      throw GlUnavailable("no OpenGL 4.5 context: the driver gives " + std::to_string(major) +
-                          "." + std::to_string(minor) + " (" + shared->description() + ")");
+      throw GlUnavailable("no OpenGL 4.5 context: the driver gives " + std::to_string(major) + "." +
+                          std::to_string(minor) + " (" + shared->description() + ")");
     if (epoxy_has_gl_extension("GL_KHR_debug") || major * 10 + minor >= 43) {
       glEnable(GL_DEBUG_OUTPUT);
       glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);

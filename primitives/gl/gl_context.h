@@ -64,10 +64,10 @@ std::string currentContextDescription();
 
 // Checks glGetError() after `expr`. GL errors are sticky until read, so an error raised by an
 // unchecked call before is reported here too: check every call that can fail.
-#define SRT_GL_CHECK(expr)                                                          \
-  do {                                                                              \
-    expr;                                                                           \
-    const GLenum srt_gl_err_ = glGetError();                                        \
-    if (srt_gl_err_ != GL_NO_ERROR)                                                 \
-      ::srt::gl::throwGlError(srt_gl_err_, #expr, __FILE__, __LINE__);              \
+#define SRT_GL_CHECK(expr)                                             \
+  do {                                                                 \
+    expr;                                                              \
+    const GLenum srt_gl_err_ = glGetError();                           \
+    if (srt_gl_err_ != GL_NO_ERROR)                                    \
+      ::srt::gl::throwGlError(srt_gl_err_, #expr, __FILE__, __LINE__); \
   } while (0)

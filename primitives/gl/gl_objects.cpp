@@ -148,7 +148,9 @@ void Program::release() noexcept {
   id_ = 0;
 }
 
-void Program::use() const { SRT_GL_CHECK(glUseProgram(id_)); }
+void Program::use() const {
+  SRT_GL_CHECK(glUseProgram(id_));
+}
 
 GLint Program::location(const char* name) {
   auto it = locations_.find(name);
@@ -213,10 +215,13 @@ std::vector<std::pair<std::string, double>> StepTimer::read() {
     if (i > 0) {
       // The same step marked twice (one per field) adds up.
       const std::string& name = names_[i - 1];
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == name; });
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == name; });
       const double ms = double(t - prev) * 1e-6;
-      if (it == out.end()) out.emplace_back(name, ms);
-      else it->second += ms;
+      if (it == out.end())
+        out.emplace_back(name, ms);
+      else
+        it->second += ms;
     }
     prev = t;
   }
@@ -242,12 +247,12 @@ void downloadTexels(const Texture& t, const Layout& l, GLenum format, GLenum typ
   const size_t fullBytes = size_t(l.fullRows()) * l.width() * texelBytes;
   SRT_GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 1));
   if (l.fullRows() > 0)
-    SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, 0, 0, 0, GLsizei(l.width()),
-                                      GLsizei(l.fullRows()), 1, format, type,
+    SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, 0, 0, 0, GLsizei(l.width()), GLsizei(l.fullRows()),
+                                      1, format, type,
                                       GLsizei(std::min<size_t>(fullBytes, 0x7fffffff)), p));
   if (l.tail() > 0)
-    SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, 0, GLint(l.fullRows()), 0, GLsizei(l.tail()), 1,
-                                      1, format, type, GLsizei(size_t(l.tail()) * texelBytes),
+    SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, 0, GLint(l.fullRows()), 0, GLsizei(l.tail()), 1, 1,
+                                      format, type, GLsizei(size_t(l.tail()) * texelBytes),
                                       p + fullBytes));
 }
 

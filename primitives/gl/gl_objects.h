@@ -113,7 +113,7 @@ class TexturePool {
 class StepTimer {
  public:
   ~StepTimer();
-  void start();                // first point
+  void start();                 // first point
   void mark(const char* step);  // the time since the previous point is `step`'s
   // Waits for the queries; milliseconds per step, in the order marked.
   std::vector<std::pair<std::string, double>> read();

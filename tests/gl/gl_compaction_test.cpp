@@ -28,11 +28,16 @@ std::vector<uint8_t> makeFlags(const std::string& pattern, uint32_t n, uint32_t 
     std::bernoulli_distribution d(p);
     for (auto& x : f) x = d(rng);
   };
-  if (pattern == "none") std::fill(f.begin(), f.end(), 0);
-  else if (pattern == "all") std::fill(f.begin(), f.end(), 1);
-  else if (pattern == "half") ratio(0.5);
-  else if (pattern == "sparse") ratio(0.03);
-  else if (pattern == "dense") ratio(0.97);
+  if (pattern == "none")
+    std::fill(f.begin(), f.end(), 0);
+  else if (pattern == "all")
+    std::fill(f.begin(), f.end(), 1);
+  else if (pattern == "half")
+    ratio(0.5);
+  else if (pattern == "sparse")
+    ratio(0.03);
+  else if (pattern == "dense")
+    ratio(0.97);
   else if (pattern == "runs") {  // long runs of either, lengths up to 3000
     uint8_t v = 1;
     for (uint32_t i = 0; i < n;) {
@@ -55,11 +60,11 @@ struct Case {
   const char* pattern;
 };
 // 1 and 7: below every block; 64: exactly one row; 1000, 5003: not multiples of any block.
-const Case kCases[] = {{1, "all"},        {1, "none"},      {7, "half"},      {7, "last"},
-                       {64, "all"},       {64, "half"},     {64, "period5"},  {100, "dense"},
-                       {1000, "half"},    {1000, "none"},   {1000, "all"},    {1000, "period4"},
+const Case kCases[] = {{1, "all"},        {1, "none"},       {7, "half"},       {7, "last"},
+                       {64, "all"},       {64, "half"},      {64, "period5"},   {100, "dense"},
+                       {1000, "half"},    {1000, "none"},    {1000, "all"},     {1000, "period4"},
                        {1000, "period5"}, {1000, "period3"}, {4096, "period4"}, {5003, "half"},
-                       {5003, "sparse"},  {5003, "dense"},  {20000, "runs"},  {33000, "half"}};
+                       {5003, "sparse"},  {5003, "dense"},   {20000, "runs"},   {33000, "half"}};
 
 // Compacts one 4-byte field holding each element's index; returns the survivors' indices.
 std::vector<uint32_t> compactIndices(Compactor& c, const std::vector<uint8_t>& keep) {
@@ -281,6 +286,29 @@ TEST(GlCompactionRegistry, BadOptionsAreErrors) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("block=100"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace srt::compaction
+
+namespace srt::compaction {
+namespace {
+
+// The viewer's case: a context the application made (GLFW there; a second headless one here) is
+// current, and the algorithms run on it instead of making their own.
+TEST(GlCompactionContext, RunsOnTheCallersCurrentContext) {
+  std::string why;
+  if (!srt::gl::glAvailable(&why)) GTEST_SKIP() << why;
+  auto own = srt::gl::GlContext::createHeadless();
+  own->makeCurrent();
+  srt::gl::useExternalContext(true);
+  struct Restore {
+    ~Restore() { srt::gl::useExternalContext(false); }
+  } restore;
+  auto c = Registry::global().create("gl-roger:block=16");
+  const std::vector<uint8_t> keep = makeFlags("half", 2000, 3);
+  EXPECT_EQ(compactIndices(*c, keep), reference(keep));
+  EXPECT_TRUE(own->isCurrent());
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 namespace srt::compaction::gl {
 namespace {
 
-uint32_t nextPow2(uint32_t v) { return 1u << log2u(v); }
+uint32_t nextPow2(uint32_t v) {
+  return 1u << log2u(v);
+}
 
 class BlockCompactor final : public GlStreamCompactor {
  public:
@@ -78,7 +80,7 @@ GlStreamCompactor::Indices BlockCompactor::computeIndices(Texture& keep, const L
 }
 
 BlockCompactor::BlockResult BlockCompactor::reduceBlocks(Texture& flags, const Layout& l,
-                                                            uint32_t s) {
+                                                         uint32_t s) {
   const uint32_t blockLog2 = log2u(s);
   Texture& local = passes_.stream("local", l);
   if (o_.method == BlockMethod::BinaryTree) {
@@ -200,13 +202,17 @@ ScanKind parseScan(const std::string& v) {
 }
 
 const char* scanName(ScanKind k) {
-  return k == ScanKind::HillisSteele ? "hillis-steele" : k == ScanKind::Blelloch ? "blelloch" : "sengupta";
+  return k == ScanKind::HillisSteele ? "hillis-steele"
+         : k == ScanKind::Blelloch   ? "blelloch"
+                                     : "sengupta";
 }
 
 }  // namespace
 
 BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
-  auto bad = [](const std::string& what) { return std::invalid_argument("GL compaction: " + what); };
+  auto bad = [](const std::string& what) {
+    return std::invalid_argument("GL compaction: " + what);
+  };
   if (o.method != BlockMethod::Horn) {
     const int block = r.getInt("block", int(o.block));
     if (block < 8 || block > 2048 || (block & (block - 1)) != 0)
@@ -233,7 +239,8 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
   }
   if (o.method == BlockMethod::Rlz) {
     const std::string runs = r.get("runs", o.rlSweep ? "sweep" : "doubling");
-    if (runs != "doubling" && runs != "sweep") throw bad("runs=" + runs + " (takes doubling or sweep)");
+    if (runs != "doubling" && runs != "sweep")
+      throw bad("runs=" + runs + " (takes doubling or sweep)");
     o.rlSweep = runs == "sweep";
   }
   return o;

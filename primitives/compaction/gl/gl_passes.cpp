@@ -13,7 +13,9 @@ std::string stageSource(const std::string& file, const std::string& defines, con
 }
 }  // namespace
 
-GlPasses::GlPasses() { SRT_GL_CHECK(glCreateVertexArrays(1, &vao_)); }
+GlPasses::GlPasses() {
+  SRT_GL_CHECK(glCreateVertexArrays(1, &vao_));
+}
 
 GlPasses::~GlPasses() {
   if (vao_) glDeleteVertexArrays(1, &vao_);
@@ -26,7 +28,8 @@ Program& GlPasses::program(const std::string& frag, const std::string& defines,
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
   std::vector<Program::Stage> stages{{GL_VERTEX_SHADER, stageSource(vert, defines, "SRT_VERTEX")}};
-  if (!geom.empty()) stages.push_back({GL_GEOMETRY_SHADER, stageSource(geom, defines, "SRT_GEOMETRY")});
+  if (!geom.empty())
+    stages.push_back({GL_GEOMETRY_SHADER, stageSource(geom, defines, "SRT_GEOMETRY")});
   if (!frag.empty())
     stages.push_back({GL_FRAGMENT_SHADER, stageSource(frag, defines, "SRT_FRAGMENT")});
   const std::string name = frag.empty() ? vert + "+" + geom : frag;

@@ -49,7 +49,9 @@ class GlPasses {
   GLuint vao_ = 0;
 };
 
-inline Layout levelLayout(const Layout& l, int d) { return {l.count >> d, l.log2Width}; }
+inline Layout levelLayout(const Layout& l, int d) {
+  return {l.count >> d, l.log2Width};
+}
 inline uint32_t log2u(uint32_t v) {
   uint32_t r = 0;
   while ((1u << r) < v) ++r;

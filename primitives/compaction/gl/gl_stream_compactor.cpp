@@ -11,7 +11,9 @@ static double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-GlStreamCompactor::GlStreamCompactor() { srt::gl::ensureCurrentContext(); }
+GlStreamCompactor::GlStreamCompactor() {
+  srt::gl::ensureCurrentContext();
+}
 
 void GlStreamCompactor::reserve(uint32_t maxCount) {
   srt::gl::ensureCurrentContext();
@@ -73,7 +75,8 @@ void GlStreamCompactor::compact(const Request& r) {
     const FieldFormat ff = fieldFormat(r.fields[f].bytes);
     const Layout in = fieldLayout(r.count, r.fields[f].bytes);
     const Layout out = fieldLayout(idx.layout.count, r.fields[f].bytes);
-    Texture& src = passes_.pool().get("field.in." + std::to_string(f), ff.internal, in.width(), in.rows());
+    Texture& src =
+        passes_.pool().get("field.in." + std::to_string(f), ff.internal, in.width(), in.rows());
     Texture& dst = passes_.pool().get("field.out." + std::to_string(f), ff.internal, out.width(),
                                       std::max(out.rows(), 1u));
     const char* type = ff.texelBytes == 16 ? "uvec4" : ff.texelBytes == 8 ? "uvec2" : "uint";
@@ -103,7 +106,8 @@ void GlStreamCompactor::upload(const Request& r, Texture& keep, const Layout& ke
     for (int f = 0; f < r.numFields; ++f) {
       const FieldFormat ff = fieldFormat(r.fields[f].bytes);
       const Layout in = fieldLayout(r.count, r.fields[f].bytes);
-      Texture& src = passes_.pool().get("field.in." + std::to_string(f), ff.internal, in.width(), in.rows());
+      Texture& src =
+          passes_.pool().get("field.in." + std::to_string(f), ff.internal, in.width(), in.rows());
       srt::gl::uploadTexels(src, in, ff.format, GL_UNSIGNED_INT, ff.texelBytes, r.fields[f].src);
     }
     transferMs_ += msSince(t0);
@@ -116,12 +120,14 @@ void GlStreamCompactor::upload(const Request& r, Texture& keep, const Layout& ke
     inBuffers_.push_back(std::make_unique<srt::gl::CudaGlBuffer>());
   std::vector<srt::gl::CudaGlBuffer*> buffers{&keepBuffer_};
   for (int f = 0; f < r.numFields; ++f) {
-    inBuffers_[f]->reserve(size_t(r.count) * r.fields[f].bytes, cudaGraphicsRegisterFlagsWriteDiscard);
+    inBuffers_[f]->reserve(size_t(r.count) * r.fields[f].bytes,
+                           cudaGraphicsRegisterFlagsWriteDiscard);
     buffers.push_back(inBuffers_[f].get());
   }
   {
     srt::gl::CudaGlMapping map(buffers, r.stream);
-    SRT_CUDA_CHECK(cudaMemcpyAsync(map.pointer(0), r.keep, r.count, cudaMemcpyDeviceToDevice, r.stream));
+    SRT_CUDA_CHECK(
+        cudaMemcpyAsync(map.pointer(0), r.keep, r.count, cudaMemcpyDeviceToDevice, r.stream));
     for (int f = 0; f < r.numFields; ++f)
       SRT_CUDA_CHECK(cudaMemcpyAsync(map.pointer(f + 1), r.fields[f].src,
                                      size_t(r.count) * r.fields[f].bytes, cudaMemcpyDeviceToDevice,
@@ -135,7 +141,8 @@ void GlStreamCompactor::upload(const Request& r, Texture& keep, const Layout& ke
   for (int f = 0; f < r.numFields; ++f) {
     const FieldFormat ff = fieldFormat(r.fields[f].bytes);
     const Layout in = fieldLayout(r.count, r.fields[f].bytes);
-    Texture& src = passes_.pool().get("field.in." + std::to_string(f), ff.internal, in.width(), in.rows());
+    Texture& src =
+        passes_.pool().get("field.in." + std::to_string(f), ff.internal, in.width(), in.rows());
     SRT_GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, inBuffers_[f]->id()));
     srt::gl::uploadTexels(src, in, ff.format, GL_UNSIGNED_INT, ff.texelBytes, nullptr);
   }
@@ -151,7 +158,8 @@ void GlStreamCompactor::readBack(const Request& r, const Indices& idx) {
     for (int f = 0; f < r.numFields && kept > 0; ++f) {
       const FieldFormat ff = fieldFormat(r.fields[f].bytes);
       const Layout out = fieldLayout(kept, r.fields[f].bytes);
-      Texture& dst = passes_.pool().get("field.out." + std::to_string(f), ff.internal, out.width(), out.rows());
+      Texture& dst = passes_.pool().get("field.out." + std::to_string(f), ff.internal, out.width(),
+                                        out.rows());
       srt::gl::downloadTexels(dst, out, ff.format, GL_UNSIGNED_INT, ff.texelBytes, r.fields[f].dst,
                               size_t(kept) * r.fields[f].bytes);
     }
@@ -165,7 +173,8 @@ void GlStreamCompactor::readBack(const Request& r, const Indices& idx) {
   for (int f = 0; f < r.numFields && kept > 0; ++f) {
     const FieldFormat ff = fieldFormat(r.fields[f].bytes);
     const Layout out = fieldLayout(kept, r.fields[f].bytes);
-    Texture& dst = passes_.pool().get("field.out." + std::to_string(f), ff.internal, out.width(), out.rows());
+    Texture& dst =
+        passes_.pool().get("field.out." + std::to_string(f), ff.internal, out.width(), out.rows());
     outBuffers_[f]->reserve(size_t(kept) * r.fields[f].bytes, cudaGraphicsRegisterFlagsReadOnly);
     SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, outBuffers_[f]->id()));
     srt::gl::downloadTexels(dst, out, ff.format, GL_UNSIGNED_INT, ff.texelBytes, nullptr,
@@ -178,8 +187,9 @@ void GlStreamCompactor::readBack(const Request& r, const Indices& idx) {
     // Mapping waits for the GL read-backs into the buffers before the copies on the stream.
     srt::gl::CudaGlMapping map(buffers, r.stream);
     for (size_t f = 0; f < buffers.size(); ++f)
-      SRT_CUDA_CHECK(cudaMemcpyAsync(r.fields[f].dst, map.pointer(f), size_t(kept) * r.fields[f].bytes,
-                                     cudaMemcpyDeviceToDevice, r.stream));
+      SRT_CUDA_CHECK(cudaMemcpyAsync(r.fields[f].dst, map.pointer(f),
+                                     size_t(kept) * r.fields[f].bytes, cudaMemcpyDeviceToDevice,
+                                     r.stream));
     map.unmap();
   }
   SRT_CUDA_CHECK(cudaMemcpyAsync(r.numKept, &hostCount_, 4, cudaMemcpyHostToDevice, r.stream));

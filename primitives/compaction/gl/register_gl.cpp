@@ -20,7 +20,8 @@ void registerGlCompactors(Registry& r) {
   };
   r.add({"gl-roger", Device::Gl, true, true, both,
          "Roger 2007: scan + search inside blocks, blocks joined by line drawing "
-         "(block=64, scan=hillis-steele|blelloch|sengupta, search=improved|plain, wrap=geometry|draw-twice)"},
+         "(block=64, scan=hillis-steele|blelloch|sengupta, search=improved|plain, "
+         "wrap=geometry|draw-twice)"},
         block(BlockMethod::Roger, 64, ScanKind::HillisSteele));
   r.add({"gl-horn", Device::Gl, true, true, both,
          "Horn 2005: Hillis-Steele scan + binary gather search over the whole stream (scan=...)"},
