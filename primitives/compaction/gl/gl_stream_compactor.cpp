@@ -11,9 +11,7 @@ static double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-GlStreamCompactor::GlStreamCompactor() {
-  srt::gl::ensureCurrentContext();
-}
+GlStreamCompactor::CurrentContext::CurrentContext() { srt::gl::ensureCurrentContext(); }
 
 void GlStreamCompactor::reserve(uint32_t maxCount) {
   srt::gl::ensureCurrentContext();

@@ -13,8 +13,13 @@
 namespace srt::compaction::gl {
 
 class GlStreamCompactor : public GlCompactor {
+  // First member: a GL context is current before any GL object below is made. Throws
+  // GlUnavailable.
+  struct CurrentContext {
+    CurrentContext();
+  } context_;
+
  public:
-  GlStreamCompactor();  // makes sure a GL 4.5 context is current (throws GlUnavailable)
   void reserve(uint32_t maxCount) override;
   void compact(const Request& r) override;
   double lastTransferMs() const override { return transferMs_; }

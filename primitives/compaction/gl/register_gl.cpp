@@ -15,7 +15,9 @@ void registerGlCompactors(Registry& r) {
     o.block = s;
     o.scan = scan;
     return [o](OptionReader& options) -> std::unique_ptr<Compactor> {
-      return makeBlockCompactor(readBlockOptions(o, options));
+      const BlockOptions read = readBlockOptions(o, options);
+      options.finish();  // unknown keys are errors before any GL work
+      return makeBlockCompactor(read);
     };
   };
   r.add({"gl-roger", Device::Gl, true, true, both,
@@ -31,7 +33,10 @@ void registerGlCompactors(Registry& r) {
         block(BlockMethod::Horn, 0, ScanKind::Blelloch));
   r.add({"gl-gs-packing", Device::Gl, true, true, both,
          "geometry shader drops discarded elements, transform feedback packs the rest (baseline)"},
-        [](OptionReader&) -> std::unique_ptr<Compactor> { return makeGsPackingCompactor(); });
+        [](OptionReader& options) -> std::unique_ptr<Compactor> {
+          options.finish();
+          return makeGsPackingCompactor();
+        });
   r.add({"gl-jumping-jack", Device::Gl, false, true, both,
          "Moreira 2009 in blocks: holes filled from the block's end, not order-preserving "
          "(block=128, scan=...)"},
