@@ -3,7 +3,8 @@
 //
 // The GL algorithms run on whatever context is current: the viewer's GLFW context once it calls
 // useExternalContext(), or else a process-wide headless one that ensureCurrentContext() makes on
-// first use. Only GlContext::createHeadless() is EGL-specific.
+// first use. Only GlContext::createHeadless() is EGL-specific. GL work stays on one thread: the
+// headless context is made current on the thread that calls.
 #pragma once
 
 #include <epoxy/gl.h>

@@ -6,6 +6,8 @@
 //
 // Streams in host memory are uploaded and read back; streams in CUDA memory cross through CUDA-GL
 // interop buffers registered once. compact() is synchronous: it waits for the survivor count.
+// lastTransferMs() = host time of the CUDA-side copies (or of the host uploads/read-backs) plus
+// the GL time of the texture fills and read-backs; lastStepTimes() has the GL passes apart.
 #pragma once
 
 #include <memory>
