@@ -1,0 +1,54 @@
+// CUDA-GL interop for the GL compactors on CUDA memory: GL buffers registered with CUDA once and
+// re-registered only when a request needs more room, mapped per call (pbrt-v4's gpu/cudagl.h
+// does the same for its display PBO).
+#pragma once
+
+#include <epoxy/gl.h>
+// After epoxy: cuda_gl_interop.h includes GL/gl.h, which epoxy's guards then skip.
+#include <cuda_gl_interop.h>
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+#include "primitives/gl/gl_objects.h"
+
+namespace srt::gl {
+
+class CudaGlBuffer {
+ public:
+  CudaGlBuffer() = default;
+  ~CudaGlBuffer() { release(); }
+  CudaGlBuffer(const CudaGlBuffer&) = delete;
+  CudaGlBuffer& operator=(const CudaGlBuffer&) = delete;
+
+  // Room for `bytes`; grows by re-creating and re-registering (rounded up, so growth is rare).
+  void reserve(size_t bytes, unsigned registerFlags = cudaGraphicsRegisterFlagsNone);
+  GLuint id() const { return buffer_.id(); }
+  size_t bytes() const { return buffer_.bytes(); }
+  cudaGraphicsResource_t resource() const { return resource_; }
+
+ private:
+  void release() noexcept;
+  BufferObject buffer_;
+  cudaGraphicsResource_t resource_ = nullptr;
+};
+
+// Maps buffers for CUDA on `stream` for the lifetime of the object. Unmapping orders the CUDA
+// work issued before it ahead of the GL commands issued after it (and mapping the reverse).
+class CudaGlMapping {
+ public:
+  CudaGlMapping(const std::vector<CudaGlBuffer*>& buffers, cudaStream_t stream);
+  ~CudaGlMapping();  // unmaps if unmap() was not called; never throws
+  CudaGlMapping(const CudaGlMapping&) = delete;
+  CudaGlMapping& operator=(const CudaGlMapping&) = delete;
+  void* pointer(size_t i) const { return pointers_[i]; }
+  void unmap();
+
+ private:
+  std::vector<cudaGraphicsResource_t> resources_;
+  std::vector<void*> pointers_;
+  cudaStream_t stream_;
+  bool mapped_ = false;
+};
+
+}  // namespace srt::gl

@@ -1,0 +1,315 @@
+// Every GL compaction variant against a CPU reference: awkward sizes (below one block, not a
+// multiple of the block, exactly one 64-wide row), keep ratios 0 and 1, random flags, long runs,
+// segments that cross row ends and ones that end exactly at a row end, multi-field requests;
+// each variant's stated ordering is checked. Sizes stay modest: llvmpipe is a CPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "primitives/common/memory.h"
+#include "primitives/compaction/compaction.h"
+#include "primitives/compaction/gl/gl_compactors.h"
+#include "primitives/gl/gl_context.h"
+
+namespace srt::compaction {
+namespace {
+
+// Named flag patterns; `period` ones keep k of every 8, so with 8-element blocks the kept
+// prefix reaches a multiple of 64 (the row width of small streams) exactly at block ends (k = 4)
+// or crosses row ends inside segments (k = 5, 3).
+std::vector<uint8_t> makeFlags(const std::string& pattern, uint32_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> f(n);
+  auto ratio = [&](double p) {
+    std::bernoulli_distribution d(p);
+    for (auto& x : f) x = d(rng);
+  };
+  if (pattern == "none")
+    std::fill(f.begin(), f.end(), 0);
+  else if (pattern == "all")
+    std::fill(f.begin(), f.end(), 1);
+  else if (pattern == "half")
+    ratio(0.5);
+  else if (pattern == "sparse")
+    ratio(0.03);
+  else if (pattern == "dense")
+    ratio(0.97);
+  else if (pattern == "runs") {  // long runs of either, lengths up to 3000
+    uint8_t v = 1;
+    for (uint32_t i = 0; i < n;) {
+      const uint32_t len = 1 + rng() % 3000;
+      for (uint32_t j = i; j < std::min(n, i + len); ++j) f[j] = v;
+      i += len;
+      v ^= 1;
+    }
+  } else if (pattern.rfind("period", 0) == 0) {
+    const uint32_t k = uint32_t(pattern.back() - '0');
+    for (uint32_t i = 0; i < n; ++i) f[i] = (i % 8) < k;
+  } else if (pattern == "last") {
+    if (n) f[n - 1] = 1;
+  }
+  return f;
+}
+
+struct Case {
+  uint32_t n;
+  const char* pattern;
+};
+// 1 and 7: below every block; 64: exactly one row; 1000, 5003: not multiples of any block.
+const Case kCases[] = {{1, "all"},        {1, "none"},       {7, "half"},       {7, "last"},
+                       {64, "all"},       {64, "half"},      {64, "period5"},   {100, "dense"},
+                       {1000, "half"},    {1000, "none"},    {1000, "all"},     {1000, "period4"},
+                       {1000, "period5"}, {1000, "period3"}, {4096, "period4"}, {5003, "half"},
+                       {5003, "sparse"},  {5003, "dense"},   {20000, "runs"},   {33000, "half"}};
+
+// Compacts one 4-byte field holding each element's index; returns the survivors' indices.
+std::vector<uint32_t> compactIndices(Compactor& c, const std::vector<uint8_t>& keep) {
+  const uint32_t n = uint32_t(keep.size());
+  std::vector<uint32_t> src(n), dst(n, 0xdeadbeef);
+  std::iota(src.begin(), src.end(), 0u);
+  Field field{src.data(), dst.data(), 4};
+  uint32_t kept = 0xffffffff;
+  Request r;
+  r.keep = keep.data();
+  r.fields = &field;
+  r.numFields = 1;
+  r.count = n;
+  r.numKept = &kept;
+  r.memory = MemorySpace::Host;
+  c.compact(r);
+  dst.resize(std::min(kept, n));
+  EXPECT_LE(kept, n);
+  return dst;
+}
+
+std::vector<uint32_t> reference(const std::vector<uint8_t>& keep) {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) out.push_back(i);
+  return out;
+}
+
+class GlCompaction : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!srt::gl::glAvailable(&why)) GTEST_SKIP() << why;
+  }
+};
+
+TEST_P(GlCompaction, MatchesTheCpuReference) {
+  const std::string spec = GetParam();
+  const Info* info = Registry::global().find(Registry::nameOf(spec));
+  ASSERT_NE(info, nullptr);
+  auto c = Registry::global().create(spec);
+  uint32_t seed = 1;
+  for (const Case& k : kCases) {
+    const std::vector<uint8_t> keep = makeFlags(k.pattern, k.n, seed++);
+    std::vector<uint32_t> got = compactIndices(*c, keep);
+    std::vector<uint32_t> want = reference(keep);
+    if (!info->ordered) {
+      // Not order-preserving: the same survivors, each once.
+      std::sort(got.begin(), got.end());
+    }
+    ASSERT_EQ(got, want) << spec << ", n = " << k.n << ", pattern " << k.pattern;
+  }
+}
+
+TEST_P(GlCompaction, MovesEveryFieldWithOnePermutation) {
+  const std::string spec = GetParam();
+  auto c = Registry::global().create(spec);
+  const uint32_t n = 3001;
+  const std::vector<uint8_t> keep = makeFlags("half", n, 77);
+  // Fields of 4, 12 and 32 bytes (R32UI, R32UI x3, RGBA32UI x2 texels): word w of element i
+  // holds i * 16 + w, so every word says where it came from.
+  const uint32_t sizes[] = {4, 12, 32, 8};
+  std::vector<std::vector<uint32_t>> src(4), dst(4);
+  std::vector<Field> fields(4);
+  for (int f = 0; f < 4; ++f) {
+    const uint32_t words = sizes[f] / 4;
+    src[f].resize(size_t(n) * words);
+    dst[f].assign(size_t(n) * words, 0xdeadbeef);
+    for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t w = 0; w < words; ++w) src[f][size_t(i) * words + w] = i * 16 + w;
+    fields[f] = {src[f].data(), dst[f].data(), sizes[f]};
+  }
+  uint32_t kept = 0;
+  Request r;
+  r.keep = keep.data();
+  r.fields = fields.data();
+  r.numFields = 4;
+  r.count = n;
+  r.numKept = &kept;
+  r.memory = MemorySpace::Host;
+  c->compact(r);
+  const std::vector<uint32_t> want = reference(keep);
+  ASSERT_EQ(kept, want.size());
+  std::vector<uint32_t> order(kept);
+  for (uint32_t k = 0; k < kept; ++k) order[k] = dst[0][k] / 16;
+  if (!Registry::global().find(Registry::nameOf(spec))->ordered) {
+    std::vector<uint32_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    ASSERT_EQ(sorted, want);
+  } else {
+    ASSERT_EQ(order, want);
+  }
+  for (int f = 0; f < 4; ++f) {
+    const uint32_t words = sizes[f] / 4;
+    for (uint32_t k = 0; k < kept; ++k)
+      for (uint32_t w = 0; w < words; ++w)
+        ASSERT_EQ(dst[f][size_t(k) * words + w], order[k] * 16 + w)
+            << spec << ": field " << f << " (" << sizes[f] << " bytes), element " << k;
+  }
+}
+
+TEST_P(GlCompaction, CountOnlyAndEmptyStreams) {
+  auto c = Registry::global().create(GetParam());
+  const std::vector<uint8_t> keep = makeFlags("half", 999, 5);
+  uint32_t kept = 0;
+  Request r;
+  r.keep = keep.data();
+  r.count = 999;
+  r.numKept = &kept;
+  r.memory = MemorySpace::Host;
+  c->compact(r);
+  EXPECT_EQ(kept, reference(keep).size());
+  r.count = 0;
+  kept = 123;
+  c->compact(r);
+  EXPECT_EQ(kept, 0u);
+}
+
+// The same check at sizes for a real GPU (SRT_GL_LARGE=1 in the environment; the CUDA host runs
+// it): millions of elements, many rows, full-size textures.
+TEST_P(GlCompaction, LargeStreamsWhenAsked) {
+  if (!std::getenv("SRT_GL_LARGE")) GTEST_SKIP() << "large sizes run with SRT_GL_LARGE=1";
+  const std::string spec = GetParam();
+  auto c = Registry::global().create(spec);
+  const bool ordered = Registry::global().find(Registry::nameOf(spec))->ordered;
+  uint32_t seed = 900;
+  for (uint32_t n : {(1u << 20) + 77, (4u << 20) + 3})
+    for (const char* pattern : {"half", "runs", "sparse"}) {
+      const std::vector<uint8_t> keep = makeFlags(pattern, n, seed++);
+      std::vector<uint32_t> got = compactIndices(*c, keep);
+      if (!ordered) std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, reference(keep)) << spec << ", n = " << n << ", pattern " << pattern;
+    }
+}
+
+TEST_P(GlCompaction, CudaMemoryThroughInterop) {
+  if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription();
+  auto c = Registry::global().create(GetParam());
+  for (uint32_t n : {1u, 1000u, 70001u}) {
+    const std::vector<uint8_t> keep = makeFlags("half", n, n);
+    std::vector<uint32_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0u);
+    Buffer<uint8_t> dKeep(MemorySpace::Cuda, keep);
+    Buffer<uint32_t> dSrc(MemorySpace::Cuda, idx), dDst(MemorySpace::Cuda, n);
+    Buffer<uint32_t> dKept(MemorySpace::Cuda, 1);
+    Field field{dSrc.data(), dDst.data(), 4};
+    Request r;
+    r.keep = dKeep.data();
+    r.fields = &field;
+    r.numFields = 1;
+    r.count = n;
+    r.numKept = dKept.data();
+    r.memory = MemorySpace::Cuda;
+    c->compact(r);
+    const uint32_t kept = dKept.download()[0];
+    std::vector<uint32_t> got = dDst.download(kept);
+    if (!Registry::global().find(Registry::nameOf(GetParam()))->ordered)
+      std::sort(got.begin(), got.end());
+    ASSERT_EQ(got, reference(keep)) << GetParam() << ", n = " << n;
+  }
+}
+
+// Every registered GL name, plus the option combinations worth a run of their own. Sengupta's
+// hybrid gets a small `parallelism` so both its reduce and its Hillis-Steele part run here.
+std::vector<std::string> specs() {
+  std::vector<std::string> out;
+  for (const auto& e : Registry::global().entries())
+    if (e.info.device == Device::Gl) out.push_back(e.info.name);
+  for (const char* s :
+       {"gl-roger:block=8", "gl-roger:block=2048", "gl-roger:scan=blelloch",
+        "gl-roger:scan=sengupta,parallelism=256", "gl-roger:search=plain",
+        "gl-roger:wrap=draw-twice", "gl-roger:block=8,wrap=draw-twice,scan=blelloch",
+        "gl-horn:scan=sengupta,parallelism=512", "gl-jumping-jack:block=8",
+        "gl-jumping-jack:block=2048,scan=blelloch", "gl-rlz:runs=sweep",
+        "gl-rlz:block=8,runs=sweep,scan=sengupta,parallelism=64", "gl-rlz:block=2048",
+        "gl-binary-tree:block=8", "gl-binary-tree:block=2048,scan=blelloch"})
+    out.push_back(s);
+  return out;
+}
+
+std::string testName(const ::testing::TestParamInfo<std::string>& p) {
+  std::string s = p.param;
+  for (char& ch : s)
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllGl, GlCompaction, ::testing::ValuesIn(specs()), testName);
+
+TEST(GlCompactionRegistry, AllVariantsAreRegisteredWithTheirOrdering) {
+  for (const char* name : {"gl-roger", "gl-horn", "gl-horn-blelloch", "gl-gs-packing",
+                           "gl-jumping-jack", "gl-rlz", "gl-binary-tree"}) {
+    const Info* info = Registry::global().find(name);
+    ASSERT_NE(info, nullptr) << name;
+    EXPECT_EQ(info->device, Device::Gl);
+    EXPECT_TRUE(info->accepts_(MemorySpace::Host));
+    EXPECT_TRUE(info->accepts_(MemorySpace::Cuda));
+    EXPECT_EQ(info->ordered, std::string(name) != "gl-jumping-jack") << name;
+  }
+}
+
+TEST(GlCompactionRegistry, BadOptionsAreErrors) {
+  // Options are read before any GL call, so these fail the same way without a GL context.
+  for (const char* spec :
+       {"gl-roger:block=100", "gl-roger:block=4", "gl-roger:block=4096", "gl-roger:scan=foo",
+        "gl-roger:search=fast", "gl-roger:wrap=twice", "gl-horn:block=64", "gl-rlz:runs=x",
+        "gl-binary-tree:block=abc", "gl-gs-packing:block=64", "gl-roger:parallelism=0"}) {
+    try {
+      Registry::global().create(spec);
+      ADD_FAILURE() << spec << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      SUCCEED() << e.what();
+    } catch (const srt::gl::GlUnavailable&) {
+      ADD_FAILURE() << spec << ": options must be checked before GL";
+    }
+  }
+  try {
+    Registry::global().create("gl-roger:block=100");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("block=100"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace srt::compaction
+
+namespace srt::compaction {
+namespace {
+
+// The viewer's case: a context the application made (GLFW there; a second headless one here) is
+// current, and the algorithms run on it instead of making their own.
+TEST(GlCompactionContext, RunsOnTheCallersCurrentContext) {
+  std::string why;
+  if (!srt::gl::glAvailable(&why)) GTEST_SKIP() << why;
+  auto own = srt::gl::GlContext::createHeadless();
+  own->makeCurrent();
+  srt::gl::useExternalContext(true);
+  struct Restore {
+    ~Restore() { srt::gl::useExternalContext(false); }
+  } restore;
+  auto c = Registry::global().create("gl-roger:block=16");
+  const std::vector<uint8_t> keep = makeFlags("half", 2000, 3);
+  EXPECT_EQ(compactIndices(*c, keep), reference(keep));
+  EXPECT_TRUE(own->isCurrent());
+}
+
+}  // namespace
+}  // namespace srt::compaction
