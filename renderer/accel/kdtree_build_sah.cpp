@@ -68,13 +68,6 @@ void freeEvents(EventLists& ev) {
   for (auto& e : ev) std::vector<Event>().swap(e);
 }
 
-Bounds3f intersectBounds(const Bounds3f& a, const Bounds3f& b) {
-  Bounds3f r;
-  r.lo = max(a.lo, b.lo);
-  r.hi = min(a.hi, b.hi);
-  return r;
-}
-
 // Keeps the part of a convex polygon on one side of an axis plane (Sutherland-Hodgman). New
 // vertices lie exactly on the plane; coordinates equal at both ends of an edge stay exact.
 int clipPolygon(const Vec3f* in, int n, int axis, float plane, bool keepAbove, Vec3f* out) {
@@ -99,7 +92,10 @@ int clipPolygon(const Vec3f* in, int n, int axis, float plane, bool keepAbove, V
 class SahBuilder {
  public:
   SahBuilder(const TriangleMeshView& mesh, const KdBuildOptions& options, int maxDepth, float eps)
-      : mesh_(mesh), options_(options), maxDepth_(maxDepth), eps_(eps),
+      : mesh_(mesh),
+        options_(options),
+        maxDepth_(maxDepth),
+        eps_(eps),
         scratch_(size_t(omp_get_max_threads())) {}
 
   // Bounds of the part of triangle `tri` inside `voxel` (widened, see the file comment); false
@@ -108,21 +104,33 @@ class SahBuilder {
     Vec3f poly[2][12];
     for (int i = 0; i < 3; ++i) poly[0][i] = mesh_.positions[mesh_.indices[3 * size_t(tri) + i]];
     Bounds3f tb;
-    for (int i = 0; i < 3; ++i) tb.extend(poly[0][i]);
+    for (int k = 0; k < 3; ++k) {
+      tb.lo[k] = std::min(poly[0][0][k], std::min(poly[0][1][k], poly[0][2][k]));
+      tb.hi[k] = std::max(poly[0][0][k], std::max(poly[0][1][k], poly[0][2][k]));
+    }
     Bounds3f b = tb;
-    const bool inside = tb.lo.x >= voxel.lo.x && tb.lo.y >= voxel.lo.y && tb.lo.z >= voxel.lo.z &&
-                        tb.hi.x <= voxel.hi.x && tb.hi.y <= voxel.hi.y && tb.hi.z <= voxel.hi.z;
-    if (!inside) {
-      int n = 3, cur = 0;
-      for (int k = 0; k < 3 && n > 0; ++k) {
+    int n = 3, cur = 0;
+    bool clipped = false;
+    for (int k = 0; k < 3 && n > 0; ++k) {  // only the planes that cut the triangle's bounds
+      if (tb.lo[k] < voxel.lo[k] - eps_) {
         n = clipPolygon(poly[cur], n, k, voxel.lo[k] - eps_, true, poly[1 - cur]);
         cur = 1 - cur;
-        if (n > 0) n = clipPolygon(poly[cur], n, k, voxel.hi[k] + eps_, false, poly[1 - cur]);
-        cur = 1 - cur;
+        clipped = true;
       }
-      if (n == 0) return false;
-      b = Bounds3f();
-      for (int i = 0; i < n; ++i) b.extend(poly[cur][i]);
+      if (n > 0 && tb.hi[k] > voxel.hi[k] + eps_) {
+        n = clipPolygon(poly[cur], n, k, voxel.hi[k] + eps_, false, poly[1 - cur]);
+        cur = 1 - cur;
+        clipped = true;
+      }
+    }
+    if (n == 0) return false;
+    if (clipped) {
+      b.lo = b.hi = poly[cur][0];
+      for (int i = 1; i < n; ++i)
+        for (int k = 0; k < 3; ++k) {
+          b.lo[k] = std::min(b.lo[k], poly[cur][i][k]);
+          b.hi[k] = std::max(b.hi[k], poly[cur][i][k]);
+        }
     }
     for (int k = 0; k < 3; ++k) {
       if (tb.lo[k] < tb.hi[k]) {  // flat triangles stay flat (planar events)
@@ -130,8 +138,11 @@ class SahBuilder {
         b.hi[k] = std::min(b.hi[k] + eps_, tb.hi[k] + eps_);
       }
     }
-    b = intersectBounds(b, voxel);
-    if (b.empty()) return false;
+    for (int k = 0; k < 3; ++k) {
+      b.lo[k] = std::max(b.lo[k], voxel.lo[k]);
+      b.hi[k] = std::min(b.hi[k], voxel.hi[k]);
+      if (b.lo[k] > b.hi[k]) return false;
+    }
     *out = b;
     return true;
   }
@@ -199,6 +210,7 @@ class SahBuilder {
     const Vec3f d = voxel.diagonal();
     const double area = voxel.surfaceArea();
     if (!(area > 0)) return best;
+    const double invArea = 2.0 / area;
     const double kT = options_.traversalCost, kI = options_.intersectCost;
     for (int k = 0; k < 3; ++k) {
       const float lo = voxel.lo[k], hi = voxel.hi[k];
@@ -215,12 +227,12 @@ class SahBuilder {
         nr -= planars + ends;
         if (p > lo && p < hi) {
           const double dl = double(p) - lo, dr = double(hi) - p;
-          const double pl = 2.0 * (dl * (da + db) + da * db) / area;
-          const double pr = 2.0 * (dr * (da + db) + da * db) / area;
-          const double costL = lambda(nl + planars, nr) *
-                               (kT + kI * (pl * double(nl + planars) + pr * double(nr)));
-          const double costR = lambda(nl, nr + planars) *
-                               (kT + kI * (pl * double(nl) + pr * double(nr + planars)));
+          const double pl = (dl * (da + db) + da * db) * invArea;
+          const double pr = (dr * (da + db) + da * db) * invArea;
+          const double costL =
+              lambda(nl + planars, nr) * (kT + kI * (pl * double(nl + planars) + pr * double(nr)));
+          const double costR =
+              lambda(nl, nr + planars) * (kT + kI * (pl * double(nl) + pr * double(nr + planars)));
           const bool left = costL <= costR;
           const double cost = left ? costL : costR;
           if (cost < best.cost) best = {k, p, left, cost};
@@ -276,15 +288,6 @@ class SahBuilder {
       onlyL += sd == kLeftOnly;
       onlyR += sd == kRightOnly;
     }
-    for (int k = 0; k < 3; ++k) {
-      outL[k].reserve(ev[k].size());
-      outR[k].reserve(ev[k].size());
-      for (const Event& e : ev[k]) {
-        const uint8_t sd = side[e.tri()];
-        if (sd == kLeftOnly) outL[k].push_back(e);
-        if (sd == kRightOnly) outR[k].push_back(e);
-      }
-    }
     EventLists newL, newR;
     size_t keptL = 0, keptR = 0;
     for (uint32_t tri : straddling) {
@@ -293,19 +296,27 @@ class SahBuilder {
       if (clippedBounds(tri, right, &b)) addEvents(tri, b, newR), ++keptR;
     }
     for (int k = 0; k < 3; ++k) {
-      mergeSorted(newL[k], outL[k]);
-      mergeSorted(newR[k], outR[k]);
+      std::sort(newL[k].begin(), newL[k].end());
+      std::sort(newR[k].begin(), newR[k].end());
+      // Capacity for the worst case; the lists are freed as soon as the child has split them.
+      outL[k].reserve(ev[k].size() + newL[k].size());
+      outR[k].reserve(ev[k].size() + newR[k].size());
+      size_t il = 0, ir = 0;
+      for (const Event& e : ev[k]) {  // filter the parent's list, merging the new events in
+        const uint8_t sd = side[e.tri()];
+        if (sd == kLeftOnly) {
+          while (il < newL[k].size() && newL[k][il] < e) outL[k].push_back(newL[k][il++]);
+          outL[k].push_back(e);
+        } else if (sd == kRightOnly) {
+          while (ir < newR[k].size() && newR[k][ir] < e) outR[k].push_back(newR[k][ir++]);
+          outR[k].push_back(e);
+        }
+      }
+      outL[k].insert(outL[k].end(), newL[k].begin() + std::ptrdiff_t(il), newL[k].end());
+      outR[k].insert(outR[k].end(), newR[k].begin() + std::ptrdiff_t(ir), newR[k].end());
     }
     *countL = onlyL + keptL;
     *countR = onlyR + keptR;
-  }
-
-  static void mergeSorted(std::vector<Event>& extra, std::vector<Event>& list) {
-    if (extra.empty()) return;
-    std::sort(extra.begin(), extra.end());
-    const size_t mid = list.size();
-    list.insert(list.end(), extra.begin(), extra.end());
-    std::inplace_merge(list.begin(), list.begin() + std::ptrdiff_t(mid), list.end());
   }
 
   const TriangleMeshView& mesh_;
@@ -315,7 +326,9 @@ class SahBuilder {
   std::vector<std::vector<uint8_t>> scratch_;  // per-thread triangle sides (no task switch inside)
 };
 
-bool finite(Vec3f v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+bool finite(Vec3f v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
 
 void checkOptions(const KdBuildOptions& o) {
   if (!(o.traversalCost > 0) || !(o.intersectCost > 0))

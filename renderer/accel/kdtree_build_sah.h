@@ -36,7 +36,7 @@ struct KdTreeStats {
   double avgPrimsPerLeaf = 0;  // primitive references per non-empty leaf
   double sahCost = 0;          // sum over nodes of cost * area / root area (no empty bonus)
   double buildSeconds = 0;
-  size_t primReferences = 0;   // sum of leaf counts (a triangle in k leaves counts k times)
+  size_t primReferences = 0;  // sum of leaf counts (a triangle in k leaves counts k times)
 };
 
 // Builds from triangles in host memory. Triangles with a non-finite vertex are left out (they can

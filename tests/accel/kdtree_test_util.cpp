@@ -80,12 +80,24 @@ TestMesh degenerateTriangles() {
   for (int i = 0; i < 200; ++i) {
     const Vec3f a(u(rng), u(rng), u(rng)), b(u(rng), u(rng), u(rng)), c(u(rng), u(rng), u(rng));
     switch (i % 6) {
-      case 0: m.addTriangle(a, a + (b - a) * 0.1f, a + (c - a) * 0.1f); break;  // small, fine
-      case 1: m.addTriangle(a, a, b); break;                                     // two equal
-      case 2: m.addTriangle(a, a, a); break;                                     // a point
-      case 3: m.addTriangle(a, lerp(0.3f, a, b), b); break;                      // collinear
-      case 4: m.addTriangle(a, b, Vec3f(nan, c.y, c.z)); break;                  // not finite
-      default: m.addTriangle({a.x, a.y, 0}, {b.x, a.y, 0}, {a.x, a.y, 0}); break;  // axis line
+      case 0:
+        m.addTriangle(a, a + (b - a) * 0.1f, a + (c - a) * 0.1f);
+        break;  // small, fine
+      case 1:
+        m.addTriangle(a, a, b);
+        break;  // two equal
+      case 2:
+        m.addTriangle(a, a, a);
+        break;  // a point
+      case 3:
+        m.addTriangle(a, lerp(0.3f, a, b), b);
+        break;  // collinear
+      case 4:
+        m.addTriangle(a, b, Vec3f(nan, c.y, c.z));
+        break;  // not finite
+      default:
+        m.addTriangle({a.x, a.y, 0}, {b.x, a.y, 0}, {a.x, a.y, 0});
+        break;  // axis line
     }
   }
   return m;
@@ -100,7 +112,9 @@ TestMesh coplanarTriangles() {
   for (int pass = 0; pass < 2; ++pass)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) {
-        auto p = [&](int a, int b) { return e1 * (float(a) / n - 0.5f) + e2 * (float(b) / n - 0.5f); };
+        auto p = [&](int a, int b) {
+          return e1 * (float(a) / n - 0.5f) + e2 * (float(b) / n - 0.5f);
+        };
         m.addTriangle(p(i, j), p(i + 1, j), p(i + 1, j + 1));
         m.addTriangle(p(i, j), p(i + 1, j + 1), p(i, j + 1));
       }
@@ -122,11 +136,16 @@ TestMesh axisPlaneTriangles() {
 
 const char* toString(RayFamily f) {
   switch (f) {
-    case RayFamily::Inside: return "inside";
-    case RayFamily::Outside: return "outside";
-    case RayFamily::AxisParallel: return "axis-parallel";
-    case RayFamily::Grazing: return "grazing";
-    case RayFamily::ShortRays: return "short";
+    case RayFamily::Inside:
+      return "inside";
+    case RayFamily::Outside:
+      return "outside";
+    case RayFamily::AxisParallel:
+      return "axis-parallel";
+    case RayFamily::Grazing:
+      return "grazing";
+    case RayFamily::ShortRays:
+      return "short";
   }
   return "?";
 }
@@ -138,6 +157,10 @@ std::vector<Ray> makeRays(const TestMesh& mesh, RayFamily family, size_t n, uint
   if (b.empty()) b = {Vec3f(-1.f), Vec3f(1.f)};
   const Vec3f c = b.center();
   const float radius = std::max(0.5f * length(b.diagonal()), 1e-3f);
+  for (int k = 0; k < 3; ++k) {  // flat meshes: give origins room off the plane
+    const float minExtent = 0.2f * std::max(maxComponent(b.diagonal()), 1e-3f);
+    if (b.hi[k] - b.lo[k] < minExtent) b.lo[k] -= minExtent, b.hi[k] += minExtent;
+  }
   auto inBox = [&](float grow) {
     const Vec3f d = b.diagonal();
     return Vec3f(b.lo.x + d.x * (u01(rng) * (1 + 2 * grow) - grow),
@@ -240,8 +263,8 @@ bool sameClosest(bool hitA, const Hit& a, bool hitB, const Hit& b) {
 std::string describe(const Ray& r, bool hit, const Hit& h) {
   std::ostringstream s;
   s.precision(9);
-  s << "ray o=(" << r.o.x << "," << r.o.y << "," << r.o.z << ") d=(" << r.d.x << "," << r.d.y
-    << "," << r.d.z << ") tMax=" << r.tMax;
+  s << "ray o=(" << r.o.x << "," << r.o.y << "," << r.o.z << ") d=(" << r.d.x << "," << r.d.y << ","
+    << r.d.z << ") tMax=" << r.tMax;
   if (hit)
     s << " hit tri " << h.triangle << " t=" << h.t;
   else
