@@ -130,7 +130,7 @@ TEST(KdTreeGpu, Scenes) {
     ++found;
     checkOnDevice(loadObjMesh(path), 4000);
   }
-  if (found == 0) GTEST_SKIP() << "no scenes under " << SRT_TEST_SCENES_DIR;
+  if (found == 0) GTEST_SKIP() << "no scenes under " << testScenesDir();
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <random>
 
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
@@ -148,10 +150,10 @@ const TestMesh* sceneMesh(const std::string& relative) {
   return (cache[relative] = std::move(mesh)).get();
 }
 
-#define SRT_SCENE_OR_SKIP(var, rel)                                             \
-  const TestMesh* var = sceneMesh(rel);                                         \
-  if (!var)                                                                     \
-  GTEST_SKIP() << "scene " << rel << " not found under " << SRT_TEST_SCENES_DIR \
+#define SRT_SCENE_OR_SKIP(var, rel)                                         \
+  const TestMesh* var = sceneMesh(rel);                                     \
+  if (!var)                                                                 \
+  GTEST_SKIP() << "scene " << rel << " not found under " << testScenesDir() \
                << " (unpack ../shared/scenes at configure time)"
 
 TEST(KdTreeSynthetic, EmptyMesh) {
@@ -208,6 +210,35 @@ TEST(KdTreeSynthetic, AllInOneAxisPlane) {
   Hit h;
   ASSERT_TRUE(intersectClosest(v, Ray{{0.5f, 0.3f, 1}, {0, 0, -1}}, &h));
   EXPECT_FLOAT_EQ(h.t, 0.75f);
+}
+
+// Rays aimed at points of interior edges and vertices of a closed grid always hit it: no ray
+// slips between two triangles that share an edge.
+TEST(KdTreeSynthetic, WatertightOnSharedEdges) {
+  for (const TestMesh& mesh : {coplanarTriangles(), axisPlaneTriangles()}) {
+    const KdTree tree = buildKdTreeSah(mesh.view());
+    const KdTreeView v = hostView(tree, mesh.view());
+    const Bounds3f b = mesh.bounds();
+    const Vec3f c = b.center();
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<float> u01(0.f, 1.f);
+    size_t misses = 0, tested = 0;
+    for (uint32_t tri = 0; tri < mesh.triangleCount(); tri += 7) {
+      const Vec3f a = mesh.positions[mesh.indices[3 * tri]];
+      const Vec3f e = mesh.positions[mesh.indices[3 * tri + 1 + tri % 2]];
+      const Vec3f target = a + (e - a) * (tri % 3 == 0 ? 0.f : u01(rng));
+      if (length(target - c) > 0.3f) continue;  // both grids reach at least 0.35 from c
+      for (int k = 0; k < 8; ++k) {
+        const Vec3f o = c + Vec3f(u01(rng) - 0.5f, u01(rng) - 0.5f, u01(rng) + 0.5f) * 3.f;
+        const Ray ray{o, normalize(target - o)};
+        Hit h;
+        ++tested;
+        misses += !intersectClosest(v, ray, &h);
+      }
+    }
+    EXPECT_GT(tested, 100u) << mesh.name;
+    EXPECT_EQ(misses, 0u) << mesh.name << ": rays slipped through shared edges";
+  }
 }
 
 TEST(KdTreeSynthetic, DepthLimitIsHonoured) {

@@ -20,7 +20,9 @@ struct TestMesh {
   void addTriangle(Vec3f a, Vec3f b, Vec3f c);
 };
 
-// Path of a file under SRT_TEST_SCENES_DIR, or "" when it is not there.
+// SRT_TEST_SCENES_DIR from the environment if set, else the compile definition.
+std::string testScenesDir();
+// Path of a file under testScenesDir(), or "" when it is not there.
 std::string testScenePath(const std::string& relative);
 // All shapes of an OBJ file, triangulated. Throws std::runtime_error naming the file.
 TestMesh loadObjMesh(const std::string& path);
