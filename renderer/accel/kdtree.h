@@ -69,9 +69,18 @@ struct Hit {
   float b1 = 0, b2 = 0;  // barycentrics of vertices 1 and 2; vertex 0 has 1 - b1 - b2
 };
 
+// a * b - c * d to within an ulp (Kahan's algorithm, pbrt-v4's DifferenceOfProducts). Exactly zero
+// when a * b == c * d, whether or not the compiler contracts to FMA, which plain a * b - c * d is
+// not: contracted, it turns into the rounding error of c * d and degenerate triangles get "hit".
+SRT_CPU_GPU inline float differenceOfProducts(float a, float b, float c, float d) {
+  const float cd = c * d;
+  return fmaf(a, b, -cd) + fmaf(-c, d, cd);
+}
+
 // Watertight ray/triangle test (Woop, Benthin, Wald 2013, as in pbrt-v4): no ray passes between
-// two triangles sharing an edge. Edge functions that come out exactly zero in float are redone in
-// double. Returns true for a hit with t in (0, tMax).
+// two triangles sharing an edge. Every multiply-add is an explicit fmaf, so the CPU and the GPU
+// compute the same bits whatever the contraction settings. Edge functions that come out exactly
+// zero are redone in double. Returns true for a hit with t in (0, tMax).
 SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, Vec3f p1, Vec3f p2,
                                           float* tHit, float* b1, float* b2) {
   // Permute so the ray's largest direction component is z, keeping the winding.
@@ -87,12 +96,12 @@ SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, 
   const float sx = ray.d[kx] / ray.d[kz], sy = ray.d[ky] / ray.d[kz], sz = 1.f / ray.d[kz];
   const Vec3f a = p0 - ray.o, b = p1 - ray.o, c = p2 - ray.o;
   // Shear so the ray runs along +z through the origin.
-  const float axs = a[kx] - sx * a[kz], ays = a[ky] - sy * a[kz];
-  const float bxs = b[kx] - sx * b[kz], bys = b[ky] - sy * b[kz];
-  const float cxs = c[kx] - sx * c[kz], cys = c[ky] - sy * c[kz];
-  float u = cxs * bys - cys * bxs;  // weight of p0
-  float v = axs * cys - ays * cxs;  // weight of p1
-  float w = bxs * ays - bys * axs;  // weight of p2
+  const float axs = fmaf(-sx, a[kz], a[kx]), ays = fmaf(-sy, a[kz], a[ky]);
+  const float bxs = fmaf(-sx, b[kz], b[kx]), bys = fmaf(-sy, b[kz], b[ky]);
+  const float cxs = fmaf(-sx, c[kz], c[kx]), cys = fmaf(-sy, c[kz], c[ky]);
+  float u = differenceOfProducts(cxs, bys, cys, bxs);  // weight of p0
+  float v = differenceOfProducts(axs, cys, ays, cxs);  // weight of p1
+  float w = differenceOfProducts(bxs, ays, bys, axs);  // weight of p2
   if (u == 0.f || v == 0.f || w == 0.f) {
     u = float(double(cxs) * double(bys) - double(cys) * double(bxs));
     v = float(double(axs) * double(cys) - double(ays) * double(cxs));
@@ -102,7 +111,7 @@ SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, 
   const float det = u + v + w;
   if (det == 0.f) return false;
   const float az_ = sz * a[kz], bz_ = sz * b[kz], cz_ = sz * c[kz];
-  const float tScaled = u * az_ + v * bz_ + w * cz_;
+  const float tScaled = fmaf(u, az_, fmaf(v, bz_, w * cz_));
   if (det < 0.f && (tScaled >= 0.f || tScaled < tMax * det)) return false;
   if (det > 0.f && (tScaled <= 0.f || tScaled > tMax * det)) return false;
   const float inv = 1.f / det;
