@@ -194,12 +194,12 @@ TEST(KdTreeSynthetic, DegenerateTriangles) {
 }
 
 TEST(KdTreeSynthetic, CoplanarTriangles) {
-  buildCheckAndTrace(coplanarTriangles(), 2000);
+  buildCheckAndTrace(coplanarTriangles(), 1000);
 }
 
 TEST(KdTreeSynthetic, AllInOneAxisPlane) {
   const TestMesh mesh = axisPlaneTriangles();
-  buildCheckAndTrace(mesh, 2000);
+  buildCheckAndTrace(mesh, 1000);
   const KdTree tree = buildKdTreeSah(mesh.view());
   EXPECT_EQ(tree.bounds.lo.z, 0.25f);  // flat triangles keep a flat box (planar events)
   EXPECT_EQ(tree.bounds.hi.z, 0.25f);
@@ -310,7 +310,7 @@ TEST(KdTreeScenes, CornellBoxes) {
     const std::string rel = std::string("cornell-box/CornellBox-") + name + ".obj";
     SRT_SCENE_OR_SKIP(mesh, rel);
     SCOPED_TRACE(rel);
-    buildCheckAndTrace(*mesh, 1000);
+    buildCheckAndTrace(*mesh, 400);
     // Below one leaf's cost; a box of 12 big triangles may rightly stay one leaf.
     const KdTreeStats s = computeStats(buildKdTreeSah(mesh->view()));
     if (mesh->triangleCount() >= 100) {
@@ -323,7 +323,7 @@ TEST(KdTreeScenes, CornellBoxes) {
 
 TEST(KdTreeScenes, Teapot) {
   SRT_SCENE_OR_SKIP(mesh, "teapot/teapot.obj");
-  buildCheckAndTrace(*mesh, 1000);
+  buildCheckAndTrace(*mesh, 500);
   const KdTreeStats s = computeStats(buildKdTreeSah(mesh->view()));
   EXPECT_LT(s.sahCost, 20.0 * mesh->triangleCount()) << "worse than one leaf";
 }
@@ -340,7 +340,7 @@ TEST(KdTreeScenes, ConferenceRoom) {
             << s.sahCost << " (one leaf: " << opt.intersectCost * mesh->triangleCount() << ")\n";
   EXPECT_LT(s.sahCost, opt.intersectCost * double(mesh->triangleCount()));
   checkStructure(*mesh, tree, opt);
-  EXPECT_EQ(compareWithBruteForce(*mesh, tree, 300, 99), 0u);
+  EXPECT_EQ(compareWithBruteForce(*mesh, tree, 200, 99), 0u);
 }
 
 }  // namespace
