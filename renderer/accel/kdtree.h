@@ -4,9 +4,13 @@
 // node's below child is the next node, its above child is stored. A leaf holds its primitive
 // count, and either the one primitive inline or an offset into the primitive index array.
 //
+// Nodes are in depth-first order (a builder that works level by level, like Zhou et al. 2008, ends
+// with a relayout pass). Interior nodes need above > index + 1.
+//
 // Traversal is front-to-back with a fixed per-thread stack of kKdMaxDepth entries: a builder must
-// produce trees with at most kKdMaxDepth interior levels on any root-to-leaf path (validate with
-// kdTreeDepthFits / the SAH builder enforces it). Hits are accepted in (0, ray.tMax).
+// produce trees with at most kKdMaxDepth interior levels on any root-to-leaf path (the SAH builder
+// enforces it, computeStats() checks it). Hits are accepted in (0, ray.tMax); hits are not clipped
+// to a node's interval, so a triangle in several leaves needs no mailbox. No recursion, no std::.
 #pragma once
 
 #include <cstdint>
