@@ -1,0 +1,32 @@
+// A kd-tree's arrays in one memory space (host or CUDA), ready for traversal on that backend.
+#pragma once
+
+#include "primitives/common/memory.h"
+#include "renderer/accel/kdtree.h"
+
+namespace srt {
+
+struct KdTree;
+
+class DeviceKdTree {
+ public:
+  DeviceKdTree() = default;
+  // Copies the tree's nodes and primitive indices into `space`.
+  DeviceKdTree(const KdTree& tree, MemorySpace space);
+
+  // A view for traversal on the backend that owns `space`. The mesh's pointers must live in the
+  // same space as the tree (device pointers for MemorySpace::Cuda).
+  KdTreeView view(const TriangleMeshView& mesh) const;
+
+  MemorySpace space() const { return nodes_.space(); }
+  size_t nodeCount() const { return nodes_.size(); }
+  size_t bytes() const { return nodes_.bytes() + primIndices_.bytes(); }
+  const Bounds3f& bounds() const { return bounds_; }
+
+ private:
+  Buffer<KdNode> nodes_;
+  Buffer<uint32_t> primIndices_;
+  Bounds3f bounds_;
+};
+
+}  // namespace srt

@@ -1,0 +1,260 @@
+// kd-tree format and traversal, shared by every builder (CPU SAH now, GPU later) and both backends.
+//
+// Layout (pbrt-v4's KdTreeAggregate): an array of 8-byte nodes in depth-first order. An interior
+// node's below child is the next node, its above child is stored. A leaf holds its primitive
+// count, and either the one primitive inline or an offset into the primitive index array.
+//
+// Nodes are in depth-first order (a builder that works level by level, like Zhou et al. 2008, ends
+// with a relayout pass). Interior nodes need above > index + 1.
+//
+// Traversal is front-to-back with a fixed per-thread stack of kKdMaxDepth entries: a builder must
+// produce trees with at most kKdMaxDepth interior levels on any root-to-leaf path (the SAH builder
+// enforces it, computeStats() checks it). Hits are accepted in (0, ray.tMax); hits are not clipped
+// to a node's interval, so a triangle in several leaves needs no mailbox. No recursion, no std::.
+#pragma once
+
+#include <cstdint>
+
+#include "primitives/common/host_device.h"
+#include "renderer/core/math.h"
+
+namespace srt {
+
+// Deepest tree any builder may produce; also the traversal stack size (12 bytes per entry).
+constexpr int kKdMaxDepth = 64;
+// Relative widening of the per-node ray intervals, so rounding in the plane distances never culls a
+// child the ray really reaches (hits are not clipped to the interval, so this only costs visits).
+constexpr float kKdIntervalSlack = 1e-5f;
+
+struct KdNode {
+  // Leaf: flags = count << 2 | 3. Interior: flags = aboveChild << 2 | axis.
+  union {
+    float split;
+    uint32_t onePrimitive;
+    uint32_t primitiveOffset;
+  };
+  uint32_t flags;
+
+  SRT_CPU_GPU void initLeaf(uint32_t count, uint32_t primitiveOrOffset) {
+    flags = (count << 2) | 3u;
+    onePrimitive = primitiveOrOffset;  // same storage as primitiveOffset
+  }
+  SRT_CPU_GPU void initInterior(int axis, float pos, uint32_t above) {
+    split = pos;
+    flags = (above << 2) | uint32_t(axis);
+  }
+  SRT_CPU_GPU bool isLeaf() const { return (flags & 3u) == 3u; }
+  SRT_CPU_GPU int axis() const { return int(flags & 3u); }
+  SRT_CPU_GPU uint32_t aboveChild() const { return flags >> 2; }
+  SRT_CPU_GPU uint32_t primitiveCount() const { return flags >> 2; }
+};
+static_assert(sizeof(KdNode) == 8, "KdNode must stay 8 bytes");
+
+// Largest node count / leaf primitive count the 30-bit fields hold.
+constexpr uint32_t kKdMaxField = (1u << 30) - 1;
+
+// Indexed triangles; the pointers may point to host or device memory.
+struct TriangleMeshView {
+  const Vec3f* positions = nullptr;
+  const uint32_t* indices = nullptr;  // 3 per triangle
+  uint32_t triangleCount = 0;
+};
+
+struct KdTreeView {
+  const KdNode* nodes = nullptr;
+  const uint32_t* primIndices = nullptr;
+  Bounds3f bounds;
+  TriangleMeshView mesh;
+};
+
+struct Hit {
+  float t = kInf;
+  uint32_t triangle = ~0u;
+  float b1 = 0, b2 = 0;  // barycentrics of vertices 1 and 2; vertex 0 has 1 - b1 - b2
+};
+
+// a * b - c * d to within an ulp (Kahan's algorithm, pbrt-v4's DifferenceOfProducts). Exactly zero
+// when a * b == c * d, whether or not the compiler contracts to FMA, which plain a * b - c * d is
+// not: contracted, it turns into the rounding error of c * d and degenerate triangles get "hit".
+SRT_CPU_GPU inline float differenceOfProducts(float a, float b, float c, float d) {
+  const float cd = c * d;
+  return fmaf(a, b, -cd) + fmaf(-c, d, cd);
+}
+
+// Watertight ray/triangle test (Woop, Benthin, Wald 2013, as in pbrt-v4): no ray passes between
+// two triangles sharing an edge. Every multiply-add is an explicit fmaf, so the CPU and the GPU
+// compute the same bits whatever the contraction settings. Edge functions that come out exactly
+// zero are redone in double. Returns true for a hit with t in (0, tMax).
+SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, Vec3f p1, Vec3f p2,
+                                          float* tHit, float* b1, float* b2) {
+  // Permute so the ray's largest direction component is z, keeping the winding.
+  const float ax = fabsf(ray.d.x), ay = fabsf(ray.d.y), az = fabsf(ray.d.z);
+  const int kz = ax > ay ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+  int kx = kz + 1 == 3 ? 0 : kz + 1;
+  int ky = kx + 1 == 3 ? 0 : kx + 1;
+  if (ray.d[kz] < 0.f) {
+    const int s = kx;
+    kx = ky;
+    ky = s;
+  }
+  const float sx = ray.d[kx] / ray.d[kz], sy = ray.d[ky] / ray.d[kz], sz = 1.f / ray.d[kz];
+  const Vec3f a = p0 - ray.o, b = p1 - ray.o, c = p2 - ray.o;
+  // Shear so the ray runs along +z through the origin.
+  const float axs = fmaf(-sx, a[kz], a[kx]), ays = fmaf(-sy, a[kz], a[ky]);
+  const float bxs = fmaf(-sx, b[kz], b[kx]), bys = fmaf(-sy, b[kz], b[ky]);
+  const float cxs = fmaf(-sx, c[kz], c[kx]), cys = fmaf(-sy, c[kz], c[ky]);
+  float u = differenceOfProducts(cxs, bys, cys, bxs);  // weight of p0
+  float v = differenceOfProducts(axs, cys, ays, cxs);  // weight of p1
+  float w = differenceOfProducts(bxs, ays, bys, axs);  // weight of p2
+  if (u == 0.f || v == 0.f || w == 0.f) {
+    u = float(double(cxs) * double(bys) - double(cys) * double(bxs));
+    v = float(double(axs) * double(cys) - double(ays) * double(cxs));
+    w = float(double(bxs) * double(ays) - double(bys) * double(axs));
+  }
+  if ((u < 0.f || v < 0.f || w < 0.f) && (u > 0.f || v > 0.f || w > 0.f)) return false;
+  const float det = u + v + w;
+  if (det == 0.f) return false;
+  const float az_ = sz * a[kz], bz_ = sz * b[kz], cz_ = sz * c[kz];
+  const float tScaled = fmaf(u, az_, fmaf(v, bz_, w * cz_));
+  if (det < 0.f && (tScaled >= 0.f || tScaled < tMax * det)) return false;
+  if (det > 0.f && (tScaled <= 0.f || tScaled > tMax * det)) return false;
+  const float inv = 1.f / det;
+  const float t = tScaled * inv;
+  if (!(t > 0.f && t < tMax)) return false;  // also rejects NaN from non-finite input
+  *tHit = t;
+  *b1 = v * inv;
+  *b2 = w * inv;
+  return true;
+}
+
+SRT_CPU_GPU inline bool intersectMeshTriangle(const TriangleMeshView& mesh, uint32_t tri,
+                                              const Ray& ray, float tMax, Hit* hit) {
+  const uint32_t* idx = mesh.indices + 3 * size_t(tri);
+  float t, b1, b2;
+  if (!intersectTriangle(ray, tMax, mesh.positions[idx[0]], mesh.positions[idx[1]],
+                         mesh.positions[idx[2]], &t, &b1, &b2))
+    return false;
+  hit->t = t;
+  hit->triangle = tri;
+  hit->b1 = b1;
+  hit->b2 = b2;
+  return true;
+}
+
+namespace detail {
+
+// Parametric range of the ray inside b, clamped to [0, ray.tMax] and widened by kKdIntervalSlack.
+// Zero direction components are handled explicitly (no 0 * inf).
+SRT_CPU_GPU inline bool clipRayToBounds(const Bounds3f& b, const Ray& ray, float* t0, float* t1) {
+  float tMin = 0.f, tMax = ray.tMax;
+  for (int k = 0; k < 3; ++k) {
+    const float o = ray.o[k], d = ray.d[k];
+    if (d == 0.f) {
+      if (o < b.lo[k] || o > b.hi[k]) return false;
+      continue;
+    }
+    const float inv = 1.f / d;
+    float tNear = (b.lo[k] - o) * inv, tFar = (b.hi[k] - o) * inv;
+    if (tNear > tFar) {
+      const float s = tNear;
+      tNear = tFar;
+      tFar = s;
+    }
+    tMin = fmaxf(tMin, tNear * (1.f - kKdIntervalSlack));
+    tMax = fminf(tMax, tFar * (1.f + kKdIntervalSlack));
+  }
+  if (!(tMin <= tMax)) return false;
+  *t0 = tMin;
+  *t1 = tMax;
+  return true;
+}
+
+struct KdStackEntry {
+  uint32_t node;
+  float tMin, tMax;
+};
+
+// Front-to-back traversal; kAnyHit stops at the first hit in (0, ray.tMax).
+template <bool kAnyHit>
+SRT_CPU_GPU inline bool traverseKdTree(const KdTreeView& tree, const Ray& ray, Hit* hit) {
+  float tMin, tMax;
+  if (tree.nodes == nullptr || !clipRayToBounds(tree.bounds, ray, &tMin, &tMax)) return false;
+  const Vec3f invDir(1.f / ray.d.x, 1.f / ray.d.y, 1.f / ray.d.z);
+  float closest = ray.tMax;
+  bool found = false;
+  KdStackEntry stack[kKdMaxDepth];
+  int top = 0;
+  uint32_t index = 0;
+  for (;;) {
+    const KdNode node = tree.nodes[index];
+    // A hit before this node's interval is closer than anything the node holds: skip it (not
+    // break: the slack lets a later stack entry start a little before this one).
+    if (closest < tMin) {
+      // fall through to the pop below
+    } else if (!node.isLeaf()) {
+      const int axis = node.axis();
+      const float split = node.split, o = ray.o[axis], d = ray.d[axis];
+      const uint32_t below = index + 1, above = node.aboveChild();
+      if (d == 0.f) {  // parallel to the plane: the side holding the origin, both if on it
+        if (o < split) {
+          index = below;
+        } else if (o > split) {
+          index = above;
+        } else {
+          if (top < kKdMaxDepth) stack[top++] = {above, tMin, tMax};
+          index = below;
+        }
+        continue;
+      }
+      const float tPlane = (split - o) * invDir[axis];
+      const bool belowFirst = o < split || (o == split && d < 0.f);
+      const uint32_t first = belowFirst ? below : above, second = belowFirst ? above : below;
+      if (tPlane <= 0.f || tPlane > tMax * (1.f + kKdIntervalSlack)) {
+        index = first;
+      } else if (tPlane < tMin * (1.f - kKdIntervalSlack)) {
+        index = second;
+      } else {
+        if (top < kKdMaxDepth)
+          stack[top++] = {second, fmaxf(tMin, tPlane * (1.f - kKdIntervalSlack)), tMax};
+        index = first;
+        tMax = fminf(tMax, tPlane * (1.f + kKdIntervalSlack));
+      }
+      continue;
+    } else {
+      const uint32_t count = node.primitiveCount();
+      for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t tri =
+            count == 1 ? node.onePrimitive : tree.primIndices[node.primitiveOffset + i];
+        if (intersectMeshTriangle(tree.mesh, tri, ray, closest, hit)) {
+          if (kAnyHit) return true;
+          closest = hit->t;
+          found = true;
+        }
+      }
+    }
+    if (top == 0) break;
+    --top;
+    index = stack[top].node;
+    tMin = stack[top].tMin;
+    tMax = stack[top].tMax;
+  }
+  return found;
+}
+
+}  // namespace detail
+
+// Closest hit in (0, ray.tMax); *hit is written only when this returns true.
+SRT_CPU_GPU inline bool intersectClosest(const KdTreeView& tree, const Ray& ray, Hit* hit) {
+  Hit h;
+  if (!detail::traverseKdTree<false>(tree, ray, &h)) return false;
+  *hit = h;
+  return true;
+}
+
+// Whether anything blocks the ray in (0, ray.tMax) (shadow rays).
+SRT_CPU_GPU inline bool intersectAny(const KdTreeView& tree, const Ray& ray) {
+  Hit h;
+  return detail::traverseKdTree<true>(tree, ray, &h);
+}
+
+}  // namespace srt

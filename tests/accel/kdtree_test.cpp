@@ -1,0 +1,347 @@
+// The CPU SAH kd-tree against brute force: real scenes and synthetic edge cases, several ray
+// families each; tree structure and statistics; bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+
+#include "renderer/accel/device_kdtree.h"
+#include "renderer/accel/kdtree_build_sah.h"
+#include "tests/accel/kdtree_test_util.h"
+
+namespace srt::test {
+namespace {
+
+KdTreeView hostView(const KdTree& tree, const TriangleMeshView& mesh) {
+  KdTreeView v;
+  v.nodes = tree.nodes.data();
+  v.primIndices = tree.primIndices.data();
+  v.bounds = tree.bounds;
+  v.mesh = mesh;
+  return v;
+}
+
+// Closest and any hit for every ray family; returns the number of disagreements (reported).
+size_t compareWithBruteForce(const TestMesh& mesh, const KdTree& tree, size_t raysPerFamily,
+                             uint64_t seed) {
+  const TriangleMeshView mv = mesh.view();
+  const KdTreeView kv = hostView(tree, mv);
+  size_t total = 0;
+  for (RayFamily family : kAllRayFamilies) {
+    const std::vector<Ray> rays = makeRays(mesh, family, raysPerFamily, seed + size_t(family));
+    std::vector<uint8_t> bad(rays.size(), 0);
+    size_t hits = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : hits)
+    for (size_t i = 0; i < rays.size(); ++i) {
+      Hit ref, got;
+      const bool refHit = bruteClosest(mv, rays[i], &ref);
+      const bool gotHit = intersectClosest(kv, rays[i], &got);
+      hits += refHit;
+      if (!sameClosest(refHit, ref, gotHit, got)) bad[i] = 1;
+      if (bruteAny(mv, rays[i]) != intersectAny(kv, rays[i])) bad[i] |= 2;
+      if (gotHit && !(got.b1 >= 0 && got.b2 >= 0 && got.b1 + got.b2 <= 1.0001f)) bad[i] |= 4;
+    }
+    size_t shown = 0, count = 0;
+    for (size_t i = 0; i < rays.size(); ++i) {
+      if (!bad[i]) continue;
+      ++count;
+      if (shown++ < 5) {
+        Hit ref, got;
+        const bool refHit = bruteClosest(mv, rays[i], &ref);
+        const bool gotHit = intersectClosest(kv, rays[i], &got);
+        ADD_FAILURE() << mesh.name << " " << toString(family) << " ray " << i << " (flags "
+                      << int(bad[i]) << "): brute " << describe(rays[i], refHit, ref)
+                      << " | kd-tree "
+                      << (gotHit ? "hit tri " + std::to_string(got.triangle) +
+                                       " t=" + std::to_string(got.t)
+                                 : std::string("miss"))
+                      << " any(brute)=" << bruteAny(mv, rays[i])
+                      << " any(kd)=" << intersectAny(kv, rays[i]);
+      }
+    }
+    // A family where nothing hits would test nothing (except on the empty mesh).
+    if (mesh.triangleCount() > 0 && family != RayFamily::ShortRays) {
+      EXPECT_GT(hits, 0u) << mesh.name << " " << toString(family);
+    }
+    total += count;
+  }
+  return total;
+}
+
+// Tree shape and statistics agree with each other and with the mesh.
+void checkStructure(const TestMesh& mesh, const KdTree& tree, const KdBuildOptions& options) {
+  const KdTreeStats s = computeStats(tree, options);
+  ASSERT_EQ(s.nodes, tree.nodes.size()) << mesh.name << ": nodes unreachable from the root";
+  EXPECT_EQ(s.leaves, (s.nodes + 1) / 2) << mesh.name << ": a binary tree has one more leaf";
+  EXPECT_LE(s.emptyLeaves, s.leaves);
+  EXPECT_LE(s.maxDepth, size_t(kKdMaxDepth));
+  if (options.maxDepth > 0) {
+    EXPECT_LE(s.maxDepth, size_t(options.maxDepth));
+  }
+  // Referenced triangles: in range, every finite triangle at least once, each overlapping its
+  // leaf's box.
+  std::vector<uint8_t> seen(mesh.triangleCount(), 0);
+  size_t refs = 0, nonEmpty = 0;
+  const float tol = 1e-5f * (1.f + maxComponent(max(tree.bounds.hi, -tree.bounds.lo)));
+  struct Item {
+    uint32_t node;
+    Bounds3f box;
+  };
+  std::vector<Item> stack{{0, tree.bounds}};
+  while (!stack.empty()) {
+    const Item it = stack.back();
+    stack.pop_back();
+    const KdNode& n = tree.nodes[it.node];
+    if (!n.isLeaf()) {
+      EXPECT_GE(n.split, it.box.lo[n.axis()]);
+      EXPECT_LE(n.split, it.box.hi[n.axis()]);
+      Bounds3f lo = it.box, hi = it.box;
+      lo.hi[n.axis()] = hi.lo[n.axis()] = n.split;
+      stack.push_back({n.aboveChild(), hi});
+      stack.push_back({it.node + 1, lo});
+      continue;
+    }
+    const uint32_t c = n.primitiveCount();
+    refs += c;
+    nonEmpty += c > 0;
+    for (uint32_t i = 0; i < c; ++i) {
+      const uint32_t tri = c == 1 ? n.onePrimitive : tree.primIndices[n.primitiveOffset + i];
+      ASSERT_LT(tri, mesh.triangleCount()) << mesh.name;
+      seen[tri] = 1;
+      Bounds3f tb;
+      for (int k = 0; k < 3; ++k) tb.extend(mesh.positions[mesh.indices[3 * tri + k]]);
+      for (int k = 0; k < 3; ++k)
+        EXPECT_TRUE(tb.lo[k] <= it.box.hi[k] + tol && tb.hi[k] >= it.box.lo[k] - tol)
+            << mesh.name << ": triangle " << tri << " outside its leaf " << it.node;
+    }
+  }
+  EXPECT_EQ(refs, s.primReferences);
+  if (nonEmpty) {
+    EXPECT_DOUBLE_EQ(s.avgPrimsPerLeaf, double(refs) / double(nonEmpty));
+  }
+  for (uint32_t t = 0; t < mesh.triangleCount(); ++t) {
+    bool finiteTri = true;
+    for (int k = 0; k < 3; ++k) {
+      const Vec3f p = mesh.positions[mesh.indices[3 * t + k]];
+      finiteTri = finiteTri && std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+    }
+    EXPECT_EQ(bool(seen[t]), finiteTri) << mesh.name << ": triangle " << t;
+  }
+}
+
+void buildCheckAndTrace(const TestMesh& mesh, size_t raysPerFamily,
+                        const KdBuildOptions& opt = {}) {
+  const KdTree tree = buildKdTreeSah(mesh.view(), opt);
+  checkStructure(mesh, tree, opt);
+  EXPECT_EQ(compareWithBruteForce(mesh, tree, raysPerFamily, 1234), 0u) << mesh.name;
+}
+
+// Scenes load once per process; nullptr when the folder is absent.
+const TestMesh* sceneMesh(const std::string& relative) {
+  static std::map<std::string, std::unique_ptr<TestMesh>> cache;
+  auto it = cache.find(relative);
+  if (it != cache.end()) return it->second.get();
+  const std::string path = testScenePath(relative);
+  std::unique_ptr<TestMesh> mesh;
+  if (!path.empty()) mesh = std::make_unique<TestMesh>(loadObjMesh(path));
+  return (cache[relative] = std::move(mesh)).get();
+}
+
+#define SRT_SCENE_OR_SKIP(var, rel)                                         \
+  const TestMesh* var = sceneMesh(rel);                                     \
+  if (!var)                                                                 \
+  GTEST_SKIP() << "scene " << rel << " not found under " << testScenesDir() \
+               << " (unpack ../shared/scenes at configure time)"
+
+TEST(KdTreeSynthetic, EmptyMesh) {
+  const TestMesh mesh = emptyMesh();
+  const KdTree tree = buildKdTreeSah(mesh.view());
+  ASSERT_EQ(tree.nodes.size(), 1u);
+  EXPECT_TRUE(tree.nodes[0].isLeaf());
+  EXPECT_EQ(tree.nodes[0].primitiveCount(), 0u);
+  const KdTreeStats s = computeStats(tree);
+  EXPECT_EQ(s.leaves, 1u);
+  EXPECT_EQ(s.emptyLeaves, 1u);
+  EXPECT_EQ(compareWithBruteForce(mesh, tree, 200, 1), 0u);
+  Hit h;
+  EXPECT_FALSE(intersectClosest(hostView(tree, mesh.view()), Ray{{0, 0, 0}, {0, 0, 1}}, &h));
+}
+
+TEST(KdTreeSynthetic, OneTriangle) {
+  const TestMesh mesh = oneTriangle();
+  buildCheckAndTrace(mesh, 2000);
+  const KdTree tree = buildKdTreeSah(mesh.view());
+  Hit h;
+  ASSERT_TRUE(intersectClosest(hostView(tree, mesh.view()), Ray{{0, 0, 5}, {0, 0, -1}}, &h));
+  EXPECT_EQ(h.triangle, 0u);
+  // The hit point rebuilt from the barycentrics lies on the ray.
+  const Vec3f p =
+      mesh.positions[0] * (1 - h.b1 - h.b2) + mesh.positions[1] * h.b1 + mesh.positions[2] * h.b2;
+  EXPECT_NEAR(p.x, 0.f, 1e-5f);
+  EXPECT_NEAR(p.y, 0.f, 1e-5f);
+  EXPECT_NEAR(p.z, 5.f - h.t, 1e-5f);
+  // Occlusion is limited to (0, tMax).
+  EXPECT_TRUE(intersectAny(hostView(tree, mesh.view()), Ray{{0, 0, 5}, {0, 0, -1}, h.t * 1.01f}));
+  EXPECT_FALSE(intersectAny(hostView(tree, mesh.view()), Ray{{0, 0, 5}, {0, 0, -1}, h.t * 0.99f}));
+  EXPECT_FALSE(intersectAny(hostView(tree, mesh.view()), Ray{{0, 0, 5}, {0, 0, 1}}));
+}
+
+TEST(KdTreeSynthetic, DegenerateTriangles) {
+  buildCheckAndTrace(degenerateTriangles(), 2000);
+}
+
+TEST(KdTreeSynthetic, CoplanarTriangles) {
+  buildCheckAndTrace(coplanarTriangles(), 1000);
+}
+
+TEST(KdTreeSynthetic, AllInOneAxisPlane) {
+  const TestMesh mesh = axisPlaneTriangles();
+  buildCheckAndTrace(mesh, 1000);
+  const KdTree tree = buildKdTreeSah(mesh.view());
+  EXPECT_EQ(tree.bounds.lo.z, 0.25f);  // flat triangles keep a flat box (planar events)
+  EXPECT_EQ(tree.bounds.hi.z, 0.25f);
+  EXPECT_GT(tree.nodes.size(), 1u) << "a grid in a plane still splits along x and y";
+  // Rays inside the plane never hit it; rays through it always do.
+  const KdTreeView v = hostView(tree, mesh.view());
+  EXPECT_FALSE(intersectAny(v, Ray{{-1, 0.3f, 0.25f}, {1, 0, 0}}));
+  Hit h;
+  ASSERT_TRUE(intersectClosest(v, Ray{{0.5f, 0.3f, 1}, {0, 0, -1}}, &h));
+  EXPECT_FLOAT_EQ(h.t, 0.75f);
+}
+
+// Rays aimed at points of interior edges and vertices of a closed grid always hit it: no ray
+// slips between two triangles that share an edge.
+TEST(KdTreeSynthetic, WatertightOnSharedEdges) {
+  for (const TestMesh& mesh : {coplanarTriangles(), axisPlaneTriangles()}) {
+    const KdTree tree = buildKdTreeSah(mesh.view());
+    const KdTreeView v = hostView(tree, mesh.view());
+    const Bounds3f b = mesh.bounds();
+    const Vec3f c = b.center();
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<float> u01(0.f, 1.f);
+    size_t misses = 0, tested = 0;
+    for (uint32_t tri = 0; tri < mesh.triangleCount(); tri += 7) {
+      const Vec3f a = mesh.positions[mesh.indices[3 * tri]];
+      const Vec3f e = mesh.positions[mesh.indices[3 * tri + 1 + tri % 2]];
+      const Vec3f target = a + (e - a) * (tri % 3 == 0 ? 0.f : u01(rng));
+      if (length(target - c) > 0.3f) continue;  // both grids reach at least 0.35 from c
+      for (int k = 0; k < 8; ++k) {
+        const Vec3f o = c + Vec3f(u01(rng) - 0.5f, u01(rng) - 0.5f, u01(rng) + 0.5f) * 3.f;
+        const Ray ray{o, normalize(target - o)};
+        Hit h;
+        ++tested;
+        misses += !intersectClosest(v, ray, &h);
+      }
+    }
+    EXPECT_GT(tested, 100u) << mesh.name;
+    EXPECT_EQ(misses, 0u) << mesh.name << ": rays slipped through shared edges";
+  }
+}
+
+TEST(KdTreeSynthetic, DepthLimitIsHonoured) {
+  KdBuildOptions opt;
+  opt.maxDepth = 3;
+  buildCheckAndTrace(coplanarTriangles(), 500, opt);
+  opt.maxDepth = 1;
+  buildCheckAndTrace(degenerateTriangles(), 500, opt);
+}
+
+TEST(KdTreeBuild, RejectsBadOptions) {
+  const TestMesh mesh = oneTriangle();
+  KdBuildOptions opt;
+  opt.maxDepth = kKdMaxDepth + 1;
+  EXPECT_THROW(buildKdTreeSah(mesh.view(), opt), std::invalid_argument);
+  opt = {};
+  opt.emptyBonus = 1.f;
+  EXPECT_THROW(buildKdTreeSah(mesh.view(), opt), std::invalid_argument);
+  opt = {};
+  opt.intersectCost = 0.f;
+  EXPECT_THROW(buildKdTreeSah(mesh.view(), opt), std::invalid_argument);
+  TriangleMeshView noData;
+  noData.triangleCount = 5;
+  EXPECT_THROW(buildKdTreeSah(noData), std::invalid_argument);
+}
+
+TEST(KdTreeStats, RejectsMalformedTree) {
+  KdTree tree;
+  tree.bounds = {Vec3f(0.f), Vec3f(1.f)};
+  tree.nodes.resize(2);
+  tree.nodes[0].initInterior(0, 0.5f, 7);  // above child past the end
+  tree.nodes[1].initLeaf(0, 0);
+  EXPECT_THROW(computeStats(tree), std::invalid_argument);
+  tree.nodes[0].initLeaf(3, 10);  // offset past the primitive array
+  EXPECT_THROW(computeStats(tree), std::invalid_argument);
+}
+
+TEST(KdTreeBuild, SerialAndParallelBuildsAgree) {
+  SRT_SCENE_OR_SKIP(mesh, "teapot/teapot.obj");
+  KdBuildOptions serial;
+  serial.parallelDepth = 0;
+  const KdTree a = buildKdTreeSah(mesh->view(), serial), b = buildKdTreeSah(mesh->view());
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  ASSERT_EQ(a.primIndices, b.primIndices);
+  for (size_t i = 0; i < a.nodes.size(); ++i)
+    ASSERT_TRUE(a.nodes[i].flags == b.nodes[i].flags &&
+                a.nodes[i].onePrimitive == b.nodes[i].onePrimitive)
+        << "node " << i;
+}
+
+TEST(KdTreeBuild, HostDeviceKdTreeTracesLikeTheTree) {
+  SRT_SCENE_OR_SKIP(mesh, "teapot/teapot.obj");
+  const KdTree tree = buildKdTreeSah(mesh->view());
+  const DeviceKdTree host(tree, MemorySpace::Host);
+  EXPECT_EQ(host.nodeCount(), tree.nodes.size());
+  const KdTreeView a = hostView(tree, mesh->view()), b = host.view(mesh->view());
+  for (const Ray& r : makeRays(*mesh, RayFamily::Outside, 500, 5)) {
+    Hit ha, hb;
+    const bool hitA = intersectClosest(a, r, &ha), hitB = intersectClosest(b, r, &hb);
+    ASSERT_EQ(hitA, hitB);
+    if (hitA) {
+      EXPECT_EQ(ha.triangle, hb.triangle);
+    }
+  }
+}
+
+TEST(KdTreeScenes, CornellBoxes) {
+  for (const char* name : {"Original", "Empty-CO", "Mirror", "Sphere", "Glossy", "Water"}) {
+    const std::string rel = std::string("cornell-box/CornellBox-") + name + ".obj";
+    SRT_SCENE_OR_SKIP(mesh, rel);
+    SCOPED_TRACE(rel);
+    buildCheckAndTrace(*mesh, 400);
+    // Below one leaf's cost; a box of 12 big triangles may rightly stay one leaf.
+    const KdTreeStats s = computeStats(buildKdTreeSah(mesh->view()));
+    if (mesh->triangleCount() >= 100) {
+      EXPECT_LT(s.sahCost, 20.0 * mesh->triangleCount()) << "worse than one leaf";
+    } else {
+      EXPECT_LE(s.sahCost, 20.0 * mesh->triangleCount()) << "worse than one leaf";
+    }
+  }
+}
+
+TEST(KdTreeScenes, Teapot) {
+  SRT_SCENE_OR_SKIP(mesh, "teapot/teapot.obj");
+  buildCheckAndTrace(*mesh, 500);
+  const KdTreeStats s = computeStats(buildKdTreeSah(mesh->view()));
+  EXPECT_LT(s.sahCost, 20.0 * mesh->triangleCount()) << "worse than one leaf";
+}
+
+TEST(KdTreeScenes, ConferenceRoom) {
+  SRT_SCENE_OR_SKIP(mesh, "conference-room/conference.obj");
+  const KdBuildOptions opt;
+  const KdTree tree = buildKdTreeSah(mesh->view(), opt);
+  const KdTreeStats s = computeStats(tree, opt);
+  std::cout << "[ conference ] " << mesh->triangleCount() << " triangles: build " << s.buildSeconds
+            << " s, " << s.nodes << " nodes, " << s.leaves << " leaves (" << s.emptyLeaves
+            << " empty), max depth " << s.maxDepth << ", " << s.avgPrimsPerLeaf
+            << " triangles per non-empty leaf, " << s.primReferences << " references, SAH cost "
+            << s.sahCost << " (one leaf: " << opt.intersectCost * mesh->triangleCount() << ")\n";
+  EXPECT_LT(s.sahCost, opt.intersectCost * double(mesh->triangleCount()));
+  checkStructure(*mesh, tree, opt);
+  EXPECT_EQ(compareWithBruteForce(*mesh, tree, 200, 99), 0u);
+}
+
+}  // namespace
+}  // namespace srt::test

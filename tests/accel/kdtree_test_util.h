@@ -1,0 +1,54 @@
+// Shared by the kd-tree tests: meshes (OBJ scenes through tinyobjloader, synthetic cases), ray
+// families that stress traversal, and brute-force references.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "renderer/accel/kdtree.h"
+
+namespace srt::test {
+
+struct TestMesh {
+  std::string name;
+  std::vector<Vec3f> positions;
+  std::vector<uint32_t> indices;
+  uint32_t triangleCount() const { return uint32_t(indices.size() / 3); }
+  TriangleMeshView view() const;
+  Bounds3f bounds() const;  // of the finite vertices
+  void addTriangle(Vec3f a, Vec3f b, Vec3f c);
+};
+
+// SRT_TEST_SCENES_DIR from the environment if set, else the compile definition.
+std::string testScenesDir();
+// Path of a file under testScenesDir(), or "" when it is not there.
+std::string testScenePath(const std::string& relative);
+// All shapes of an OBJ file, triangulated. Throws std::runtime_error naming the file.
+TestMesh loadObjMesh(const std::string& path);
+
+// Synthetic cases.
+TestMesh emptyMesh();
+TestMesh oneTriangle();
+TestMesh degenerateTriangles();  // zero-area, collinear, point and NaN triangles among good ones
+TestMesh coplanarTriangles();    // a tilted grid, every triangle twice
+TestMesh axisPlaneTriangles();   // a grid in the plane z = 0.25, perpendicular to z
+
+enum class RayFamily { Inside, Outside, AxisParallel, Grazing, ShortRays };
+constexpr RayFamily kAllRayFamilies[] = {RayFamily::Inside, RayFamily::Outside,
+                                         RayFamily::AxisParallel, RayFamily::Grazing,
+                                         RayFamily::ShortRays};
+const char* toString(RayFamily f);
+// n rays of one family, seeded: origins inside / outside the bounds, axis-parallel rays whose
+// origins sit on vertex coordinates, rays aimed at edges and vertices or running along edges,
+// and rays with a finite tMax.
+std::vector<Ray> makeRays(const TestMesh& mesh, RayFamily family, size_t n, uint64_t seed);
+
+bool bruteClosest(const TriangleMeshView& mesh, const Ray& ray, Hit* hit);
+bool bruteAny(const TriangleMeshView& mesh, const Ray& ray);
+
+// The brief's criterion: both miss, or both hit the same triangle or at t within 1e-4 relative.
+bool sameClosest(bool hitA, const Hit& a, bool hitB, const Hit& b);
+std::string describe(const Ray& r, bool hit, const Hit& h);
+
+}  // namespace srt::test
