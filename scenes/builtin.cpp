@@ -58,22 +58,30 @@ void cornellRoom(Scene& s) {
   const uint32_t green = addMaterial(s, "green", {0.14f, 0.45f, 0.091f});
   const uint32_t light = addMaterial(s, "light", {0.78f, 0.78f, 0.78f}, {17.f, 12.f, 4.f});
   const Vec3f inside{278.f, 274.4f, 279.6f};
-  addMesh(s, orientedQuad({552.8f, 0, 0}, {0, 0, 0}, {0, 0, 559.2f}, {549.6f, 0, 559.2f}, inside, white),
-          "floor");
-  addMesh(s, orientedQuad({556.f, 548.8f, 0}, {556.f, 548.8f, 559.2f}, {0, 548.8f, 559.2f},
-                          {0, 548.8f, 0}, inside, white),
+  addMesh(
+      s,
+      orientedQuad({552.8f, 0, 0}, {0, 0, 0}, {0, 0, 559.2f}, {549.6f, 0, 559.2f}, inside, white),
+      "floor");
+  addMesh(s,
+          orientedQuad({556.f, 548.8f, 0}, {556.f, 548.8f, 559.2f}, {0, 548.8f, 559.2f},
+                       {0, 548.8f, 0}, inside, white),
           "ceiling");
-  addMesh(s, orientedQuad({549.6f, 0, 559.2f}, {0, 0, 559.2f}, {0, 548.8f, 559.2f},
-                          {556.f, 548.8f, 559.2f}, inside, white),
+  addMesh(s,
+          orientedQuad({549.6f, 0, 559.2f}, {0, 0, 559.2f}, {0, 548.8f, 559.2f},
+                       {556.f, 548.8f, 559.2f}, inside, white),
           "back wall");
-  addMesh(s, orientedQuad({0, 0, 559.2f}, {0, 0, 0}, {0, 548.8f, 0}, {0, 548.8f, 559.2f}, inside, green),
-          "right wall (green)");
-  addMesh(s, orientedQuad({552.8f, 0, 0}, {549.6f, 0, 559.2f}, {556.f, 548.8f, 559.2f},
-                          {556.f, 548.8f, 0}, inside, red),
+  addMesh(
+      s,
+      orientedQuad({0, 0, 559.2f}, {0, 0, 0}, {0, 548.8f, 0}, {0, 548.8f, 559.2f}, inside, green),
+      "right wall (green)");
+  addMesh(s,
+          orientedQuad({552.8f, 0, 0}, {549.6f, 0, 559.2f}, {556.f, 548.8f, 559.2f},
+                       {556.f, 548.8f, 0}, inside, red),
           "left wall (red)");
   // The published light is at the ceiling height; 0.1 mm lower keeps it from z-fighting.
-  addMesh(s, orientedQuad({343.f, 548.7f, 227.f}, {343.f, 548.7f, 332.f}, {213.f, 548.7f, 332.f},
-                          {213.f, 548.7f, 227.f}, {278.f, 0.f, 279.5f}, light),
+  addMesh(s,
+          orientedQuad({343.f, 548.7f, 227.f}, {343.f, 548.7f, 332.f}, {213.f, 548.7f, 332.f},
+                       {213.f, 548.7f, 227.f}, {278.f, 0.f, 279.5f}, light),
           "light");
   Camera c;
   c.position = {278.f, 273.f, -800.f};
@@ -89,10 +97,10 @@ Scene cornell() {
   s.name = "cornell";
   cornellRoom(s);
   const uint32_t white = 0;
-  const Vec3f shortTop[4] = {{130.f, 165.f, 65.f}, {82.f, 165.f, 225.f}, {240.f, 165.f, 272.f},
-                             {290.f, 165.f, 114.f}};
-  const Vec3f tallTop[4] = {{423.f, 330.f, 247.f}, {265.f, 330.f, 296.f}, {314.f, 330.f, 456.f},
-                            {472.f, 330.f, 406.f}};
+  const Vec3f shortTop[4] = {
+      {130.f, 165.f, 65.f}, {82.f, 165.f, 225.f}, {240.f, 165.f, 272.f}, {290.f, 165.f, 114.f}};
+  const Vec3f tallTop[4] = {
+      {423.f, 330.f, 247.f}, {265.f, 330.f, 296.f}, {314.f, 330.f, 456.f}, {472.f, 330.f, 406.f}};
   addMesh(s, block(shortTop, 165.f, white), "short block");
   addMesh(s, block(tallTop, 330.f, white), "tall block");
   return s;

@@ -45,8 +45,8 @@ int loadTexture(Scene& scene, const std::string& path, const std::string& refere
   int width = 0, height = 0, channels = 0;
   stbi_uc* data = stbi_load(path.c_str(), &width, &height, &channels, 3);
   if (!data) {
-    std::cerr << "warning: " << referencedFrom << ": texture '" << path
-              << "' not loaded (" << stbi_failure_reason() << "); using the diffuse colour\n";
+    std::cerr << "warning: " << referencedFrom << ": texture '" << path << "' not loaded ("
+              << stbi_failure_reason() << "); using the diffuse colour\n";
     return -1;
   }
   std::unique_ptr<stbi_uc, decltype(&stbi_image_free)> owner(data, &stbi_image_free);
@@ -97,7 +97,8 @@ void validateScene(const Scene& scene, const std::string& source) {
   if (scene.triangleCount() == 0) fail("the scene has no triangles (empty mesh)");
   for (size_t mi = 0; mi < scene.meshes.size(); ++mi) {
     const Mesh& m = scene.meshes[mi];
-    const std::string name = "mesh " + std::to_string(mi) + (m.name.empty() ? "" : " '" + m.name + "'");
+    const std::string name =
+        "mesh " + std::to_string(mi) + (m.name.empty() ? "" : " '" + m.name + "'");
     if (m.indices.size() % 3 != 0) fail(name + ": index count is not a multiple of 3");
     if (m.materialIds.size() != m.triangleCount())
       fail(name + ": " + std::to_string(m.materialIds.size()) + " material ids for " +
@@ -132,12 +133,14 @@ Scene loadScene(const std::string& nameOrPath) {
     if (name == nameOrPath) return builtinScene(name);
   const std::string ext = detail::lowerExtension(nameOrPath);
   static const char* assimpExts[] = {".ply", ".gltf", ".glb", ".fbx", ".dae", ".stl"};
-  const bool assimp = std::find(std::begin(assimpExts), std::end(assimpExts), ext) != std::end(assimpExts);
+  const bool assimp =
+      std::find(std::begin(assimpExts), std::end(assimpExts), ext) != std::end(assimpExts);
   if (ext != ".obj" && ext != ".json" && !assimp) {
     std::string names;
     for (const std::string& n : builtinSceneNames()) names += " " + n;
-    throw SceneError("'" + nameOrPath + "' is neither a built-in scene (" + names.substr(1) +
-                     ") nor a file with a known extension (.obj .json .ply .gltf .glb .fbx .dae .stl)");
+    throw SceneError(
+        "'" + nameOrPath + "' is neither a built-in scene (" + names.substr(1) +
+        ") nor a file with a known extension (.obj .json .ply .gltf .glb .fbx .dae .stl)");
   }
   struct stat st;
   if (stat(nameOrPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))

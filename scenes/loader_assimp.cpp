@@ -48,7 +48,8 @@ Material toMaterial(const aiMaterial* a, Scene& scene, const std::string& folder
     std::string file = tex.C_Str();
     for (char& c : file)
       if (c == '\\') c = '/';
-    m.kdTexture = loadTexture(scene, resolveRelative(folder, file), path + " (material '" + m.name + "')");
+    m.kdTexture =
+        loadTexture(scene, resolveRelative(folder, file), path + " (material '" + m.name + "')");
     if (m.kdTexture >= 0) m.kd = {1.f, 1.f, 1.f};
   }
   return m;
@@ -59,11 +60,12 @@ Material toMaterial(const aiMaterial* a, Scene& scene, const std::string& folder
 Scene loadAssimp(const std::string& path) {
   Assimp::Importer importer;
   // Points and lines are dropped: they carry no surface.
-  importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-  const aiScene* ai = importer.ReadFile(
-      path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_GenSmoothNormals |
-                aiProcess_PreTransformVertices | aiProcess_SortByPType |
-                aiProcess_ValidateDataStructure);
+  importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
+                              aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+  const aiScene* ai =
+      importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                                  aiProcess_GenSmoothNormals | aiProcess_PreTransformVertices |
+                                  aiProcess_SortByPType | aiProcess_ValidateDataStructure);
   if (!ai || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !ai->mRootNode)
     throw SceneError(path + ": cannot import: " + importer.GetErrorString());
 
@@ -95,7 +97,8 @@ Scene loadAssimp(const std::string& path) {
         mesh.uvs.push_back({t.x, t.y});
       }
     }
-    const uint32_t material = src->mMaterialIndex < scene.materials.size() ? src->mMaterialIndex : 0;
+    const uint32_t material =
+        src->mMaterialIndex < scene.materials.size() ? src->mMaterialIndex : 0;
     for (unsigned f = 0; f < src->mNumFaces; ++f) {
       const aiFace& face = src->mFaces[f];
       if (face.mNumIndices != 3) continue;

@@ -98,8 +98,9 @@ Scene JsonScene::load() {
     throw SceneError(path_ + ":" + std::to_string(line) + ":" + std::to_string(column) +
                      ": malformed JSON: " + reason);
   }
-  checkKeys(root, "scene", {"name", "comment", "include_builtin", "camera", "environment",
-                            "lights", "materials", "objects"});
+  checkKeys(root, "scene",
+            {"name", "comment", "include_builtin", "camera", "environment", "lights", "materials",
+             "objects"});
   if (root.contains("include_builtin")) {
     const std::string name = string(root["include_builtin"], "include_builtin");
     try {
@@ -110,7 +111,8 @@ Scene JsonScene::load() {
   }
   scene_.name = root.contains("name") ? string(root["name"], "name") : path_;
   if (root.contains("camera")) readCamera(root["camera"]);
-  if (root.contains("environment")) scene_.environment = vec3(root["environment"], "environment", true);
+  if (root.contains("environment"))
+    scene_.environment = vec3(root["environment"], "environment", true);
   if (root.contains("lights")) readLights(root["lights"]);
   if (root.contains("materials")) readMaterials(root["materials"]);
   if (root.contains("objects")) {
@@ -146,7 +148,8 @@ void JsonScene::readLights(const json& j) {
     checkKeys(j[i], where, {"type", "position", "intensity"});
     const std::string type = j[i].contains("type") ? string(j[i]["type"], where + ".type") : "";
     if (type != "point")
-      fail(where + ".type", "unknown light type '" + type + "' (supported: point)", "\"" + type + "\"");
+      fail(where + ".type", "unknown light type '" + type + "' (supported: point)",
+           "\"" + type + "\"");
     if (!j[i].contains("position") || !j[i].contains("intensity"))
       fail(where, "a point light needs 'position' and 'intensity'");
     scene_.pointLights.push_back({vec3(j[i]["position"], where + ".position"),
@@ -163,14 +166,20 @@ void JsonScene::readMaterials(const json& j) {
     Material mat;
     mat.name = name;
     const std::string type = m.contains("type") ? string(m["type"], where + ".type") : "diffuse";
-    if (type == "diffuse") mat.type = MaterialType::Diffuse;
-    else if (type == "glossy") mat.type = MaterialType::Glossy;
-    else if (type == "dielectric") mat.type = MaterialType::Dielectric;
-    else if (type == "mirror") mat.type = MaterialType::Mirror;
+    if (type == "diffuse")
+      mat.type = MaterialType::Diffuse;
+    else if (type == "glossy")
+      mat.type = MaterialType::Glossy;
+    else if (type == "dielectric")
+      mat.type = MaterialType::Dielectric;
+    else if (type == "mirror")
+      mat.type = MaterialType::Mirror;
     else
-      fail(where + ".type", "unknown material type '" + type +
-                                "' (expected diffuse, glossy, dielectric or mirror)", "\"" + type + "\"");
-    if (mat.type == MaterialType::Mirror || mat.type == MaterialType::Dielectric) mat.ks = Vec3f(1.f);
+      fail(where + ".type",
+           "unknown material type '" + type + "' (expected diffuse, glossy, dielectric or mirror)",
+           "\"" + type + "\"");
+    if (mat.type == MaterialType::Mirror || mat.type == MaterialType::Dielectric)
+      mat.ks = Vec3f(1.f);
     if (m.contains("kd")) mat.kd = vec3(m["kd"], where + ".kd", true);
     if (m.contains("ks")) mat.ks = vec3(m["ks"], where + ".ks", true);
     if (m.contains("ke")) mat.ke = vec3(m["ke"], where + ".ke", true);
@@ -184,8 +193,10 @@ void JsonScene::readMaterials(const json& j) {
     // A name already defined (e.g. by include_builtin) is redefined in place.
     auto it = std::find_if(scene_.materials.begin(), scene_.materials.end(),
                            [&](const Material& x) { return x.name == name; });
-    if (it != scene_.materials.end()) *it = mat;
-    else scene_.materials.push_back(mat);
+    if (it != scene_.materials.end())
+      *it = mat;
+    else
+      scene_.materials.push_back(mat);
   }
 }
 
@@ -225,7 +236,8 @@ void JsonScene::addInstances(size_t firstMesh, const json& j, const std::string&
   if (j.contains("transform")) inst.transform = readTransform(j["transform"], where + ".transform");
   if (j.contains("animation")) {
     const json& a = j["animation"];
-    if (!a.is_array() || a.empty()) fail(where + ".animation", "expected a non-empty array of keyframes");
+    if (!a.is_array() || a.empty())
+      fail(where + ".animation", "expected a non-empty array of keyframes");
     for (size_t i = 0; i < a.size(); ++i) {
       const std::string kw = where + ".animation[" + std::to_string(i) + "]";
       checkKeys(a[i], kw, {"time", "translate", "rotate", "scale"});
@@ -248,14 +260,16 @@ void JsonScene::readObject(const json& j, const std::string& where) {
   const size_t firstMesh = scene_.meshes.size();
   int overrideMaterial = -1;
   if (j.contains("material"))
-    overrideMaterial = int(materialNamed(string(j["material"], where + ".material"), where + ".material"));
+    overrideMaterial =
+        int(materialNamed(string(j["material"], where + ".material"), where + ".material"));
   if (file) {
     checkKeys(j, where, {"name", "file", "material", "transform", "animation"});
     const std::string rel = string(j["file"], where + ".file");
     const std::string full = resolveRelative(folderOf(path_), rel);
     const std::string ext = lowerExtension(full);
     if (ext.empty()) fail(where + ".file", "'" + rel + "' has no extension", "\"" + rel + "\"");
-    if (ext == ".json") fail(where + ".file", "scene files cannot include other JSON scenes", "\"" + rel + "\"");
+    if (ext == ".json")
+      fail(where + ".file", "scene files cannot include other JSON scenes", "\"" + rel + "\"");
     Scene sub;
     try {
       sub = loadScene(full);
@@ -272,7 +286,8 @@ void JsonScene::readObject(const json& j, const std::string& where) {
         scene_.materials.push_back(m);
       }
     for (Mesh& m : sub.meshes) {
-      for (uint32_t& id : m.materialIds) id = overrideMaterial >= 0 ? uint32_t(overrideMaterial) : id + matBase;
+      for (uint32_t& id : m.materialIds)
+        id = overrideMaterial >= 0 ? uint32_t(overrideMaterial) : id + matBase;
       scene_.meshes.push_back(std::move(m));
     }
   } else {
@@ -282,10 +297,12 @@ void JsonScene::readObject(const json& j, const std::string& where) {
       std::vector<const char*> all(base.begin(), base.end());
       all.insert(all.end(), extra.begin(), extra.end());
       for (const auto& [key, value] : j.items())
-        if (std::find_if(all.begin(), all.end(), [&](const char* a) { return key == a; }) == all.end()) {
+        if (std::find_if(all.begin(), all.end(), [&](const char* a) { return key == a; }) ==
+            all.end()) {
           std::string list;
           for (const char* a : all) list += std::string(list.empty() ? "" : ", ") + a;
-          fail(where, "unknown key '" + key + "' for a " + kind + " (expected one of: " + list + ")",
+          fail(where,
+               "unknown key '" + key + "' for a " + kind + " (expected one of: " + list + ")",
                "\"" + key + "\"");
         }
     };
@@ -307,7 +324,8 @@ void JsonScene::readObject(const json& j, const std::string& where) {
       const Vec3f c = j.contains("center") ? vec3(j["center"], where + ".center") : Vec3f{};
       const float r = j.contains("radius") ? number(j["radius"], where + ".radius") : 1.f;
       if (!(r > 0.f)) fail(where + ".radius", "must be positive");
-      const float sub = j.contains("subdivisions") ? number(j["subdivisions"], where + ".subdivisions") : 32.f;
+      const float sub =
+          j.contains("subdivisions") ? number(j["subdivisions"], where + ".subdivisions") : 32.f;
       if (sub < 2.f || sub > 4096.f) fail(where + ".subdivisions", "must be in [2, 4096]");
       bool inward = false;
       if (j.contains("inward")) {
@@ -328,7 +346,8 @@ void JsonScene::readObject(const json& j, const std::string& where) {
         const Vec3f s = j.contains("size") ? vec3(j["size"], where + ".size", true) : Vec3f(1.f);
         lo = c - s * 0.5f, hi = c + s * 0.5f;
       }
-      if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z)) fail(where, "cube min must be below max on every axis");
+      if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
+        fail(where, "cube min must be below max on every axis");
       mesh = makeBox(lo, hi, material);
     } else if (kind == "quad") {
       keys({"corner", "edge1", "edge2"});

@@ -12,7 +12,9 @@
 namespace srt::detail {
 namespace {
 
-Vec3f vec(const tinyobj::real_t v[3]) { return {float(v[0]), float(v[1]), float(v[2])}; }
+Vec3f vec(const tinyobj::real_t v[3]) {
+  return {float(v[0]), float(v[1]), float(v[2])};
+}
 
 // The MTL → Material mapping (documented in scenes/README.md).
 Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::string& folder,
@@ -39,8 +41,10 @@ Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::str
     std::string tex = mtl.diffuse_texname;
     for (char& c : tex)
       if (c == '\\') c = '/';  // files exported on Windows
-    m.kdTexture = loadTexture(scene, resolveRelative(folder, tex), objPath + " (material '" + mtl.name + "')");
-    if (m.kdTexture >= 0) m.kd = {1.f, 1.f, 1.f};  // the texture is the albedo, as MTL viewers show it
+    m.kdTexture = loadTexture(scene, resolveRelative(folder, tex),
+                              objPath + " (material '" + mtl.name + "')");
+    if (m.kdTexture >= 0)
+      m.kd = {1.f, 1.f, 1.f};  // the texture is the albedo, as MTL viewers show it
   }
   return m;
 }
@@ -66,7 +70,8 @@ struct Key {
 };
 struct KeyHash {
   size_t operator()(const Key& k) const {
-    return std::hash<uint64_t>()((uint64_t(uint32_t(k.v)) << 32) ^ (uint64_t(uint32_t(k.vn)) << 16) ^
+    return std::hash<uint64_t>()((uint64_t(uint32_t(k.v)) << 32) ^
+                                 (uint64_t(uint32_t(k.vn)) << 16) ^
                                  uint64_t(uint32_t(k.vt)) * 0x9E3779B97F4A7C15ull);
   }
 };
@@ -88,7 +93,9 @@ Scene loadObj(const std::string& path) {
   if (!reader.Warning().empty()) {
     std::istringstream w(reader.Warning());
     for (std::string line; std::getline(w, line);)
-      if (!line.empty()) std::cerr << "warning: " << path << ": " << line << "\n";
+      // "both d and Tr" is routine in exported MTLs and handled (d wins); not worth a line.
+      if (!line.empty() && line.find("Both `d` and `Tr`") == std::string::npos)
+        std::cerr << "warning: " << path << ": " << line << "\n";
   }
   const tinyobj::attrib_t& attrib = reader.GetAttrib();
   const int nv = int(attrib.vertices.size() / 3), nn = int(attrib.normals.size() / 3),
@@ -139,7 +146,8 @@ Scene loadObj(const std::string& path) {
           const size_t line = faceLine(path, globalFace);
           throw SceneError(path + (line ? ":" + std::to_string(line) : std::string()) + ": face " +
                            std::to_string(globalFace + 1) + " uses " + bad + " index " +
-                           std::to_string(value + 1) + " but the file has " + std::to_string(count));
+                           std::to_string(value + 1) + " but the file has " +
+                           std::to_string(count));
         }
       }
       if (n < 3) continue;  // points/lines carry no surface
@@ -158,7 +166,8 @@ Scene loadObj(const std::string& path) {
         auto [it, inserted] = vertexOf.emplace(key, uint32_t(mesh.positions.size()));
         if (inserted) {
           mesh.positions.push_back(vec(&attrib.vertices[3 * key.v]));
-          if (anyNormal) mesh.normals.push_back(key.vn >= 0 ? vec(&attrib.normals[3 * key.vn]) : faceNormal);
+          if (anyNormal)
+            mesh.normals.push_back(key.vn >= 0 ? vec(&attrib.normals[3 * key.vn]) : faceNormal);
           if (anyUv)
             mesh.uvs.push_back(key.vt >= 0 ? Vec2f{float(attrib.texcoords[2 * key.vt]),
                                                    float(attrib.texcoords[2 * key.vt + 1])}

@@ -17,7 +17,8 @@ Mesh makeSphere(Vec3f center, float radius, int subdivisions, bool inwardNormals
     const float theta = kPi * float(i) / float(rings);  // 0 at +y (north pole)
     for (int j = 0; j <= segments; ++j) {
       const float phi = 2.f * kPi * float(j) / float(segments);
-      const Vec3f n{std::sin(theta) * std::cos(phi), std::cos(theta), -std::sin(theta) * std::sin(phi)};
+      const Vec3f n{std::sin(theta) * std::cos(phi), std::cos(theta),
+                    -std::sin(theta) * std::sin(phi)};
       m.positions.push_back(center + n * radius);
       m.normals.push_back(inwardNormals ? -n : n);
       m.uvs.push_back({float(j) / float(segments), 1.f - float(i) / float(rings)});
@@ -59,12 +60,12 @@ Mesh makeBox(Vec3f lo, Vec3f hi, uint32_t material) {
   const Vec3f ex{d.x, 0, 0}, ey{0, d.y, 0}, ez{0, 0, d.z};
   Mesh m;
   // Each face: corner and two edges ordered so cross(edge1, edge2) points outward.
-  appendMesh(m, makeQuad(lo, ey, ex, material));                  // -z
-  appendMesh(m, makeQuad(lo + ez, ex, ey, material));             // +z
-  appendMesh(m, makeQuad(lo, ez, ey, material));                  // -x
-  appendMesh(m, makeQuad(lo + ex, ey, ez, material));             // +x
-  appendMesh(m, makeQuad(lo, ex, ez, material));                  // -y
-  appendMesh(m, makeQuad(lo + ey, ez, ex, material));             // +y
+  appendMesh(m, makeQuad(lo, ey, ex, material));       // -z
+  appendMesh(m, makeQuad(lo + ez, ex, ey, material));  // +z
+  appendMesh(m, makeQuad(lo, ez, ey, material));       // -x
+  appendMesh(m, makeQuad(lo + ex, ey, ez, material));  // +x
+  appendMesh(m, makeQuad(lo, ex, ez, material));       // -y
+  appendMesh(m, makeQuad(lo + ey, ez, ex, material));  // +y
   m.name = "box";
   return m;
 }

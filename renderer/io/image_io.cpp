@@ -93,8 +93,8 @@ bool writePng(const std::string& file, const Image& image, float exposure) {
 
 bool writeExr(const std::string& file, const Image& image) {
   const char* err = nullptr;
-  const int rc = SaveEXR(&image.pixels[0].x, image.width, image.height, 3, /*fp16=*/0,
-                         file.c_str(), &err);
+  const int rc =
+      SaveEXR(&image.pixels[0].x, image.width, image.height, 3, /*fp16=*/0, file.c_str(), &err);
   if (rc != TINYEXR_SUCCESS) {
     const std::string msg = err ? err : "unknown error";
     if (err) FreeEXRErrorMessage(err);
@@ -150,13 +150,15 @@ Image readPfm(const std::string& path) {
   const bool swap = (scale < 0.f) != hostIsLittleEndian();
   std::vector<float> data(size_t(width) * size_t(height) * size_t(channels));
   in.read(reinterpret_cast<char*>(data.data()), std::streamsize(data.size() * 4));
-  if (!in) throw ImageError("'" + path + "' is truncated (PFM raster shorter than its header says)");
+  if (!in)
+    throw ImageError("'" + path + "' is truncated (PFM raster shorter than its header says)");
   Image image(width, height);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
       const float* p = &data[(size_t(height - 1 - y) * size_t(width) + size_t(x)) * channels];
       Vec3f v;
-      for (int c = 0; c < 3; ++c) v[c] = swap ? byteSwap(p[channels == 3 ? c : 0]) : p[channels == 3 ? c : 0];
+      for (int c = 0; c < 3; ++c)
+        v[c] = swap ? byteSwap(p[channels == 3 ? c : 0]) : p[channels == 3 ? c : 0];
       image.at(x, y) = v;
     }
   return image;
@@ -181,8 +183,7 @@ Image readExr(const std::string& path) {
 Image readPng(const std::string& path) {
   int width = 0, height = 0, channels = 0;
   stbi_uc* data = stbi_load(path.c_str(), &width, &height, &channels, 3);
-  if (!data)
-    throw ImageError("cannot read image '" + path + "': " + stbi_failure_reason());
+  if (!data) throw ImageError("cannot read image '" + path + "': " + stbi_failure_reason());
   std::unique_ptr<stbi_uc, decltype(&stbi_image_free)> owner(data, &stbi_image_free);
   Image image(width, height);
   for (size_t i = 0; i < image.pixels.size(); ++i)
@@ -207,11 +208,14 @@ void writeImage(const std::string& path, const Image& image, float exposure) {
                      "' (use .png, .exr or .pfm)");
   checkImage(path, image);
   if (ext == ".png")
-    writeAtomically(path, [&](const std::string& f) { return writePng(f, image, exposure); }, "PNG");
+    writeAtomically(
+        path, [&](const std::string& f) { return writePng(f, image, exposure); }, "PNG");
   else if (ext == ".exr")
-    writeAtomically(path, [&](const std::string& f) { return writeExr(f, image); }, "EXR");
+    writeAtomically(
+        path, [&](const std::string& f) { return writeExr(f, image); }, "EXR");
   else
-    writeAtomically(path, [&](const std::string& f) { return writePfm(f, image); }, "PFM");
+    writeAtomically(
+        path, [&](const std::string& f) { return writePfm(f, image); }, "PFM");
 }
 
 Image readImage(const std::string& path) {
