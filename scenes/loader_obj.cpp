@@ -93,8 +93,9 @@ Scene loadObj(const std::string& path) {
   if (!reader.Warning().empty()) {
     std::istringstream w(reader.Warning());
     for (std::string line; std::getline(w, line);)
-      // "both d and Tr" is routine in exported MTLs and handled (d wins); not worth a line.
-      if (!line.empty() && line.find("Both `d` and `Tr`") == std::string::npos)
+      // "Both d and Tr" is routine and handled (d wins); out-of-bounds indices get our own error.
+      if (!line.empty() && line.find("Both `d` and `Tr`") == std::string::npos &&
+          line.find("out of bounds") == std::string::npos)
         std::cerr << "warning: " << path << ": " << line << "\n";
   }
   const tinyobj::attrib_t& attrib = reader.GetAttrib();

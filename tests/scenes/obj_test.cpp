@@ -335,5 +335,30 @@ endsolid t
       {"broken.ply"});
 }
 
+TEST(AssimpFiles, GltfMaterialsAndNodeTransforms) {
+  test::ScratchDir dir;
+  // One triangle, a node translation of +5 z, base colour (0.2, 0.4, 0.6) and emission.
+  const Scene s = loadScene(dir.write("tri.gltf", R"({"asset": {"version": "2.0"}, "scene": 0,
+    "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0, "translation": [0, 0, 5]}],
+    "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1, "material": 0}]}],
+    "materials": [{"name": "glow", "pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.4, 0.6, 1]},
+                   "emissiveFactor": [1, 0.5, 0.25]}],
+    "buffers": [{"byteLength": 44,
+      "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAABAAIAAAA="}],
+    "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36},
+                    {"buffer": 0, "byteOffset": 36, "byteLength": 6}],
+    "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                   "min": [0, 0, 0], "max": [1, 1, 0]},
+                  {"bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR"}]})"));
+  ASSERT_EQ(s.triangleCount(), 1u);
+  const Bounds3f b = s.bounds();
+  EXPECT_NEAR(b.lo.z, 5.f, 1e-5f) << "node transform baked in";
+  const Material& m = s.materials[s.meshes[0].materialIds[0]];
+  EXPECT_NEAR(m.kd.y, 0.4f, 1e-5f);
+  EXPECT_NEAR(m.ke.x, 1.f, 1e-5f);
+  EXPECT_NEAR(m.ke.z, 0.25f, 1e-5f);
+  EXPECT_EQ(s.meshes[0].normals.size(), s.meshes[0].positions.size());
+}
+
 }  // namespace
 }  // namespace srt
