@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -39,7 +40,26 @@ float srgbDecode(float v) {
 }
 }  // namespace
 
-int loadTexture(Scene& scene, const std::string& path, const std::string& referencedFrom) {
+// `path` itself when it exists, else a file in the same folder whose name matches ignoring case:
+// MTL files written on Windows often spell texture names differently from the files (Sponza).
+std::string findIgnoringCase(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) return path;
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  auto lower = [](std::string x) {
+    for (char& c : x) c = char(std::tolower((unsigned char)c));
+    return x;
+  };
+  const std::string want = lower(p.filename().string());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (lower(it->path().filename().string()) == want) return it->path().string();
+  return path;
+}
+
+int loadTexture(Scene& scene, const std::string& requested, const std::string& referencedFrom) {
+  const std::string path = findIgnoringCase(requested);
   for (size_t i = 0; i < scene.textures.size(); ++i)
     if (scene.textures[i].path == path) return int(i);
   int width = 0, height = 0, channels = 0;

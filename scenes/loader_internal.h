@@ -13,7 +13,8 @@ Scene loadAssimp(const std::string& path);
 Scene loadJsonScene(const std::string& path);
 
 // Loads an 8-bit image file as a linear texture (sRGB decoded, row 0 at the top) and returns its
-// index in scene.textures, reusing an already-loaded path. Returns -1 with a warning on stderr
+// index in scene.textures, reusing an already-loaded path. A file name differing only in case is
+// accepted (MTL files from Windows). Returns -1 with a warning on stderr
 // when the file is missing or unreadable: missing textures are common in downloaded scenes.
 int loadTexture(Scene& scene, const std::string& path, const std::string& referencedFrom);
 

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "renderer/io/image_io.h"
@@ -125,6 +126,27 @@ TEST(ObjScenes, Teapot) {
   EXPECT_GE(s.materials[0].kdTexture, 0);
 }
 
+TEST(ObjScenes, SponzaTexturesAllFound) {
+  const std::string path = test::testScenesDir() + "/dabrovic-sponza/sponza.obj";
+  if (!fs::exists(path)) GTEST_SKIP() << "no shared Sponza at " << path;
+  const Scene s = loadScene(path);
+  EXPECT_EQ(s.triangleCount(), trianglesInObj(path));
+  // Every distinct map_Kd of the MTL (spelled in another case than the files) is loaded.
+  std::ifstream mtl(test::testScenesDir() + "/dabrovic-sponza/sponza.mtl");
+  std::set<std::string> maps;
+  for (std::string line; std::getline(mtl, line);) {
+    std::istringstream in(line);
+    std::string key, file;
+    if ((in >> key >> file) && key == "map_Kd") {
+      for (char& c : file) c = char(std::tolower((unsigned char)c));
+      maps.insert(file);
+    }
+  }
+  EXPECT_GT(maps.size(), 0u);
+  EXPECT_EQ(s.textures.size(), maps.size());
+  for (const Texture& t : s.textures) EXPECT_EQ(t.texels.size(), size_t(t.width) * t.height);
+}
+
 TEST(ObjFiles, PolygonsTriangulateAndVerticesSplitByAttributes) {
   test::ScratchDir dir;
   // A unit cube with one normal per face: 8 positions become 24 vertices; the top is a pentagon
@@ -194,13 +216,15 @@ Ke 5 6 7
 newmtl textured
 Kd 0.3 0.3 0.3
 map_Kd tex.png
+newmtl upperCase
+map_Kd TEX.PNG
 newmtl lostTexture
 Kd 0.4 0.5 0.6
 map_Kd does-not-exist.png
 )");
   std::string obj = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\n";
   for (const char* name : {"glass4", "dissolved", "tr", "mirrorBlack", "mirrorTint", "glossy",
-                           "shinyButBlack", "lamp", "textured", "lostTexture"})
+                           "shinyButBlack", "lamp", "textured", "upperCase", "lostTexture"})
     obj += std::string("usemtl ") + name + "\nf 1/1 2/2 3/3\n";
   // A 2x2 texture: top row red/green, bottom row blue/white (sRGB 8-bit).
   Image tex(2, 2);
@@ -236,6 +260,10 @@ map_Kd does-not-exist.png
   EXPECT_NEAR(t.texels[2].z, 1.f, 1e-6f);
   EXPECT_NEAR(t.texels[3].x, 0.5f, 0.01f) << "decoded from sRGB to linear";
 
+  EXPECT_EQ(materialNamed(s, "upperCase")->kdTexture, textured->kdTexture)
+      << "a name differing only in case finds the same file, loaded once";
+  EXPECT_EQ(s.textures.size(), 1u);
+
   const Material* lost = materialNamed(s, "lostTexture");
   EXPECT_EQ(lost->kdTexture, -1) << "a missing texture is a warning, not an error";
   EXPECT_TRUE(lost->kd == Vec3f(0.4f, 0.5f, 0.6f));
@@ -245,7 +273,7 @@ map_Kd does-not-exist.png
   for (size_t tri = 0; tri < s.meshes[0].triangleCount(); ++tri)
     EXPECT_EQ(s.materials[s.meshes[0].materialIds[tri]].name,
               std::vector<std::string>({"glass4", "dissolved", "tr", "mirrorBlack", "mirrorTint",
-                                        "glossy", "shinyButBlack", "lamp", "textured",
+                                        "glossy", "shinyButBlack", "lamp", "textured", "upperCase",
                                         "lostTexture"})[tri]);
 }
 
