@@ -164,7 +164,7 @@ Scene loadScene(const std::string& nameOrPath) {
   }
   struct stat st;
   if (stat(nameOrPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    throw SceneError(nameOrPath + ": no such file");
+    throw SceneError(nameOrPath + ": no such file (or not a regular file)");
   Scene scene = ext == ".obj"    ? detail::loadObj(nameOrPath)
                 : ext == ".json" ? detail::loadJsonScene(nameOrPath)
                                  : detail::loadAssimp(nameOrPath);
