@@ -24,8 +24,8 @@ struct Material {
   Vec3f kd{0.8f, 0.8f, 0.8f};
   int kdTexture = -1;  // index into Scene::textures, multiplies kd
   Vec3f ks{0.f, 0.f, 0.f};
-  float ns = 0.f;      // Phong exponent from MTL; roughness alpha = sqrt(2 / (ns + 2))
-  float ior = 1.5f;    // Ni
+  float ns = 0.f;           // Phong exponent from MTL; roughness alpha = sqrt(2 / (ns + 2))
+  float ior = 1.5f;         // Ni
   Vec3f ke{0.f, 0.f, 0.f};  // emitted radiance
 };
 
@@ -39,9 +39,9 @@ struct Texture {
 struct Mesh {
   std::string name;
   std::vector<Vec3f> positions;
-  std::vector<Vec3f> normals;   // per vertex, empty when the file has none (face normals then)
-  std::vector<Vec2f> uvs;       // per vertex, may be empty
-  std::vector<uint32_t> indices;      // 3 per triangle
+  std::vector<Vec3f> normals;     // per vertex, empty when the file has none (face normals then)
+  std::vector<Vec2f> uvs;         // per vertex, may be empty
+  std::vector<uint32_t> indices;  // 3 per triangle
   std::vector<uint32_t> materialIds;  // 1 per triangle, into Scene::materials
   size_t triangleCount() const { return indices.size() / 3; }
 };
@@ -58,7 +58,7 @@ struct Keyframe {
 
 struct Instance {
   uint32_t mesh = 0;
-  Transform transform;           // applied after the animation (or alone when there is none)
+  Transform transform;              // applied after the animation (or alone when there is none)
   std::vector<Keyframe> keyframes;  // empty: static
   Transform transformAt(float time) const;
 };

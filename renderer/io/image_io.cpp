@@ -1,0 +1,230 @@
+#include "renderer/io/image_io.h"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+#include <tinyexr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <sstream>
+
+namespace srt {
+namespace {
+
+std::string lowerExtension(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  for (char& c : ext) c = char(std::tolower((unsigned char)c));
+  return ext;
+}
+
+std::string folderOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Writes through `writer` into a temporary sibling of `path` and renames it into place, so readers
+// never see a half-written file and a failure leaves nothing behind.
+void writeAtomically(const std::string& path, const std::function<bool(const std::string&)>& writer,
+                     const char* what) {
+  static std::atomic<unsigned> counter{0};
+  const std::string ext = lowerExtension(path);
+  const std::string folder = folderOf(path);
+  if (access(folder.c_str(), W_OK) != 0)
+    throw ImageError("cannot write image '" + path + "': folder '" + folder +
+                     "' does not exist or is not writable (" + std::strerror(errno) + ")");
+  const size_t slash = path.find_last_of('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string tmp = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) +
+                          "." + base + ".tmp" + std::to_string(getpid()) + "-" +
+                          std::to_string(counter++) + ext;
+  bool ok = false;
+  try {
+    ok = writer(tmp);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  if (!ok) {
+    std::remove(tmp.c_str());
+    throw ImageError("cannot write image '" + path + "': the " + what + " writer failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw ImageError("cannot write image '" + path + "': rename failed (" + reason + ")");
+  }
+}
+
+void checkImage(const std::string& path, const Image& image) {
+  if (image.width <= 0 || image.height <= 0 ||
+      image.pixels.size() != size_t(image.width) * size_t(image.height)) {
+    std::ostringstream s;
+    s << "cannot write image '" << path << "': " << image.width << "x" << image.height
+      << " image holds " << image.pixels.size() << " pixels";
+    throw ImageError(s.str());
+  }
+}
+
+bool writePng(const std::string& file, const Image& image, float exposure) {
+  const float scale = std::exp2(exposure);
+  std::vector<uint8_t> bytes(image.pixels.size() * 3);
+  for (size_t i = 0; i < image.pixels.size(); ++i)
+    for (int c = 0; c < 3; ++c) {
+      float v = image.pixels[i][c] * scale;
+      v = std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f);
+      bytes[3 * i + c] = uint8_t(std::lround(linearToSrgb(v) * 255.f));
+    }
+  return stbi_write_png(file.c_str(), image.width, image.height, 3, bytes.data(),
+                        image.width * 3) != 0;
+}
+
+bool writeExr(const std::string& file, const Image& image) {
+  const char* err = nullptr;
+  const int rc =
+      SaveEXR(&image.pixels[0].x, image.width, image.height, 3, /*fp16=*/0, file.c_str(), &err);
+  if (rc != TINYEXR_SUCCESS) {
+    const std::string msg = err ? err : "unknown error";
+    if (err) FreeEXRErrorMessage(err);
+    throw ImageError("cannot write EXR '" + file + "': " + msg);
+  }
+  return true;
+}
+
+bool hostIsLittleEndian() {
+  const uint32_t one = 1;
+  uint8_t first;
+  std::memcpy(&first, &one, 1);
+  return first == 1;
+}
+
+float byteSwap(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  u = (u >> 24) | ((u >> 8) & 0xff00u) | ((u << 8) & 0xff0000u) | (u << 24);
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+
+bool writePfm(const std::string& file, const Image& image) {
+  std::ofstream out(file, std::ios::binary);
+  if (!out) return false;
+  out << "PF\n" << image.width << " " << image.height << "\n-1.0\n";
+  const bool swap = !hostIsLittleEndian();
+  std::vector<float> row(size_t(image.width) * 3);
+  for (int y = image.height - 1; y >= 0; --y) {  // PFM stores the bottom row first
+    for (int x = 0; x < image.width; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const float v = image.at(x, y)[c];
+        row[size_t(x) * 3 + c] = swap ? byteSwap(v) : v;
+      }
+    out.write(reinterpret_cast<const char*>(row.data()), std::streamsize(row.size() * 4));
+  }
+  out.close();
+  return bool(out);
+}
+
+Image readPfm(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ImageError("cannot open image '" + path + "'");
+  std::string magic;
+  int width = 0, height = 0;
+  float scale = 0.f;
+  in >> magic >> width >> height >> scale;
+  if (!in || (magic != "PF" && magic != "Pf") || width <= 0 || height <= 0 || scale == 0.f)
+    throw ImageError("'" + path + "' is not a valid PFM file (bad header)");
+  in.get();  // the single whitespace byte before the raster
+  const int channels = magic == "PF" ? 3 : 1;
+  const bool swap = (scale < 0.f) != hostIsLittleEndian();
+  std::vector<float> data(size_t(width) * size_t(height) * size_t(channels));
+  in.read(reinterpret_cast<char*>(data.data()), std::streamsize(data.size() * 4));
+  if (!in)
+    throw ImageError("'" + path + "' is truncated (PFM raster shorter than its header says)");
+  Image image(width, height);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const float* p = &data[(size_t(height - 1 - y) * size_t(width) + size_t(x)) * channels];
+      Vec3f v;
+      for (int c = 0; c < 3; ++c)
+        v[c] = swap ? byteSwap(p[channels == 3 ? c : 0]) : p[channels == 3 ? c : 0];
+      image.at(x, y) = v;
+    }
+  return image;
+}
+
+Image readExr(const std::string& path) {
+  float* rgba = nullptr;
+  int width = 0, height = 0;
+  const char* err = nullptr;
+  if (LoadEXR(&rgba, &width, &height, path.c_str(), &err) != TINYEXR_SUCCESS) {
+    const std::string msg = err ? err : "unknown error";
+    if (err) FreeEXRErrorMessage(err);
+    throw ImageError("cannot read EXR '" + path + "': " + msg);
+  }
+  std::unique_ptr<float, decltype(&std::free)> owner(rgba, &std::free);
+  Image image(width, height);
+  for (size_t i = 0; i < image.pixels.size(); ++i)
+    image.pixels[i] = {rgba[4 * i], rgba[4 * i + 1], rgba[4 * i + 2]};
+  return image;
+}
+
+Image readPng(const std::string& path) {
+  int width = 0, height = 0, channels = 0;
+  stbi_uc* data = stbi_load(path.c_str(), &width, &height, &channels, 3);
+  if (!data) throw ImageError("cannot read image '" + path + "': " + stbi_failure_reason());
+  std::unique_ptr<stbi_uc, decltype(&stbi_image_free)> owner(data, &stbi_image_free);
+  Image image(width, height);
+  for (size_t i = 0; i < image.pixels.size(); ++i)
+    for (int c = 0; c < 3; ++c) image.pixels[i][c] = srgbToLinear(data[3 * i + c] / 255.f);
+  return image;
+}
+
+}  // namespace
+
+float srgbToLinear(float v) {
+  return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
+}
+
+float linearToSrgb(float v) {
+  return v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.f / 2.4f) - 0.055f;
+}
+
+void writeImage(const std::string& path, const Image& image, float exposure) {
+  const std::string ext = lowerExtension(path);
+  if (ext != ".png" && ext != ".exr" && ext != ".pfm")
+    throw ImageError("cannot write image '" + path + "': unknown extension '" + ext +
+                     "' (use .png, .exr or .pfm)");
+  checkImage(path, image);
+  if (ext == ".png")
+    writeAtomically(
+        path, [&](const std::string& f) { return writePng(f, image, exposure); }, "PNG");
+  else if (ext == ".exr")
+    writeAtomically(
+        path, [&](const std::string& f) { return writeExr(f, image); }, "EXR");
+  else
+    writeAtomically(
+        path, [&](const std::string& f) { return writePfm(f, image); }, "PFM");
+}
+
+Image readImage(const std::string& path) {
+  const std::string ext = lowerExtension(path);
+  if (ext == ".pfm") return readPfm(path);
+  if (ext == ".exr") return readExr(path);
+  if (ext == ".png") return readPng(path);
+  throw ImageError("cannot read image '" + path + "': unknown extension '" + ext +
+                   "' (use .png, .exr or .pfm)");
+}
+
+}  // namespace srt

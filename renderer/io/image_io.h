@@ -1,0 +1,45 @@
+// Image files for the renderer's output and for image comparisons in tests and tools.
+//   .png  8-bit sRGB: exposure (stops), clamp to [0,1], sRGB OETF (display-referred)
+//   .exr  linear 32-bit float RGB (tinyexr)
+//   .pfm  linear 32-bit float RGB, little-endian, rows stored bottom to top as the format requires
+// Writes go to a temporary file in the destination folder that is renamed over the target, so a
+// failed write never leaves a partial file behind.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "renderer/core/math.h"
+
+namespace srt {
+
+// Linear RGB, row-major, row 0 at the top of the picture.
+struct Image {
+  int width = 0, height = 0;
+  std::vector<Vec3f> pixels;
+
+  Image() = default;
+  Image(int w, int h) : width(w), height(h), pixels(size_t(w) * size_t(h)) {}
+  Vec3f& at(int x, int y) { return pixels[size_t(y) * size_t(width) + size_t(x)]; }
+  const Vec3f& at(int x, int y) const { return pixels[size_t(y) * size_t(width) + size_t(x)]; }
+};
+
+class ImageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Format chosen by the (case-insensitive) extension. `exposure` (stops) only affects PNG; the
+// float formats store radiance as it is. Throws ImageError naming the path on an unknown
+// extension, an inconsistent image, or a folder that cannot be written.
+void writeImage(const std::string& path, const Image& image, float exposure = 0.f);
+
+// Reads .pfm, .exr (linear) and .png (decoded from sRGB to linear). Throws ImageError.
+Image readImage(const std::string& path);
+
+// The sRGB transfer functions on one channel (no clamping of the input to linear).
+float srgbToLinear(float v);
+float linearToSrgb(float v);
+
+}  // namespace srt

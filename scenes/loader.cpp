@@ -1,0 +1,180 @@
+// loadScene's dispatch, validation and the helpers shared by the format loaders.
+#include <stb_image.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "scenes/loader_internal.h"
+
+namespace srt {
+namespace detail {
+
+std::string folderOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+std::string resolveRelative(const std::string& folder, const std::string& file) {
+  if (file.empty() || file[0] == '/' || folder.empty()) return file;
+  return folder + file;
+}
+
+std::string lowerExtension(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  for (char& c : ext) c = char(std::tolower((unsigned char)c));
+  return ext;
+}
+
+namespace {
+float srgbDecode(float v) {
+  return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
+}
+}  // namespace
+
+// `path` itself when it exists, else a file in the same folder whose name matches ignoring case:
+// MTL files written on Windows often spell texture names differently from the files (Sponza).
+std::string findIgnoringCase(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) return path;
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  auto lower = [](std::string x) {
+    for (char& c : x) c = char(std::tolower((unsigned char)c));
+    return x;
+  };
+  const std::string want = lower(p.filename().string());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (lower(it->path().filename().string()) == want) return it->path().string();
+  return path;
+}
+
+int loadTexture(Scene& scene, const std::string& requested, const std::string& referencedFrom) {
+  const std::string path = findIgnoringCase(requested);
+  for (size_t i = 0; i < scene.textures.size(); ++i)
+    if (scene.textures[i].path == path) return int(i);
+  int width = 0, height = 0, channels = 0;
+  stbi_uc* data = stbi_load(path.c_str(), &width, &height, &channels, 3);
+  if (!data) {
+    std::cerr << "warning: " << referencedFrom << ": texture '" << path << "' not loaded ("
+              << stbi_failure_reason() << "); using the diffuse colour\n";
+    return -1;
+  }
+  std::unique_ptr<stbi_uc, decltype(&stbi_image_free)> owner(data, &stbi_image_free);
+  float lut[256];
+  for (int i = 0; i < 256; ++i) lut[i] = srgbDecode(float(i) / 255.f);
+  Texture t;
+  t.path = path;
+  t.width = width;
+  t.height = height;
+  t.texels.resize(size_t(width) * size_t(height));
+  for (size_t i = 0; i < t.texels.size(); ++i)
+    t.texels[i] = {lut[data[3 * i]], lut[data[3 * i + 1]], lut[data[3 * i + 2]]};
+  scene.textures.push_back(std::move(t));
+  return int(scene.textures.size() - 1);
+}
+
+void harmonizeNormals(Scene& scene) {
+  const bool any = std::any_of(scene.meshes.begin(), scene.meshes.end(),
+                               [](const Mesh& m) { return !m.normals.empty(); });
+  if (!any) return;
+  for (Mesh& m : scene.meshes) {
+    if (m.normals.size() == m.positions.size()) continue;
+    Mesh flat;
+    flat.name = m.name;
+    flat.materialIds = m.materialIds;
+    const bool uvs = m.uvs.size() == m.positions.size();
+    for (size_t t = 0; t < m.triangleCount(); ++t) {
+      const uint32_t* idx = &m.indices[3 * t];
+      const Vec3f e = cross(m.positions[idx[1]] - m.positions[idx[0]],
+                            m.positions[idx[2]] - m.positions[idx[0]]);
+      const float len = length(e);
+      const Vec3f n = len > 0.f ? e / len : Vec3f{0.f, 0.f, 1.f};
+      for (int k = 0; k < 3; ++k) {
+        flat.indices.push_back(uint32_t(flat.positions.size()));
+        flat.positions.push_back(m.positions[idx[k]]);
+        flat.normals.push_back(n);
+        if (uvs) flat.uvs.push_back(m.uvs[idx[k]]);
+      }
+    }
+    m = std::move(flat);
+  }
+}
+
+}  // namespace detail
+
+void validateScene(const Scene& scene, const std::string& source) {
+  auto fail = [&](const std::string& what) { throw SceneError(source + ": " + what); };
+  if (scene.triangleCount() == 0) fail("the scene has no triangles (empty mesh)");
+  for (size_t mi = 0; mi < scene.meshes.size(); ++mi) {
+    const Mesh& m = scene.meshes[mi];
+    const std::string name =
+        "mesh " + std::to_string(mi) + (m.name.empty() ? "" : " '" + m.name + "'");
+    if (m.indices.size() % 3 != 0) fail(name + ": index count is not a multiple of 3");
+    if (m.materialIds.size() != m.triangleCount())
+      fail(name + ": " + std::to_string(m.materialIds.size()) + " material ids for " +
+           std::to_string(m.triangleCount()) + " triangles");
+    if (!m.normals.empty() && m.normals.size() != m.positions.size())
+      fail(name + ": normal count differs from the vertex count");
+    if (!m.uvs.empty() && m.uvs.size() != m.positions.size())
+      fail(name + ": uv count differs from the vertex count");
+    for (size_t i = 0; i < m.indices.size(); ++i)
+      if (m.indices[i] >= m.positions.size())
+        fail(name + ": triangle " + std::to_string(i / 3) + " uses vertex " +
+             std::to_string(m.indices[i]) + " of " + std::to_string(m.positions.size()));
+    for (size_t t = 0; t < m.materialIds.size(); ++t)
+      if (m.materialIds[t] >= scene.materials.size())
+        fail(name + ": triangle " + std::to_string(t) + " uses material " +
+             std::to_string(m.materialIds[t]) + " of " + std::to_string(scene.materials.size()));
+    for (const Vec3f& p : m.positions)
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+        fail(name + ": a vertex position is not finite");
+  }
+  for (size_t i = 0; i < scene.instances.size(); ++i)
+    if (scene.instances[i].mesh >= scene.meshes.size())
+      fail("instance " + std::to_string(i) + " refers to mesh " +
+           std::to_string(scene.instances[i].mesh) + " of " + std::to_string(scene.meshes.size()));
+  for (const Material& m : scene.materials)
+    if (m.kdTexture >= int(scene.textures.size()))
+      fail("material '" + m.name + "' refers to a missing texture");
+}
+
+Scene loadScene(const std::string& nameOrPath) {
+  for (const std::string& name : builtinSceneNames())
+    if (name == nameOrPath) return builtinScene(name);
+  const std::string ext = detail::lowerExtension(nameOrPath);
+  static const char* assimpExts[] = {".ply", ".gltf", ".glb", ".fbx", ".dae", ".stl"};
+  const bool assimp =
+      std::find(std::begin(assimpExts), std::end(assimpExts), ext) != std::end(assimpExts);
+  if (ext != ".obj" && ext != ".json" && !assimp) {
+    std::string names;
+    for (const std::string& n : builtinSceneNames()) names += " " + n;
+    throw SceneError(
+        "'" + nameOrPath + "' is neither a built-in scene (" + names.substr(1) +
+        ") nor a file with a known extension (.obj .json .ply .gltf .glb .fbx .dae .stl)");
+  }
+  struct stat st;
+  if (stat(nameOrPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw SceneError(nameOrPath + ": no such file (or not a regular file)");
+  Scene scene = ext == ".obj"    ? detail::loadObj(nameOrPath)
+                : ext == ".json" ? detail::loadJsonScene(nameOrPath)
+                                 : detail::loadAssimp(nameOrPath);
+  detail::harmonizeNormals(scene);
+  validateScene(scene, nameOrPath);
+  float end = 0.f;
+  for (const Instance& inst : scene.instances)
+    for (const Keyframe& k : inst.keyframes) end = std::max(end, k.time);
+  scene.animationEnd = end;
+  return scene;
+}
+
+}  // namespace srt

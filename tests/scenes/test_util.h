@@ -1,0 +1,54 @@
+// Helpers for the scene tests: a scratch folder removed at the end, and file writing.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+namespace srt::test {
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() / ("srt-scenes-" + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = file(name);
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Runs `f`, expects a SceneError-like exception whose message contains every given fragment.
+template <typename E, typename F>
+void expectErrorContaining(F&& f, std::initializer_list<std::string> fragments) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception thrown";
+  } catch (const E& e) {
+    const std::string msg = e.what();
+    for (const std::string& frag : fragments)
+      EXPECT_NE(msg.find(frag), std::string::npos)
+          << "message '" << msg << "' lacks '" << frag << "'";
+  }
+}
+
+inline std::string testScenesDir() {
+  return SRT_TEST_SCENES_DIR;
+}
+
+}  // namespace srt::test
