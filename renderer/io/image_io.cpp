@@ -1,5 +1,7 @@
 #include "renderer/io/image_io.h"
 
+#include "renderer/io/atomic_file.h"
+
 #include <stb_image.h>
 #include <stb_image_write.h>
 #include <tinyexr.h>
@@ -29,42 +31,13 @@ std::string lowerExtension(const std::string& path) {
   return ext;
 }
 
-std::string folderOf(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// Writes through `writer` into a temporary sibling of `path` and renames it into place, so readers
-// never see a half-written file and a failure leaves nothing behind.
+// Image errors keep their own type (ImageError) whatever step of the atomic write failed.
 void writeAtomically(const std::string& path, const std::function<bool(const std::string&)>& writer,
                      const char* what) {
-  static std::atomic<unsigned> counter{0};
-  const std::string ext = lowerExtension(path);
-  const std::string folder = folderOf(path);
-  if (access(folder.c_str(), W_OK) != 0)
-    throw ImageError("cannot write image '" + path + "': folder '" + folder +
-                     "' does not exist or is not writable (" + std::strerror(errno) + ")");
-  const size_t slash = path.find_last_of('/');
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string tmp = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) +
-                          "." + base + ".tmp" + std::to_string(getpid()) + "-" +
-                          std::to_string(counter++) + ext;
-  bool ok = false;
   try {
-    ok = writer(tmp);
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
-  }
-  if (!ok) {
-    std::remove(tmp.c_str());
-    throw ImageError("cannot write image '" + path + "': the " + what + " writer failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw ImageError("cannot write image '" + path + "': rename failed (" + reason + ")");
+    srt::writeAtomically(path, writer, std::string(what) + " image");
+  } catch (const FileWriteError& e) {
+    throw ImageError(e.what());
   }
 }
 
@@ -201,11 +174,16 @@ float linearToSrgb(float v) {
   return v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.f / 2.4f) - 0.055f;
 }
 
-void writeImage(const std::string& path, const Image& image, float exposure) {
+void checkImageExtension(const std::string& path) {
   const std::string ext = lowerExtension(path);
   if (ext != ".png" && ext != ".exr" && ext != ".pfm")
     throw ImageError("cannot write image '" + path + "': unknown extension '" + ext +
                      "' (use .png, .exr or .pfm)");
+}
+
+void writeImage(const std::string& path, const Image& image, float exposure) {
+  checkImageExtension(path);
+  const std::string ext = lowerExtension(path);
   checkImage(path, image);
   if (ext == ".png")
     writeAtomically(

@@ -34,6 +34,8 @@ class ImageError : public std::runtime_error {
 // float formats store radiance as it is. Throws ImageError naming the path on an unknown
 // extension, an inconsistent image, or a folder that cannot be written.
 void writeImage(const std::string& path, const Image& image, float exposure = 0.f);
+// Throws ImageError unless the extension names a format writeImage knows (checked before a render).
+void checkImageExtension(const std::string& path);
 
 // Reads .pfm, .exr (linear) and .png (decoded from sRGB to linear). Throws ImageError.
 Image readImage(const std::string& path);
