@@ -253,6 +253,28 @@ INSTANTIATE_TEST_SUITE_P(AllCudaPrimitives, GpuCompactionEach,
                            return s;
                          });
 
+// The non-default options of the family: tile sizes, the preload path switched off, block sizes.
+TEST(GpuCompactionOptions, VariantsMatchReference) {
+  if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription();
+  for (const char* spec :
+       {"lookback:items=8", "lookback:preload=0", "tile-atomic:items=8", "tile-atomic:preload=0",
+        "bm-hybrid:block=256", "bm-multilevel:block=64", "warp-aggregated:block=64"}) {
+    auto compactor = Registry::global().create(spec);
+    const bool ordered = Registry::global().find(Registry::nameOf(spec))->ordered;
+    for (int t : {0, 1}) {
+      DeviceStream ds = allocate(kTypes[t], (1u << 20) + 7);
+      uint32_t seed = 300;
+      for (uint32_t n : {0u, 1u, 33u, 2049u, 4097u, (1u << 20) + 7})
+        for (double ratio : {0.001, 0.6, 1.0}) {
+          const Case cs{n, {FlagPattern::Uniform, ratio, ++seed, true}};
+          const std::string err = runCase(*compactor, ordered, kTypes[t], ds, cs);
+          ASSERT_TRUE(err.empty())
+              << spec << " " << kTypes[t].name << " " << cs.describe() << ": " << err;
+        }
+    }
+  }
+}
+
 TEST(GpuCompactionRegistry, FamilyIsRegisteredWithHonestOrdering) {
   const auto& reg = Registry::global();
   for (const char* name : {"cub", "warp-aggregated", "bm-multilevel", "bm-hybrid",
@@ -266,7 +288,8 @@ TEST(GpuCompactionRegistry, FamilyIsRegisteredWithHonestOrdering) {
   EXPECT_TRUE(reg.find("lookback")->ordered);
   EXPECT_THROW(reg.create("lookback:items=12"), std::invalid_argument);
   EXPECT_THROW(reg.create("bm-hybrid:block=100"), std::invalid_argument);
-  EXPECT_NO_THROW(reg.create("tile-atomic:items=8"));
+  EXPECT_THROW(reg.create("tile-atomic:preload=2"), std::invalid_argument);
+  EXPECT_NO_THROW(reg.create("tile-atomic:items=8,preload=0"));
 }
 
 }  // namespace

@@ -80,7 +80,29 @@ __device__ __forceinline__ void copyElement(const FieldSet& fs, uint64_t from, u
 // A block moves `kept` survivors of one tile: survivor k is element tileBegin + local[k] and goes
 // to slot base + k. Work item j is chunk j % perElem of survivor j / perElem, so consecutive
 // threads touch consecutive chunks: stores are fully coalesced vectors, loads read only live
-// elements.
+// elements. Each thread issues kBatch loads before its stores, so several are in flight even
+// where the compiler cannot prove that src and dst do not alias.
+template <int Log, typename Index, typename Slot>
+__device__ __forceinline__ void blockCopyBatched(const typename Chunk<Log>::T* s,
+                                                 typename Chunk<Log>::T* d, uint32_t items,
+                                                 Slot slot) {
+  constexpr int kBatch = 4;
+  using T = typename Chunk<Log>::T;
+  for (uint32_t j0 = threadIdx.x; j0 < items; j0 += kBatch * blockDim.x) {
+    T v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const uint32_t j = j0 + u * blockDim.x;
+      if (j < items) v[u] = s[slot(j)];
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const uint32_t j = j0 + u * blockDim.x;
+      if (j < items) d[j] = v[u];
+    }
+  }
+}
+
 template <int Log, typename Index>
 __device__ __forceinline__ void blockCopyField(const char* __restrict__ src, char* __restrict__ dst,
                                                uint32_t bytes, const Index* local, uint32_t kept,
@@ -91,21 +113,17 @@ __device__ __forceinline__ void blockCopyField(const char* __restrict__ src, cha
   T* d = reinterpret_cast<T*>(dst) + base * perElem;
   const uint32_t items = kept * perElem;
   if (perElem == 1) {
-#pragma unroll 4
-    for (uint32_t j = threadIdx.x; j < items; j += blockDim.x) d[j] = s[tileBegin + local[j]];
+    blockCopyBatched<Log, Index>(s, d, items, [&](uint32_t j) { return tileBegin + local[j]; });
   } else if ((perElem & (perElem - 1)) == 0) {
     const uint32_t shift = __ffs(perElem) - 1;
-#pragma unroll 4
-    for (uint32_t j = threadIdx.x; j < items; j += blockDim.x) {
-      const uint32_t k = j >> shift, c = j & (perElem - 1);
-      d[j] = s[(tileBegin + local[k]) * perElem + c];
-    }
+    blockCopyBatched<Log, Index>(s, d, items, [&](uint32_t j) {
+      return (tileBegin + local[j >> shift]) * perElem + (j & (perElem - 1));
+    });
   } else {
-#pragma unroll 2
-    for (uint32_t j = threadIdx.x; j < items; j += blockDim.x) {
-      const uint32_t k = j / perElem, c = j - k * perElem;
-      d[j] = s[(tileBegin + local[k]) * perElem + c];
-    }
+    blockCopyBatched<Log, Index>(s, d, items, [&](uint32_t j) {
+      const uint32_t k = j / perElem;
+      return (tileBegin + local[k]) * perElem + (j - k * perElem);
+    });
   }
 }
 

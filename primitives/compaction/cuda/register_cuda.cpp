@@ -25,11 +25,11 @@ void registerCudaCompactors(Registry& r) {
         makeRogerBlock);
   r.add({"lookback", Device::Cuda, true, true, cuda,
          "ours: one pass, decoupled look-back, flags first, survivors' payload only, 16-byte "
-         "vectors [items=16]"},
+         "vectors [items=16,preload=1]"},
         makeLookback);
   r.add({"tile-atomic", Device::Cuda, false, true, cuda,
          "ours: one pass, one atomicAdd per 4096-element tile, flags first, coalesced 16-byte "
-         "copies; unordered [items=16]"},
+         "copies; unordered [items=16,preload=1]"},
         makeTileAtomic);
 }
 

@@ -99,20 +99,41 @@ __device__ __forceinline__ uint32_t lookBack(Status* status, uint32_t tile, uint
   return exclusive;
 }
 
-template <int Items, bool Ordered>
+// Preload (a single 4-byte field, the index stream): right after its flags, each thread issues the
+// loads of its live keys (a 16-byte vector is skipped when none of its 4 elements survives), so
+// their latency overlaps the scan and the look-back; survivors are then staged in shared memory in
+// output order and stored contiguously. Otherwise survivors are listed and copied by blockCopy.
+template <int Items, bool Ordered, bool Preload>
 __global__ void __launch_bounds__(kThreads)
     tileKernel(const uint8_t* __restrict__ keep, uint32_t n, bool keepAligned,
                const gpu::FieldSet fs, uint32_t* __restrict__ numKept, Status* status,
                uint32_t epoch, uint32_t* counters) {
   constexpr uint32_t kTile = kThreads * Items;
-  __shared__ uint16_t local[kTile];  // survivors' positions in the tile, in order
+  __shared__ uint16_t local[Preload ? 1 : kTile];  // survivors' positions in the tile, in order
+  __shared__ uint32_t stage[Preload ? kTile : 1];  // survivors' keys, in order
   __shared__ uint32_t warpTotals[kWarps];
   __shared__ uint32_t tileBase;
   const uint32_t tile = blockIdx.x;
   const uint64_t begin = uint64_t(tile) * kTile;
+  const uint64_t first = begin + threadIdx.x * Items;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
-  uint32_t bits = loadFlags<Items>(keep, n, keepAligned, begin + threadIdx.x * Items);
+  uint32_t bits = loadFlags<Items>(keep, n, keepAligned, first);
+  uint32_t keys[Items];
+  if constexpr (Preload) {
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(fs.src[0]) + first;
+    if (first + Items <= n) {
+#pragma unroll
+      for (int q = 0; q < Items / 4; ++q) {
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (bits >> (4 * q) & 0xf) v = __ldcs(reinterpret_cast<const uint4*>(src) + q);
+        keys[4 * q] = v.x, keys[4 * q + 1] = v.y, keys[4 * q + 2] = v.z, keys[4 * q + 3] = v.w;
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < Items; ++k) keys[k] = bits >> k & 1 ? src[k] : 0;
+    }
+  }
   const uint32_t count = __popc(bits);
   const uint32_t inclusive = warpInclusiveScan(count, lane);
   if (lane == 31) warpTotals[warp] = inclusive;
@@ -124,9 +145,15 @@ __global__ void __launch_bounds__(kThreads)
     rank += w < warp ? t : 0;
     total += t;
   }
-  while (bits) {
-    local[rank++] = uint16_t(threadIdx.x * Items + __ffs(bits) - 1);
-    bits &= bits - 1;
+  if constexpr (Preload) {
+#pragma unroll
+    for (int k = 0; k < Items; ++k)
+      if (bits >> k & 1) stage[rank++] = keys[k];
+  } else {
+    while (bits) {
+      local[rank++] = uint16_t(threadIdx.x * Items + __ffs(bits) - 1);
+      bits &= bits - 1;
+    }
   }
 
   if (Ordered) {
@@ -148,13 +175,24 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   __syncthreads();
-  gpu::blockCopy(fs, local, total, begin, tileBase);
+  if constexpr (Preload) {
+    uint32_t* dst = reinterpret_cast<uint32_t*>(fs.dst[0]) + tileBase;
+    for (uint32_t j = threadIdx.x; j < total; j += kThreads) dst[j] = stage[j];
+  } else {
+    gpu::blockCopy(fs, local, total, begin, tileBase);
+  }
+}
+
+template <bool Ordered>
+auto pickKernel(int items, bool preload) {
+  if (items == 16) return preload ? tileKernel<16, Ordered, true> : tileKernel<16, Ordered, false>;
+  return preload ? tileKernel<8, Ordered, true> : tileKernel<8, Ordered, false>;
 }
 
 template <bool Ordered>
 class TileCompactor final : public Compactor {
  public:
-  explicit TileCompactor(int items) : items_(items) {}
+  TileCompactor(int items, bool preload) : items_(items), preload_(preload) {}
   void reserve(uint32_t maxCount) override { grow(maxCount); }
 
   void compact(const Request& r) override {
@@ -168,9 +206,10 @@ class TileCompactor final : public Compactor {
       epoch_ = 1;
     }
     const bool aligned = reinterpret_cast<uintptr_t>(r.keep) % 16 == 0;
-    auto kernel = items_ == 16 ? tileKernel<16, Ordered> : tileKernel<8, Ordered>;
-    kernel<<<tiles, kThreads, 0, r.stream>>>(r.keep, r.count, aligned, gpu::makeFieldSet(r),
-                                             r.numKept, status_.data(), epoch_, counters_.data());
+    const gpu::FieldSet fs = gpu::makeFieldSet(r);
+    const bool preload = preload_ && fs.count == 1 && fs.bytes[0] == 4 && fs.chunkLog[0] == 4;
+    pickKernel<Ordered>(items_, preload)<<<tiles, kThreads, 0, r.stream>>>(
+        r.keep, r.count, aligned, fs, r.numKept, status_.data(), epoch_, counters_.data());
     SRT_CUDA_CHECK_LAUNCH();
   }
 
@@ -188,26 +227,32 @@ class TileCompactor final : public Compactor {
   }
 
   int items_;
+  bool preload_;
   uint32_t epoch_ = 0;
   Buffer<Status> status_;
   Buffer<uint32_t> counters_;
 };
 
-int itemsOption(OptionReader& o, const char* name) {
+template <bool Ordered>
+std::unique_ptr<Compactor> makeTile(OptionReader& o, const char* name) {
   const int items = o.getInt("items", 16);
   if (items != 8 && items != 16)
     throw std::invalid_argument(std::string("compaction '") + name + "': items=" +
                                 std::to_string(items) + " must be 8 or 16 (flags per thread)");
-  return items;
+  const int preload = o.getInt("preload", 1);
+  if (preload != 0 && preload != 1)
+    throw std::invalid_argument(std::string("compaction '") + name +
+                                "': preload=" + std::to_string(preload) + " must be 0 or 1");
+  return std::make_unique<TileCompactor<Ordered>>(items, preload == 1);
 }
 
 }  // namespace
 
 std::unique_ptr<Compactor> makeLookback(OptionReader& o) {
-  return std::make_unique<TileCompactor<true>>(itemsOption(o, "lookback"));
+  return makeTile<true>(o, "lookback");
 }
 std::unique_ptr<Compactor> makeTileAtomic(OptionReader& o) {
-  return std::make_unique<TileCompactor<false>>(itemsOption(o, "tile-atomic"));
+  return makeTile<false>(o, "tile-atomic");
 }
 
 }  // namespace srt::compaction
