@@ -145,17 +145,7 @@ __global__ void __launch_bounds__(kThreads)
     rank += w < warp ? t : 0;
     total += t;
   }
-  if constexpr (Preload) {
-#pragma unroll
-    for (int k = 0; k < Items; ++k)
-      if (bits >> k & 1) stage[rank++] = keys[k];
-  } else {
-    while (bits) {
-      local[rank++] = uint16_t(threadIdx.x * Items + __ffs(bits) - 1);
-      bits &= bits - 1;
-    }
-  }
-
+  // The tile offset first, so that the count is published as early as possible.
   if (Ordered) {
     if (warp == 0) {
       const uint32_t base = lookBack(status, tile, total, epoch, lane);
@@ -174,6 +164,17 @@ __global__ void __launch_bounds__(kThreads)
       atomicExch(&counters[1], 0);
     }
   }
+  if constexpr (Preload) {
+#pragma unroll
+    for (int k = 0; k < Items; ++k)
+      if (bits >> k & 1) stage[rank++] = keys[k];
+  } else {
+    while (bits) {
+      local[rank++] = uint16_t(threadIdx.x * Items + __ffs(bits) - 1);
+      bits &= bits - 1;
+    }
+  }
+
   __syncthreads();
   if constexpr (Preload) {
     uint32_t* dst = reinterpret_cast<uint32_t*>(fs.dst[0]) + tileBase;
@@ -207,7 +208,8 @@ class TileCompactor final : public Compactor {
     }
     const bool aligned = reinterpret_cast<uintptr_t>(r.keep) % 16 == 0;
     const gpu::FieldSet fs = gpu::makeFieldSet(r);
-    const bool preload = preload_ && fs.count == 1 && fs.bytes[0] == 4 && fs.chunkLog[0] == 4;
+    const bool preload = preload_ && fs.count == 1 && fs.bytes[0] == 4 &&
+                         reinterpret_cast<uintptr_t>(fs.src[0]) % 16 == 0;
     pickKernel<Ordered>(items_, preload)<<<tiles, kThreads, 0, r.stream>>>(
         r.keep, r.count, aligned, fs, r.numKept, status_.data(), epoch_, counters_.data());
     SRT_CUDA_CHECK_LAUNCH();
