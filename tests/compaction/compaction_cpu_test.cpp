@@ -26,7 +26,9 @@ TEST_P(CpuCompaction, MatchesStablePartitionOnTwoFields) {
   const std::vector<uint8_t> keep = randomKeep(n, ratio, uint32_t(n * 31 + ratio * 1000));
   std::vector<uint32_t> index(n);
   std::iota(index.begin(), index.end(), 0u);
-  struct Rec { uint32_t w[8]; };
+  struct Rec {
+    uint32_t w[8];
+  };
   std::vector<Rec> recs(n);
   for (size_t i = 0; i < n; ++i)
     for (int w = 0; w < 8; ++w) recs[i].w[w] = uint32_t(i * 8 + w);

@@ -1,9 +1,9 @@
 // The baseline: cub::DeviceSelect::Flagged, called once per field on the field's own element
 // type, so CUB moves whole records exactly as it would in a user's code. Sizes without a record
 // type here go through CUB on the index stream and one gather per field.
+#include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_select.cuh>
 #include <cuda/std/iterator>
-#include <thrust/iterator/counting_iterator.h>
 
 #include <stdexcept>
 
@@ -17,9 +17,9 @@ struct alignas(Words % 4 == 0 ? 16 : (Words % 2 == 0 ? 8 : 4)) Record {
   uint32_t w[Words];
 };
 
-__global__ void gatherKernel(const uint32_t* __restrict__ index, const uint32_t* __restrict__ numKept,
-                             const uint32_t* __restrict__ src, uint32_t* __restrict__ dst,
-                             uint32_t words) {
+__global__ void gatherKernel(const uint32_t* __restrict__ index,
+                             const uint32_t* __restrict__ numKept, const uint32_t* __restrict__ src,
+                             uint32_t* __restrict__ dst, uint32_t words) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint64_t i = t / words, w = t % words;
   if (i >= *numKept) return;
@@ -46,12 +46,24 @@ class CubCompactor final : public Compactor {
     for (int f = 0; f < r.numFields; ++f) {
       const Field& fd = r.fields[f];
       switch (fd.bytes) {
-        case 4: select<Record<1>>(r, fd); break;
-        case 8: select<Record<2>>(r, fd); break;
-        case 12: select<Record<3>>(r, fd); break;
-        case 16: select<Record<4>>(r, fd); break;
-        case 32: select<Record<8>>(r, fd); break;
-        case 64: select<Record<16>>(r, fd); break;
+        case 4:
+          select<Record<1>>(r, fd);
+          break;
+        case 8:
+          select<Record<2>>(r, fd);
+          break;
+        case 12:
+          select<Record<3>>(r, fd);
+          break;
+        case 16:
+          select<Record<4>>(r, fd);
+          break;
+        case 32:
+          select<Record<8>>(r, fd);
+          break;
+        case 64:
+          select<Record<16>>(r, fd);
+          break;
         default:
           if (!gathered) selectIndices(r);
           gathered = true;
@@ -64,10 +76,9 @@ class CubCompactor final : public Compactor {
   template <typename T>
   size_t queryBytes(uint32_t n) {
     size_t bytes = 0;
-    SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, static_cast<const T*>(nullptr),
-                                              static_cast<const uint8_t*>(nullptr),
-                                              static_cast<T*>(nullptr),
-                                              static_cast<uint32_t*>(nullptr), int64_t(n)));
+    SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(
+        nullptr, bytes, static_cast<const T*>(nullptr), static_cast<const uint8_t*>(nullptr),
+        static_cast<T*>(nullptr), static_cast<uint32_t*>(nullptr), int64_t(n)));
     return bytes;
   }
   void growTemp(size_t bytes) {
@@ -113,6 +124,8 @@ class CubCompactor final : public Compactor {
 
 }  // namespace
 
-std::unique_ptr<Compactor> makeCubCompactor() { return std::make_unique<CubCompactor>(); }
+std::unique_ptr<Compactor> makeCubCompactor() {
+  return std::make_unique<CubCompactor>();
+}
 
 }  // namespace srt::compaction
