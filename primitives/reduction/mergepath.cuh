@@ -84,8 +84,24 @@ __global__ void __launch_bounds__(kMpThreads)
   const uint32_t s0 = split[tile], s1 = split[tile + 1];
   const uint32_t i0 = uint32_t(d0 - s0), i1 = uint32_t(d1 - s1);
   const uint32_t ni = i1 - i0, ns = s1 - s0;
-  for (uint32_t j = tid; j < ni; j += kMpThreads) sv[j] = in[i0 + j];
-  for (uint32_t j = tid; j < ns; j += kMpThreads) se[j] = offsets[s0 + j + 1];
+  {
+    // All of a thread's loads are issued before the first shared store: VT loads in flight per
+    // thread instead of one (a plain strided copy loop ran at half the bandwidth).
+    T rv[VT];
+    uint32_t re[VT];
+#pragma unroll
+    for (int k = 0; k < VT; ++k) {
+      const uint32_t j = k * kMpThreads + tid;
+      if (j < ni) rv[k] = in[i0 + j];
+      if (j < ns) re[k] = offsets[s0 + j + 1];
+    }
+#pragma unroll
+    for (int k = 0; k < VT; ++k) {
+      const uint32_t j = k * kMpThreads + tid;
+      if (j < ni) sv[j] = rv[k];
+      if (j < ns) se[j] = re[k];
+    }
+  }
   __syncthreads();
 
   // This thread's start on the tile's merge path.

@@ -21,13 +21,13 @@ TEST(ReductionReference, Mat2ProductIsAssociativeButNotCommutative) {
 }
 
 TEST(ReductionReference, ReduceKeepsOrderAndEmptyGivesIdentity) {
-  EXPECT_EQ(referenceReduce<Mat2u, Mat2Product>({}), Mat2Product::identity());
+  EXPECT_EQ((referenceReduce<Mat2u, Mat2Product>({})), Mat2Product::identity());
   const auto v = test::randomValues<Mat2u>(5, 3);
   Mat2u expected = Mat2Product::identity();
   for (const Mat2u& m : v) expected = Mat2Product()(expected, m);
-  EXPECT_EQ(referenceReduce<Mat2u, Mat2Product>(v), expected);
+  EXPECT_EQ((referenceReduce<Mat2u, Mat2Product>(v)), expected);
   std::vector<Mat2u> reversed(v.rbegin(), v.rend());
-  EXPECT_FALSE(referenceReduce<Mat2u, Mat2Product>(reversed) == expected);
+  EXPECT_FALSE((referenceReduce<Mat2u, Mat2Product>(reversed) == expected));
 }
 
 TEST(ReductionReference, SegmentedWithEmptySegments) {
@@ -102,8 +102,8 @@ TEST(ReductionRegistry, EveryFamilyIsRegistered) {
   for (const char* name : {"tb2", "tb4-warp", "matrix", "persistent-matrix", "diffwarps",
                            "diffwarps16", "mergepath", "cub-segmented", "cub-reduce-by-key"})
     EXPECT_NE(reg.find(name, true), nullptr) << name;
-  EXPECT_EQ(Registry<float, Sum<float>>::global().names(true), reg.names(true));
-  EXPECT_EQ(Registry<Mat2u, Mat2Product>::global().names(false), reg.names(false));
+  EXPECT_EQ((Registry<float, Sum<float>>::global().names(true)), reg.names(true));
+  EXPECT_EQ((Registry<Mat2u, Mat2Product>::global().names(false)), reg.names(false));
 }
 
 TEST(ReductionRegistry, UnknownNameListsTheRegisteredOnes) {
