@@ -9,8 +9,9 @@
 //      before its first end (head) and after its last (tail); a block-wide exclusive scan of
 //      (ended, tail) pairs gives each thread the partial its first segment began with;
 //      segments that began before the block leave one head value per block;
-//   3. fix-up: an exclusive scan of the per-block (ended, tail) pairs (cub::DeviceScan) and one
-//      thread per block that writes out[first segment] = carry-in op head.
+//   3. fix-up: an exclusive scan of the per-block (ended, tail) pairs and a write of
+//      out[first segment] = carry-in op head per block, in one single-block launch
+//      (mergepath-cubscan does it with cub::DeviceScan and a second kernel instead).
 // Every segment is written exactly once (no read-modify-write, no output fill); empty segments
 // are merge steps like any other and get the identity. Order is kept: non-commutative is fine.
 #pragma once
@@ -40,7 +41,7 @@ constexpr int kMpThreads = 256;
 // Odd VT for 4-byte values: thread t reads shared slots t*VT + k, conflict-free across a warp.
 template <typename T>
 constexpr int mergePathVt() {
-  return sizeof(T) <= 4 ? 11 : 7;
+  return sizeof(T) <= 4 ? 15 : 7;
 }
 
 // split[t] = segment ends consumed before merge step t * NV (A-first on ties).
@@ -163,7 +164,47 @@ __global__ void mergePathFixup(const uint32_t* __restrict__ split, uint32_t numT
   if (t < numTiles && split[t + 1] > split[t]) out[split[t]] = Op()(carryIn[t].value, tileHead[t]);
 }
 
+// The fix-up in one launch: one block scans the per-tile carries in chunks (each thread owns
+// Items consecutive tiles) and writes every tile's first segment. Replaces cub::DeviceScan plus
+// mergePathFixup (three dependent launches) on the critical path of small inputs.
+constexpr int kCarryThreads = 1024;
+constexpr int kCarryItems = 8;
+
 template <typename T, typename Op>
+__global__ void __launch_bounds__(kCarryThreads)
+    mergePathCarry(const uint32_t* __restrict__ split, uint32_t numTiles,
+                   const EndedValue<T>* __restrict__ tileCarry, const T* __restrict__ tileHead,
+                   T* __restrict__ out) {
+  using Scan = cub::BlockScan<EndedValue<T>, kCarryThreads>;
+  __shared__ typename Scan::TempStorage storage;
+  const Op op{};
+  const EndedOp<T, Op> ended{};
+  const EndedValue<T> none{0u, Op::identity()};
+  EndedValue<T> running = none;  // the carry into the current chunk
+  for (uint32_t base = 0; base < numTiles; base += kCarryThreads * kCarryItems) {
+    const uint32_t first = base + threadIdx.x * kCarryItems;
+    EndedValue<T> v[kCarryItems];
+#pragma unroll
+    for (int k = 0; k < kCarryItems; ++k) v[k] = first + k < numTiles ? tileCarry[first + k] : none;
+    EndedValue<T> mine = v[0];
+#pragma unroll
+    for (int k = 1; k < kCarryItems; ++k) mine = ended(mine, v[k]);
+    EndedValue<T> before, total;
+    Scan(storage).ExclusiveScan(mine, before, none, ended, total);
+    EndedValue<T> c = ended(running, before);
+#pragma unroll
+    for (int k = 0; k < kCarryItems; ++k) {
+      const uint32_t t = first + k;
+      if (t < numTiles && split[t + 1] > split[t]) out[split[t]] = op(c.value, tileHead[t]);
+      c = ended(c, v[k]);
+    }
+    running = ended(running, total);
+    __syncthreads();  // the scan storage is reused by the next chunk
+  }
+}
+
+// FusedCarry = false keeps the cub::DeviceScan fix-up ("mergepath-cubscan", for comparison).
+template <typename T, typename Op, bool FusedCarry = true>
 class MergePathReducer final : public Reducer<T, Op> {
  public:
   static constexpr int VT = mergePathVt<T>();
@@ -177,6 +218,7 @@ class MergePathReducer final : public Reducer<T, Op> {
     grow(carry_, tiles);
     grow(carryIn_, tiles);
     grow(head_, tiles);
+    if constexpr (FusedCarry) return;
     size_t bytes = 0;
     SRT_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(
         nullptr, bytes, carry_.data(), carryIn_.data(), EndedOp<T, Op>{},
@@ -198,6 +240,12 @@ class MergePathReducer final : public Reducer<T, Op> {
     mergePathTiles<T, Op, VT><<<tiles, kMpThreads, smem, r.stream>>>(
         r.in, r.offsets, r.numSegments, r.count, split_.data(), r.out, carry_.data(), head_.data());
     SRT_CUDA_CHECK_LAUNCH();
+    if constexpr (FusedCarry) {
+      mergePathCarry<T, Op><<<1, kCarryThreads, 0, r.stream>>>(split_.data(), tiles, carry_.data(),
+                                                               head_.data(), r.out);
+      SRT_CUDA_CHECK_LAUNCH();
+      return;
+    }
     size_t bytes = temp_.bytes();
     SRT_CUDA_CHECK(cub::DeviceScan::ExclusiveScan(
         temp_.data(), bytes, carry_.data(), carryIn_.data(), EndedOp<T, Op>{},
