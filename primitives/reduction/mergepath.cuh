@@ -3,7 +3,8 @@
 // segment boundaries, as moderngpu's segreduce does: the input is the merge of the N items with the
 // S segment ends (end s sorts before item j when offsets[s+1] <= j), and every block takes the
 // same number NV = B * VT of merge steps, whatever the segment sizes.
-//   1. partition: one binary search per block boundary on the merge path (S + N steps);
+//   1. partition: one binary search per block boundary on the merge path (S + N steps), in a
+//      kernel of its own, or inside each block when there are at most 64 segments;
 //   2. tiles: a block stages its items and segment ends in shared memory; each thread walks VT
 //      steps, writes every segment that starts and ends inside its steps, and keeps the partial
 //      before its first end (head) and after its last (tail); a block-wide exclusive scan of
@@ -44,14 +45,10 @@ constexpr int mergePathVt() {
   return sizeof(T) <= 4 ? 15 : 7;
 }
 
-// split[t] = segment ends consumed before merge step t * NV (A-first on ties).
-template <int NV>
-__global__ void mergePathPartition(const uint32_t* __restrict__ offsets, uint32_t numSegments,
-                                   uint32_t count, uint32_t numTiles,
-                                   uint32_t* __restrict__ split) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t > numTiles) return;
-  const uint64_t d = min(uint64_t(t) * NV, uint64_t(count) + numSegments);
+// Segment ends consumed before merge step d (A-first on ties): a binary search over offsets.
+__device__ __forceinline__ uint32_t mergePathSearch(const uint32_t* __restrict__ offsets,
+                                                    uint32_t numSegments, uint32_t count,
+                                                    uint64_t d) {
   uint32_t lo = d > count ? uint32_t(d - count) : 0;
   uint32_t hi = uint32_t(min(d, uint64_t(numSegments)));
   while (lo < hi) {
@@ -61,13 +58,28 @@ __global__ void mergePathPartition(const uint32_t* __restrict__ offsets, uint32_
     else
       hi = mid;
   }
-  split[t] = lo;
+  return lo;
 }
+
+// split[t] = segment ends consumed before merge step t * NV.
+template <int NV>
+__global__ void mergePathPartition(const uint32_t* __restrict__ offsets, uint32_t numSegments,
+                                   uint32_t count, uint32_t numTiles,
+                                   uint32_t* __restrict__ split) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t > numTiles) return;
+  split[t] = mergePathSearch(offsets, numSegments, count,
+                             min(uint64_t(t) * NV, uint64_t(count) + numSegments));
+}
+
+// With few segments (a kd-tree's large nodes, one huge segment) each tile searches its own two
+// splits (at most log2(64) = 6 probes, L2-resident) and saves the partition launch.
+constexpr uint32_t kSearchInTileMaxSegments = 64;
 
 template <typename T, typename Op, int VT>
 __global__ void __launch_bounds__(kMpThreads)
     mergePathTiles(const T* __restrict__ in, const uint32_t* __restrict__ offsets,
-                   uint32_t numSegments, uint32_t count, const uint32_t* __restrict__ split,
+                   uint32_t numSegments, uint32_t count, uint32_t* split, bool searchHere,
                    T* __restrict__ out, EndedValue<T>* __restrict__ tileCarry,
                    T* __restrict__ tileHead) {
   constexpr int NV = kMpThreads * VT;
@@ -82,7 +94,20 @@ __global__ void __launch_bounds__(kMpThreads)
   const uint64_t total = uint64_t(count) + numSegments;
   const uint64_t d0 = uint64_t(tile) * NV;
   const uint64_t d1 = min(d0 + NV, total);
-  const uint32_t s0 = split[tile], s1 = split[tile + 1];
+  uint32_t s0, s1;
+  if (searchHere) {
+    __shared__ uint32_t sSplit[2];
+    if (tid == 0) sSplit[0] = mergePathSearch(offsets, numSegments, count, d0);
+    if (tid == 32) sSplit[1] = mergePathSearch(offsets, numSegments, count, d1);
+    __syncthreads();
+    s0 = sSplit[0];
+    s1 = sSplit[1];
+    if (tid == 0) split[tile] = s0;  // for the carry fix-up
+    if (tid == 0 && tile + 1 == gridDim.x) split[tile + 1] = s1;
+  } else {
+    s0 = split[tile];
+    s1 = split[tile + 1];
+  }
   const uint32_t i0 = uint32_t(d0 - s0), i1 = uint32_t(d1 - s1);
   const uint32_t ni = i1 - i0, ns = s1 - s0;
   {
@@ -232,13 +257,17 @@ class MergePathReducer final : public Reducer<T, Op> {
     if (r.numSegments == 0) return;
     reserve(r.count, r.numSegments);
     const uint32_t tiles = uint32_t((total + NV - 1) / NV);
-    mergePathPartition<NV><<<(tiles + 1 + 255) / 256, 256, 0, r.stream>>>(
-        r.offsets, r.numSegments, r.count, tiles, split_.data());
-    SRT_CUDA_CHECK_LAUNCH();
+    const bool searchHere = r.numSegments <= kSearchInTileMaxSegments;
+    if (!searchHere) {
+      mergePathPartition<NV><<<(tiles + 1 + 255) / 256, 256, 0, r.stream>>>(
+          r.offsets, r.numSegments, r.count, tiles, split_.data());
+      SRT_CUDA_CHECK_LAUNCH();
+    }
     const size_t smem = size_t(NV) * (sizeof(T) + sizeof(uint32_t));
     allowSharedMemory(mergePathTiles<T, Op, VT>, smem);
     mergePathTiles<T, Op, VT><<<tiles, kMpThreads, smem, r.stream>>>(
-        r.in, r.offsets, r.numSegments, r.count, split_.data(), r.out, carry_.data(), head_.data());
+        r.in, r.offsets, r.numSegments, r.count, split_.data(), searchHere, r.out, carry_.data(),
+        head_.data());
     SRT_CUDA_CHECK_LAUNCH();
     if constexpr (FusedCarry) {
       mergePathCarry<T, Op><<<1, kCarryThreads, 0, r.stream>>>(split_.data(), tiles, carry_.data(),

@@ -29,6 +29,8 @@ std::vector<Case> segmentedCases() {
   c.push_back({"all of size 1 over 5003", makeSegments(Scenario::Fixed, 5003, 1)});
   c.push_back({"size 7 over 513", makeSegments(Scenario::Fixed, 513, 7)});
   c.push_back({"size 1000 over 1025", makeSegments(Scenario::Fixed, 1025, 1000)});
+  c.push_back({"41 segments over 1000003 (few large: kd-tree nodes)",
+               makeSegments(Scenario::Fixed, 1000003, 25000)});
   c.push_back({"empty segments over 100000", makeSegments(Scenario::WithEmpty, 100000, 0, 11)});
   c.push_back({"a million segments (size 3)", makeSegments(Scenario::Fixed, 3000000, 3)});
   c.push_back({"one element", makeSegments(Scenario::OneSegment, 1)});
