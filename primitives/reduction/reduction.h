@@ -13,7 +13,8 @@
 //   Request<Aabb> q;
 //   q.in = triBounds; q.count = numTris;             // Aabb has Bounds3f's layout
 //   q.out = nodeBounds; q.numSegments = numNodes;
-//   q.owners = triNode; q.offsets = nodeFirstTri;    // give both, or the one find(name)->layout says
+//   q.owners = triNode;                              // both layouts, or the one that
+//   q.offsets = nodeFirstTri;                        //   find(name, true)->layout names
 //   q.stream = stream;
 //   red->reduce(q);                                  // asynchronous on q.stream
 #pragma once
