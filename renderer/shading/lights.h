@@ -1,7 +1,8 @@
 // Next-event estimation towards emissive triangles chosen in proportion to their power
 // (area × luminance(Ke)) by binary search in a CDF, plus the point-light helper the
-// Whitted tracer uses. Emission is two-sided (Le = Ke from either side, as Cycles' mesh lights), so
-// emitters work whatever the OBJ winding; pdfs use |cos| at the light.
+// Whitted tracer uses. Emission is one-sided, as in pbrt and Mitsuba: an emitter shines towards
+// its winding normal (a two-sided Cornell light 0.1 mm under the ceiling lights the ceiling with
+// a firefly-making band); pdfs use |cos| at the light.
 #pragma once
 
 #include <cstdint>
@@ -93,6 +94,8 @@ SRT_CPU_GPU inline bool sampleEmitter(const EmitterView& v, const Vec3f* positio
   if (dist2 == 0.f) return false;
   const float dist = sqrtf(dist2);
   const Vec3f wi = d / dist;
+  // Emitters are one-sided, as in pbrt and Mitsuba: they shine towards their winding normal.
+  if (dot(n, wi) >= 0.f) return false;
   const float pdf = pdfAreaToSolidAngle(v.pmf[e] / v.areas[e], dist2, dot(n, wi));
   if (!(pdf > 0.f)) return false;
   out->p = p;

@@ -40,7 +40,9 @@ struct SurfaceHit {
   Vec2f uv;
   uint32_t material = 0;
   uint32_t triangle = 0;
-  bool frontFace = true;  // the ray arrived on the authored outside
+  bool frontFace = true;     // the ray arrived on the authored outside
+  bool windingFront = true;  // the ray arrived on the side the winding normal points to (emitters
+                             // shine only there, see renderer/shading/lights.h)
 };
 
 SRT_CPU_GPU inline SurfaceHit surfaceAt(const SceneView& s, const Ray& ray, const Hit& hit) {
@@ -51,6 +53,7 @@ SRT_CPU_GPU inline SurfaceHit surfaceAt(const SceneView& s, const Ray& ray, cons
   const float b0 = 1.f - hit.b1 - hit.b2;
   h.p = p0 * b0 + p1 * hit.b1 + p2 * hit.b2;
   Vec3f ng = normalize(cross(p1 - p0, p2 - p0));
+  h.windingFront = dot(ng, ray.d) < 0.f;
   Vec3f ns = ng;
   if (s.normals) {
     const Vec3f n = s.normals[idx[0]] * b0 + s.normals[idx[1]] * hit.b1 + s.normals[idx[2]] * hit.b2;

@@ -31,7 +31,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
     } else {
       const SurfaceHit h = surfaceAt(scene, ray, hit);
       const DeviceMaterial& m = scene.materials[h.material];
-      if (!isBlack(m.ke)) {  // emitters are two-sided (renderer/shading/lights.h)
+      if (h.windingFront && !isBlack(m.ke)) {  // one-sided emitters
         float w = 1.f;
         if (prevPdf > 0.f) {
           const float lightPdf = emitterPickProbability(scene) *

@@ -13,9 +13,9 @@
 namespace srt {
 namespace {
 
-// Five triangles: three emitters of different sizes, radiances and orientations (one wound
-// away from the reference point: emission is two-sided), one diffuse, one emissive but
-// degenerate. Material 2 has Ke = 0.
+// Five triangles: three emitters of different sizes, radiances and orientations, all wound to face
+// the origin (emission is one-sided), one diffuse, one emissive but degenerate. Material 2 has
+// Ke = 0.
 struct TestScene {
   FlatGeometry geometry;
   std::vector<Material> materials;
@@ -35,9 +35,9 @@ TestScene makeScene() {
     s.geometry.indices.insert(s.geometry.indices.end(), {base, base + 1, base + 2});
     s.geometry.materialIds.push_back(material);
   };
-  tri({-1, 2, -1}, {1, 2, -1}, {0, 2, 1}, 1);     // 0: ceiling, facing +y (away from origin)
-  tri({2, -1, -1}, {2, 1, 0}, {2, -1, 1.5f}, 3);  // 1: wall at x = 2
-  tri({-3, -1, -2}, {-3, 0, 2}, {-3, 1, -2}, 1);  // 2: wall at x = -3, larger
+  tri({-1, 2, -1}, {1, 2, -1}, {0, 2, 1}, 1);     // 0: ceiling at y = 2, facing -y
+  tri({2, -1, -1}, {2, -1, 1.5f}, {2, 1, 0}, 3);  // 1: wall at x = 2, facing -x
+  tri({-3, -1, -2}, {-3, 1, -2}, {-3, 0, 2}, 1);  // 2: wall at x = -3, larger, facing +x
   tri({0, -2, 0}, {1, -2, 0}, {0, -2, 1}, 0);     // 3: diffuse floor piece
   tri({0, 0, 3}, {1, 1, 3}, {2, 2, 3}, 1);        // 4: emissive but zero area
   tri({0, 0, -3}, {1, 0, -3}, {0, 1, -3}, 2);     // 5: Ke = 0
@@ -67,6 +67,28 @@ TEST(Emitters, TableHoldsEmissiveTrianglesWithPowerPmf) {
     pmfSum += t.pmf[e];
   }
   EXPECT_NEAR(pmfSum, 1.0, 1e-6);
+}
+
+TEST(Emitters, EmitOnlyTowardsTheirWindingNormal) {
+  const TestScene s = makeScene();
+  const EmitterTable t = buildEmitters(s.geometry, s.materials);
+  const EmitterView v = hostView(t);
+  // Above the ceiling (y = 2 facing -y) and outside both walls nothing shines towards the point.
+  int front = 0, back = 0;
+  for (int i = 0; i < 10000; ++i) {
+    Sampler smp = Sampler::at(uint32_t(i), 0, 2, 3);
+    const float uc = smp.next1D();
+    const Vec2f u = smp.next2D();
+    LightSample ls;
+    back += sampleEmitter(v, s.geometry.positions.data(), s.geometry.indices.data(),
+                          Vec3f(0.f, 5.f, 0.f), u, uc, &ls) &&
+            ls.triangle == 0;
+    front += sampleEmitter(v, s.geometry.positions.data(), s.geometry.indices.data(),
+                           Vec3f(0.f), u, uc, &ls) &&
+             ls.triangle == 0;
+  }
+  EXPECT_EQ(back, 0) << "the ceiling shone upwards";
+  EXPECT_GT(front, 1000);
 }
 
 TEST(Emitters, ChoiceFrequencyIsProportionalToPower) {
@@ -106,8 +128,8 @@ TEST(Emitters, SampledPdfEqualsEmitterPdfAtTheSamePoint) {
       ASSERT_NEAR(length(ls.wi), 1.f, 1e-5f);
       ASSERT_NEAR(length(ls.p - ref), ls.distance, 1e-4f * ls.distance);
       EXPECT_TRUE(ls.Le == t.radiance[t.triangleToEmitter[ls.triangle]]);
-      // The normal the renderer would compute at the hit, possibly flipped: emission is
-      // two-sided, so the pdf must not depend on the side.
+      // The normal the renderer would compute at the hit, possibly flipped: the pdf must not
+      // depend on which way the caller's normal points.
       const float pdf = emitterPdf(v, ls.triangle, ref, ls.p, ls.n * (i % 2 ? -3.f : 1.f));
       ASSERT_NEAR(pdf, ls.pdf, 1e-4f * ls.pdf) << "sample " << i;
     }
