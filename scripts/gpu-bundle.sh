@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Packs what scripts/gpu-host-check.sh needs on a CUDA host without our Debian libraries: the
+# stripped binaries and their shared libraries (through ../shared/gpu-host/bundle.sh), plus the
+# shared scenes as zips. Build first with scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-.gpu}
+rm -rf "$out" && mkdir -p "$out/scenes"
+stage=$(mktemp -d)
+bins=(build/apps/streamrt)
+for t in build/tests/*/test_*_gpu build/tests/gl/test_gl build/bench/*/streamrt-bench-*; do
+  [[ $t == *.cmake ]] || bins+=("$t")
+done
+../shared/gpu-host/bundle.sh "$stage" "${bins[@]}" >/dev/null
+strip "$stage"/bin/* 2>/dev/null || true
+cp "$stage/env.sh" "$out/"
+tar czf "$out/bundle.tgz" -C "$stage" bin lib
+for s in conference-room cornell-box teapot; do cp ../shared/scenes/$s/*.zip "$out/scenes/$s.zip"; done
+du -sh "$out"
