@@ -1,0 +1,162 @@
+// Every registered reduction against the CPU reference, per value type. The non-commutative
+// Mat2u product makes any reordering fail; CUB's DeviceReduce/DeviceSegmentedReduce document
+// that they need a commutative operator, so they are checked on the commutative types only.
+#include <gtest/gtest.h>
+
+#include "primitives/common/memory.h"
+#include "primitives/reduction/reduction.h"
+#include "primitives/reduction/reference.h"
+#include "primitives/reduction/scenarios.h"
+#include "tests/reduction/test_values.h"
+
+namespace srt::reduction {
+namespace {
+
+#define SRT_REQUIRE_GPU() \
+  if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription()
+
+struct Case {
+  std::string name;
+  Segments segments;
+};
+
+std::vector<Case> segmentedCases() {
+  std::vector<Case> c;
+  c.push_back({"one segment of 100003", makeSegments(Scenario::OneSegment, 100003)});
+  c.push_back({"one segment of 2^20+1", makeSegments(Scenario::OneSegment, (1u << 20) + 1)});
+  c.push_back({"random 10-50 over 200001", makeSegments(Scenario::Random10To50, 200001, 0, 3)});
+  c.push_back({"all of size 3 over 30001", makeSegments(Scenario::Fixed, 30001, 3)});
+  c.push_back({"all of size 1 over 5003", makeSegments(Scenario::Fixed, 5003, 1)});
+  c.push_back({"size 7 over 513", makeSegments(Scenario::Fixed, 513, 7)});
+  c.push_back({"size 1000 over 1025", makeSegments(Scenario::Fixed, 1025, 1000)});
+  c.push_back({"41 segments over 1000003 (few large: kd-tree nodes)",
+               makeSegments(Scenario::Fixed, 1000003, 25000)});
+  c.push_back({"empty segments over 100000", makeSegments(Scenario::WithEmpty, 100000, 0, 11)});
+  c.push_back({"a million segments (size 3)", makeSegments(Scenario::Fixed, 3000000, 3)});
+  c.push_back({"one element", makeSegments(Scenario::OneSegment, 1)});
+  c.push_back({"empty input, one empty segment", makeSegments(Scenario::OneSegment, 0)});
+  c.push_back({"empty input, no segments", makeSegments(Scenario::Fixed, 0, 3)});
+  Segments allEmpty;
+  allEmpty.offsets.assign(6, 0);
+  c.push_back({"empty input, five empty segments", allEmpty});
+  return c;
+}
+
+template <typename T, typename Op>
+std::vector<T> runSegmented(Reducer<T, Op>& red, const std::vector<T>& values,
+                            const Segments& seg) {
+  Buffer<T> in(MemorySpace::Cuda, std::max<size_t>(values.size(), 1));
+  if (!values.empty()) in.upload(values);
+  Buffer<uint32_t> owners(MemorySpace::Cuda, std::max<size_t>(seg.owners.size(), 1));
+  if (!seg.owners.empty()) owners.upload(seg.owners);
+  Buffer<uint32_t> offsets(MemorySpace::Cuda, seg.offsets);
+  Buffer<T> out(MemorySpace::Cuda, std::max<uint32_t>(seg.numSegments(), 1));
+  out.fillBytes(0xAB);  // garbage: every segment must be written
+  Request<T> r;
+  r.in = in.data();
+  r.count = seg.count();
+  r.out = out.data();
+  r.numSegments = seg.numSegments();
+  r.owners = owners.data();
+  r.offsets = offsets.data();
+  red.reduce(r);
+  SRT_CUDA_CHECK(cudaDeviceSynchronize());
+  return out.download(seg.numSegments());
+}
+
+template <typename T, typename Op>
+void checkAllSegmented(bool nonCommutative) {
+  const auto cases = segmentedCases();
+  for (const auto& e : Registry<T, Op>::global().entries()) {
+    if (!e.info.segmented || (nonCommutative && e.info.commutativeOnly)) continue;
+    auto red = e.factory();
+    for (const Case& c : cases) {
+      SCOPED_TRACE("segmented '" + e.info.name + "', " + c.name);
+      const auto values = test::randomValues<T>(c.segments.count(), 42);
+      const auto expected = referenceSegmentedReduce<T, Op>(values, c.segments.offsets);
+      const auto got = runSegmented(*red, values, c.segments);
+      ASSERT_EQ(got.size(), expected.size());
+      size_t bad = 0, firstBad = 0;
+      for (size_t s = 0; s < got.size(); ++s) {
+        const size_t len = c.segments.offsets[s + 1] - c.segments.offsets[s];
+        if (!test::close(got[s], expected[s], len) && bad++ == 0) firstBad = s;
+      }
+      EXPECT_EQ(bad, 0u) << "first wrong segment " << firstBad << " of " << got.size();
+    }
+  }
+}
+
+template <typename T, typename Op>
+void checkAllUnsegmented(bool nonCommutative) {
+  for (const auto& e : Registry<T, Op>::global().entries()) {
+    if (e.info.segmented || (nonCommutative && e.info.commutativeOnly)) continue;
+    auto red = e.factory();
+    for (uint32_t n : {0u, 1u, 31u, 511u, 512u, 513u, 1023u, 1025u, 100003u, 3000017u}) {
+      SCOPED_TRACE("reduction '" + e.info.name + "', n = " + std::to_string(n));
+      const auto values = test::randomValues<T>(n, n + 1);
+      Buffer<T> in(MemorySpace::Cuda, std::max<size_t>(n, 1));
+      if (n) in.upload(values);
+      Buffer<T> out(MemorySpace::Cuda, 1);
+      out.fillBytes(0xAB);
+      Request<T> r;
+      r.in = in.data();
+      r.count = n;
+      r.out = out.data();
+      red->reduce(r);
+      SRT_CUDA_CHECK(cudaDeviceSynchronize());
+      const T got = out.download()[0];
+      EXPECT_TRUE(test::close(got, referenceReduce<T, Op>(values), n));
+    }
+  }
+}
+
+TEST(ReductionGpu, UnsegmentedNonCommutative) {
+  SRT_REQUIRE_GPU();
+  checkAllUnsegmented<Mat2u, Mat2Product>(true);
+}
+TEST(ReductionGpu, UnsegmentedIntSum) {
+  SRT_REQUIRE_GPU();
+  checkAllUnsegmented<int, Sum<int>>(false);
+}
+TEST(ReductionGpu, UnsegmentedFloatSum) {
+  SRT_REQUIRE_GPU();
+  checkAllUnsegmented<float, Sum<float>>(false);
+}
+TEST(ReductionGpu, UnsegmentedAabb) {
+  SRT_REQUIRE_GPU();
+  checkAllUnsegmented<Aabb, AabbUnion>(false);
+}
+TEST(ReductionGpu, SegmentedNonCommutative) {
+  SRT_REQUIRE_GPU();
+  checkAllSegmented<Mat2u, Mat2Product>(true);
+}
+TEST(ReductionGpu, SegmentedIntSum) {
+  SRT_REQUIRE_GPU();
+  checkAllSegmented<int, Sum<int>>(false);
+}
+TEST(ReductionGpu, SegmentedFloatSum) {
+  SRT_REQUIRE_GPU();
+  checkAllSegmented<float, Sum<float>>(false);
+}
+TEST(ReductionGpu, SegmentedAabb) {
+  SRT_REQUIRE_GPU();
+  checkAllSegmented<Aabb, AabbUnion>(false);
+}
+
+TEST(ReductionGpu, LayoutConversionsMatchTheCpu) {
+  SRT_REQUIRE_GPU();
+  for (const Segments& seg : {makeSegments(Scenario::WithEmpty, 100000, 0, 2),
+                              makeSegments(Scenario::Random10To50, 12345, 0, 4)}) {
+    Buffer<uint32_t> offsets(MemorySpace::Cuda, seg.offsets);
+    Buffer<uint32_t> owners(MemorySpace::Cuda, seg.owners);
+    Buffer<uint32_t> owners2(MemorySpace::Cuda, seg.owners.size());
+    Buffer<uint32_t> offsets2(MemorySpace::Cuda, seg.offsets.size());
+    ownersFromOffsets(offsets.data(), seg.numSegments(), owners2.data(), seg.count(), nullptr);
+    offsetsFromOwners(owners.data(), seg.count(), offsets2.data(), seg.numSegments(), nullptr);
+    EXPECT_EQ(owners2.download(), seg.owners);
+    EXPECT_EQ(offsets2.download(), seg.offsets);
+  }
+}
+
+}  // namespace
+}  // namespace srt::reduction
