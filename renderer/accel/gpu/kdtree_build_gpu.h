@@ -41,8 +41,9 @@ struct GpuKdBuildStats {
   double boundsMs = 0, splitMs = 0, compactionMs = 0, smallNodeMs = 0, finalizeMs = 0;
   double setupMs = 0;  // per-triangle boxes and the removal of non-finite triangles
   double totalMs = 0;  // first event to last, host round trips included
-  size_t nodes = 0, leaves = 0, largeNodeLevels = 0, largeNodes = 0, smallNodes = 0;
-  size_t primReferences = 0;
+  size_t nodes = 0, leaves = 0, largeNodeLevels = 0, largeNodes = 0;
+  size_t terminals = 0;    // nodes handed to the small-node stage
+  size_t primIndices = 0;  // entries of the primitive index array (one-triangle leaves have none)
 };
 
 // Throws std::invalid_argument naming the bad option (ranges, unknown or unordered primitives).
