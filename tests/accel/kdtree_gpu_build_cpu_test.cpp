@@ -160,8 +160,9 @@ TEST(KdTreeGpuAlgorithm, SmallSubtreeStaysInItsScratch) {
     for (KdNode& n : nodes) n.initLeaf(0, 0xdead);
     uint32_t used = 0, usedRefs = 0;
     kdgpu::Terminal t{cell, 0, 0, 64};
-    buildSmallSubtree(team, *shared, t, tris.data(), boxes.data(), 40, kdgpu::SahParams{},
-                      kdgpu::SmallOutput{nodes.data(), cap, refs.data(), 150}, &used, &usedRefs);
+    buildSmallSubtree(team, *shared, t, tris.data(), boxes.data(), 40, mesh.view(), 1e-6f,
+                      kdgpu::SahParams{}, kdgpu::SmallOutput{nodes.data(), cap, refs.data(), 150},
+                      &used, &usedRefs);
     EXPECT_GE(used, 1u);
     EXPECT_LE(used, std::max(cap, 1u)) << "node budget " << cap;
     EXPECT_LE(usedRefs, 150u);

@@ -377,11 +377,15 @@ struct SmallOutput {
 // it). All lanes of the team run this uniformly; Team provides lane(), size(), leader(), sync(),
 // mask64(n, pred) (bit j = pred(j) for j < n) and argmin(cost, index). Returns nodes and
 // references used through *nodesUsed / *refsUsed (written by the leader).
+// The candidate masks come from the boxes clipped to the terminal's cell; after choosing a plane,
+// the triangles the masks put on both sides are clipped to each child cell ("perfect splits",
+// skipped when mesh.positions is null), so deeper nodes count only triangles really in them.
 template <typename Team>
 SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& t,
                                    const uint32_t* tris, const Aabb* boxes, int maxDepth,
-                                   const SahParams& sah, const SmallOutput& out,
-                                   uint32_t* nodesUsed, uint32_t* refsUsed) {
+                                   const TriangleMeshView& mesh, float eps, const SahParams& sah,
+                                   const SmallOutput& out, uint32_t* nodesUsed,
+                                   uint32_t* refsUsed) {
   const uint32_t n = t.refCount;
   if (n == 0 || n > uint32_t(kSmallMax) || int(t.depth) >= maxDepth) {  // one leaf
     for (uint32_t j = team.lane(); j < n; j += team.size()) out.refs[j] = tris[j];
@@ -430,6 +434,23 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     if (split) {
       maskBelow = mask & sh.below[best];
       maskAbove = mask & sh.above[best];
+      const uint64_t both = maskBelow & maskAbove;
+      if (both != 0 && mesh.positions != nullptr) {
+        int axis;
+        const float p = candidatePlane(sh.box, best, &axis);
+        Aabb cellBelow = cell, cellAbove = cell;
+        cellBelow.hi[axis] = p;
+        cellAbove.lo[axis] = p;
+        auto touches = [&](uint32_t j, const Aabb& child) {
+          if (!(both >> j & 1ull)) return true;
+          Vec3f v[3];
+          triangleVertices(mesh, sh.tri[j], v);
+          Aabb clipped;
+          return clippedBounds(v, child, eps, &clipped);
+        };
+        maskBelow &= team.mask64(n, [&](uint32_t j) { return touches(j, cellBelow); });
+        maskAbove &= team.mask64(n, [&](uint32_t j) { return touches(j, cellAbove); });
+      }
       const uint32_t refsAfter = usedRefs + uint32_t(popcount64(maskBelow)) +
                                  uint32_t(popcount64(maskAbove)) + pendingRefs;
       split = used + 3 + pending <= out.nodeCap && refsAfter <= out.refCap && top < kKdMaxDepth;

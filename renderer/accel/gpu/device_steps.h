@@ -75,7 +75,8 @@ void launchRootTerminal(const Aabb* tight, uint32_t count, Terminal* terms, cuda
 
 // ---- small-node stage (small_nodes.cu)
 void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
-                      const Aabb* termBox, int maxDepth, const SahParams& sah, KdNode* scratchNodes,
+                      const Aabb* termBox, int maxDepth, const TriangleMeshView& mesh,
+                      const BuildCounters* counters, const SahParams& sah, KdNode* scratchNodes,
                       uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs,
                       cudaStream_t stream);
 

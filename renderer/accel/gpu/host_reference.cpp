@@ -172,7 +172,7 @@ KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBu
     SmallOutput out{scratchNodes.data() + n0 + t, kScratchPerRef * term.refCount + 1,
                     scratchRefs.data() + n0, kScratchPerRef * term.refCount};
     buildSmallSubtree(team, *shared, term, termTri.data() + term.refStart,
-                      termBox.data() + term.refStart, maxDepth, sah, out, &termNodes[t],
+                      termBox.data() + term.refStart, maxDepth, mesh, eps, sah, out, &termNodes[t],
                       &termRefs[t]);
   }
 

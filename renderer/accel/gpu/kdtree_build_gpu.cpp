@@ -360,8 +360,8 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
   // Small-node stage.
   s.timer.mark(kSmall);
   const size_t scratchRefs = size_t(kScratchPerRef) * numTermRefs;
-  launchSmallNodes(s.terms.data(), numTerms, s.termTri.data(), s.termBox.data(), maxDepth, sah,
-                   s.scratchNodes.reserve(scratchRefs + numTerms, stream),
+  launchSmallNodes(s.terms.data(), numTerms, s.termTri.data(), s.termBox.data(), maxDepth, mesh,
+                   counters, sah, s.scratchNodes.reserve(scratchRefs + numTerms, stream),
                    s.scratchRefs.reserve(scratchRefs + 1, stream),
                    s.termNodes.reserve(numTerms, stream), s.termRefs.reserve(numTerms, stream),
                    stream);

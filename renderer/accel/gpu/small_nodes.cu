@@ -53,7 +53,8 @@ struct WarpTeam {
 
 __global__ void __launch_bounds__(32)
     smallNodesKernel(const Terminal* terms, const uint32_t* termTri, const Aabb* termBox,
-                     int maxDepth, SahParams sah, KdNode* scratchNodes, uint32_t* scratchRefs,
+                     int maxDepth, TriangleMeshView mesh, const BuildCounters* counters,
+                     SahParams sah, KdNode* scratchNodes, uint32_t* scratchRefs,
                      uint32_t* termNodes, uint32_t* termRefs) {
   __shared__ SmallShared shared;
   const uint32_t t = blockIdx.x;
@@ -63,18 +64,20 @@ __global__ void __launch_bounds__(32)
                         scratchRefs + base, kScratchPerRef * term.refCount};
   WarpTeam team;
   buildSmallSubtree(team, shared, term, termTri + term.refStart, termBox + term.refStart, maxDepth,
-                    sah, out, &termNodes[t], &termRefs[t]);
+                    mesh, clipEpsilon(counters->rawBounds), sah, out, &termNodes[t], &termRefs[t]);
 }
 
 }  // namespace
 
 void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
-                      const Aabb* termBox, int maxDepth, const SahParams& sah, KdNode* scratchNodes,
+                      const Aabb* termBox, int maxDepth, const TriangleMeshView& mesh,
+                      const BuildCounters* counters, const SahParams& sah, KdNode* scratchNodes,
                       uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs,
                       cudaStream_t stream) {
   if (numTerms == 0) return;
-  smallNodesKernel<<<numTerms, 32, 0, stream>>>(terms, termTri, termBox, maxDepth, sah,
-                                                scratchNodes, scratchRefs, termNodes, termRefs);
+  smallNodesKernel<<<numTerms, 32, 0, stream>>>(terms, termTri, termBox, maxDepth, mesh, counters,
+                                                sah, scratchNodes, scratchRefs, termNodes,
+                                                termRefs);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
