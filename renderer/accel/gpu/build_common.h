@@ -293,6 +293,12 @@ SRT_CPU_GPU inline uint32_t writeLargeNode(const LargeNode& n, uint32_t o, uint3
 }
 
 // ---- Small-node stage: exact SAH over the candidate planes of <= 64 triangles, sets as bitmasks.
+//
+// Each node's triangle set is a 64-bit mask over its terminal's list. On entering a node its
+// triangles are clipped to its cell (perfect splits: a triangle that misses the cell leaves the
+// mask); the candidates are the six faces of those clipped boxes, each counted against every box
+// of the node (O(m^2) for m triangles, spread over the team) with planar triangles put on the
+// cheaper side, as the CPU builder's sweep does.
 
 struct SmallStackEntry {
   uint64_t mask;
@@ -305,10 +311,8 @@ struct SmallStackEntry {
 
 // What one team (a warp on the GPU, one thread on the host) keeps in shared memory.
 struct SmallShared {
-  Aabb box[kSmallMax];
+  Aabb box[kSmallMax];  // clipped to the current node's cell
   uint32_t tri[kSmallMax];
-  uint64_t below[kSmallMax * kCandidatesPerTri];
-  uint64_t above[kSmallMax * kCandidatesPerTri];
   SmallStackEntry stack[kKdMaxDepth + 1];
 };
 
@@ -334,20 +338,41 @@ SRT_CPU_GPU inline int lowestBit64(uint64_t m) {  // m != 0
 #endif
 }
 
-// SAH cost of splitting `cell` at candidate c (infinite when the plane is not inside the cell).
+// Sides of plane p for the boxes of a node: planar boxes (flat at p) go below when planarBelow.
+SRT_CPU_GPU inline bool sideBelow(const Aabb& b, int a, float p, bool planarBelow) {
+  return b.lo[a] < p || (planarBelow && b.lo[a] == p && b.hi[a] == p);
+}
+SRT_CPU_GPU inline bool sideAbove(const Aabb& b, int a, float p, bool planarBelow) {
+  return b.hi[a] > p || (!planarBelow && b.lo[a] == p && b.hi[a] == p);
+}
+
+// SAH cost of splitting `cell` at candidate c with the node's boxes in `mask` (FLT_MAX when the
+// plane is not strictly inside the cell); *planarBelow receives the cheaper side for planar ones.
 SRT_CPU_GPU inline float candidateCost(const SmallShared& sh, uint32_t c, uint64_t mask,
-                                       const Aabb& cell, float invHalfArea, const SahParams& sah) {
+                                       const Aabb& cell, float invHalfArea, const SahParams& sah,
+                                       bool* planarBelow) {
   int a;
   const float p = candidatePlane(sh.box, c, &a);
   if (!(cell.lo[a] < p && p < cell.hi[a])) return FLT_MAX;
-  const int nl = popcount64(mask & sh.below[c]), nr = popcount64(mask & sh.above[c]);
+  int nl = 0, nr = 0, np = 0;
+  for (uint64_t m = mask; m != 0; m &= m - 1) {
+    const Aabb& b = sh.box[lowestBit64(m)];
+    nl += b.lo[a] < p;
+    nr += b.hi[a] > p;
+    np += b.lo[a] == p && b.hi[a] == p;
+  }
   const float da = cell.hi[(a + 1) % 3] - cell.lo[(a + 1) % 3];
   const float db = cell.hi[(a + 2) % 3] - cell.lo[(a + 2) % 3];
   const float dl = p - cell.lo[a], dr = cell.hi[a] - p;
   const float pl = (dl * (da + db) + da * db) * invHalfArea;
   const float pr = (dr * (da + db) + da * db) * invHalfArea;
-  const float lambda = (nl == 0 || nr == 0) ? 1.f - sah.emptyBonus : 1.f;
-  return lambda * (sah.traversalCost + sah.intersectCost * (pl * float(nl) + pr * float(nr)));
+  auto cost = [&](int l, int r) {
+    const float lambda = (l == 0 || r == 0) ? 1.f - sah.emptyBonus : 1.f;
+    return lambda * (sah.traversalCost + sah.intersectCost * (pl * float(l) + pr * float(r)));
+  };
+  const float below = cost(nl + np, nr), above = cost(nl, nr + np);
+  *planarBelow = below <= above;
+  return *planarBelow ? below : above;
 }
 
 // The team of one: the host reference runs the small-node builder with it.
@@ -375,11 +400,9 @@ struct SmallOutput {
 
 // Builds the subtree of one terminal depth-first into out (child and primitive offsets local to
 // it). All lanes of the team run this uniformly; Team provides lane(), size(), leader(), sync(),
-// mask64(n, pred) (bit j = pred(j) for j < n) and argmin(cost, index). Returns nodes and
-// references used through *nodesUsed / *refsUsed (written by the leader).
-// The candidate masks come from the boxes clipped to the terminal's cell; after choosing a plane,
-// the triangles the masks put on both sides are clipped to each child cell ("perfect splits",
-// skipped when mesh.positions is null), so deeper nodes count only triangles really in them.
+// mask64(n, pred) (bit j = pred(j) for j < n) and argmin(cost, index). `boxes` are the terminal's
+// reference boxes (already clipped to its cell); deeper nodes clip the mesh's triangles again.
+// Returns nodes and references used through *nodesUsed / *refsUsed (written by the leader).
 template <typename Team>
 SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& t,
                                    const uint32_t* tris, const Aabb* boxes, int maxDepth,
@@ -401,63 +424,59 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     sh.tri[j] = tris[j];
   }
   team.sync();
-  const uint32_t numCand = n * kCandidatesPerTri;
-  for (uint32_t c = 0; c < numCand; ++c) {
-    int a;
-    const float p = candidatePlane(sh.box, c, &a);
-    const uint64_t below = team.mask64(n, [&](uint32_t j) { return goesBelow(sh.box[j], a, p); });
-    const uint64_t above = team.mask64(n, [&](uint32_t j) { return goesAbove(sh.box[j], a, p); });
-    if (team.leader()) sh.below[c] = below, sh.above[c] = above;
-  }
-  team.sync();
 
+  const uint32_t numCand = n * kCandidatesPerTri;
   uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1;
   Aabb cell = t.cell;
   uint32_t depth = t.depth;
   uint32_t used = 0, usedRefs = 0, pending = 0, pendingRefs = 0;
   int top = 0;
+  bool root = true;
   for (;;) {
+    if (!root) {  // the node's boxes: its triangles clipped to its cell
+      for (uint32_t j = team.lane(); j < n; j += team.size()) {
+        if (!(mask >> j & 1ull)) continue;
+        Vec3f v[3];
+        triangleVertices(mesh, sh.tri[j], v);
+        Aabb b;
+        sh.box[j] = clippedBounds(v, cell, eps, &b) ? b : emptyAabb();
+      }
+      team.sync();
+      mask &= team.mask64(n, [&](uint32_t j) { return !isEmpty(sh.box[j]); });
+    }
+    root = false;
     const uint32_t count = uint32_t(popcount64(mask));
     float bestCost = FLT_MAX;
-    uint32_t best = ~0u;
+    uint32_t best = ~0u;  // candidate << 1 | planar below
     const float a2 = area(cell);
     if (count > 0 && int(depth) < maxDepth && a2 > 0.f) {
       const float invHalfArea = 2.f / a2;
       for (uint32_t c = team.lane(); c < numCand; c += team.size()) {
-        const float cost = candidateCost(sh, c, mask, cell, invHalfArea, sah);
-        if (cost < bestCost) bestCost = cost, best = c;
+        if (!(mask >> (c / kCandidatesPerTri) & 1ull)) continue;
+        bool planarBelow = true;
+        const float cost = candidateCost(sh, c, mask, cell, invHalfArea, sah, &planarBelow);
+        if (cost < bestCost) bestCost = cost, best = c << 1 | uint32_t(planarBelow);
       }
       team.argmin(&bestCost, &best);
     }
     bool split = best != ~0u && bestCost <= sah.intersectCost * float(count);
     uint64_t maskBelow = 0, maskAbove = 0;
+    int axis = 0;
+    float p = 0.f;
     if (split) {
-      maskBelow = mask & sh.below[best];
-      maskAbove = mask & sh.above[best];
-      const uint64_t both = maskBelow & maskAbove;
-      if (both != 0 && mesh.positions != nullptr) {
-        int axis;
-        const float p = candidatePlane(sh.box, best, &axis);
-        Aabb cellBelow = cell, cellAbove = cell;
-        cellBelow.hi[axis] = p;
-        cellAbove.lo[axis] = p;
-        auto touches = [&](uint32_t j, const Aabb& child) {
-          if (!(both >> j & 1ull)) return true;
-          Vec3f v[3];
-          triangleVertices(mesh, sh.tri[j], v);
-          Aabb clipped;
-          return clippedBounds(v, child, eps, &clipped);
-        };
-        maskBelow &= team.mask64(n, [&](uint32_t j) { return touches(j, cellBelow); });
-        maskAbove &= team.mask64(n, [&](uint32_t j) { return touches(j, cellAbove); });
-      }
+      p = candidatePlane(sh.box, best >> 1, &axis);
+      const bool planarBelow = best & 1u;
+      maskBelow = mask & team.mask64(n, [&](uint32_t j) {
+        return sideBelow(sh.box[j], axis, p, planarBelow);
+      });
+      maskAbove = mask & team.mask64(n, [&](uint32_t j) {
+        return sideAbove(sh.box[j], axis, p, planarBelow);
+      });
       const uint32_t refsAfter = usedRefs + uint32_t(popcount64(maskBelow)) +
                                  uint32_t(popcount64(maskAbove)) + pendingRefs;
       split = used + 3 + pending <= out.nodeCap && refsAfter <= out.refCap && top < kKdMaxDepth;
     }
     if (split) {
-      int axis;
-      const float p = candidatePlane(sh.box, best, &axis);
       Aabb cellAbove = cell;
       cell.hi[axis] = p;
       cellAbove.lo[axis] = p;
