@@ -13,6 +13,9 @@ class DeviceKdTree {
   DeviceKdTree() = default;
   // Copies the tree's nodes and primitive indices into `space`.
   DeviceKdTree(const KdTree& tree, MemorySpace space);
+  // Adopts arrays a builder filled in place (the GPU builder: the tree never visits the host).
+  // Both buffers must be in the same space; nodes must hold exactly the tree's nodes.
+  DeviceKdTree(Buffer<KdNode>&& nodes, Buffer<uint32_t>&& primIndices, const Bounds3f& bounds);
 
   // A view for traversal on the backend that owns `space`. The mesh's pointers must live in the
   // same space as the tree (device pointers for MemorySpace::Cuda).

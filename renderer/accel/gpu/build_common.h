@@ -1,0 +1,533 @@
+// The per-element steps of the GPU kd-tree build (Zhou et al. 2008), written once for the CUDA
+// kernels and for the host reference (host_reference.cpp) that runs the same pipeline
+// sequentially, so the CPU tests check the algorithm and the GPU tests check the plumbing.
+//
+// Node records of the build (not the final format):
+//  - LargeNode: one per node of the large-node stage. Up to 6 empty-space cuts, then a
+//    spatial-median split; its two children are handles (a later large node, or a terminal).
+//  - Terminal: a node that left the large stage (<= smallNodeThreshold triangles, depth limit,
+//    or unsplittable). The small-node stage turns each into a depth-first subtree in scratch.
+// The finalize pass lays every record out depth-first in the KdNode format of kdtree.h.
+#pragma once
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+
+#include "primitives/common/host_device.h"
+#include "primitives/reduction/operators.h"
+#include "renderer/accel/kdtree.h"
+
+namespace srt::kdgpu {
+
+using reduction::Aabb;
+
+constexpr uint32_t kTerminalBit = 0x80000000u;  // child handle: terminal index, else large index
+constexpr int kSmallMax = 64;                   // bitmask width of the small-node stage
+constexpr int kCandidatesPerTri = 6;            // lo and hi of the clipped box on each axis
+// Scratch a terminal of n triangles may use: nodes 8n + 1 at 8 * refStart + terminalIndex, leaf
+// references 8n at 8 * refStart (the builder stops splitting before it would overflow).
+constexpr uint32_t kScratchPerRef = 8;
+
+struct SahParams {
+  float traversalCost = 15.f, intersectCost = 20.f, emptyBonus = 0.2f;
+};
+
+struct LargeNode {
+  Aabb cell;       // the node's region, before cuts
+  Aabb inner;      // after the cuts; the split divides this one
+  uint32_t depth;  // interior nodes above this one in the final tree
+  uint32_t numCuts;
+  uint32_t cutCodes;  // 3 bits per cut: axis << 1 | (1: the empty part is above the plane)
+  float cutPos[6];
+  float split;
+  int axis;
+  uint32_t noSplit;   // 1: nothing to split (a point or flat box): all references go below
+  uint32_t child[2];  // below, above (handles)
+};
+
+struct Terminal {
+  Aabb cell;
+  uint32_t depth;
+  uint32_t refStart, refCount;  // in the terminal reference arrays
+};
+
+// A node handed from one large level to the next.
+struct LevelNode {
+  Aabb cell;  // lo > hi: the root, whose cell is its references' bounds
+  uint32_t depth;
+};
+
+SRT_CPU_GPU inline Aabb emptyAabb() {
+  return reduction::AabbUnion::identity();
+}
+SRT_CPU_GPU inline bool isEmpty(const Aabb& b) {
+  return b.lo[0] > b.hi[0] || b.lo[1] > b.hi[1] || b.lo[2] > b.hi[2];
+}
+SRT_CPU_GPU inline float area(const Aabb& b) {
+  if (isEmpty(b)) return 0.f;
+  const float dx = b.hi[0] - b.lo[0], dy = b.hi[1] - b.lo[1], dz = b.hi[2] - b.lo[2];
+  return 2.f * (dx * dy + dy * dz + dz * dx);
+}
+SRT_CPU_GPU inline Bounds3f toBounds(const Aabb& b) {
+  Bounds3f r;
+  if (isEmpty(b)) return r;
+  r.lo = Vec3f(b.lo[0], b.lo[1], b.lo[2]);
+  r.hi = Vec3f(b.hi[0], b.hi[1], b.hi[2]);
+  return r;
+}
+
+// Rounding allowance of the clipped boxes: 16 ulps of the largest coordinate (the CPU builder's).
+SRT_CPU_GPU inline float clipEpsilon(const Aabb& rawBounds) {
+  float m = 0.f;
+  for (int k = 0; k < 3; ++k) m = fmaxf(m, fmaxf(fabsf(rawBounds.lo[k]), fabsf(rawBounds.hi[k])));
+  return 16.f * FLT_EPSILON * m;
+}
+
+SRT_CPU_GPU inline bool finiteVec(Vec3f v) {
+  using std::isfinite;  // the host overloads; CUDA provides its own
+  return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
+}
+
+SRT_CPU_GPU inline void triangleVertices(const TriangleMeshView& mesh, uint32_t tri, Vec3f v[3]) {
+  for (int i = 0; i < 3; ++i) v[i] = mesh.positions[mesh.indices[3 * size_t(tri) + i]];
+}
+
+// Keeps the part of a convex polygon on one side of an axis plane (Sutherland-Hodgman), as the CPU
+// builder does: new vertices lie exactly on the plane.
+SRT_CPU_GPU inline int clipPolygon(const Vec3f* in, int n, int axis, float plane, bool keepAbove,
+                                   Vec3f* out) {
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    const Vec3f p = in[i], q = in[i + 1 == n ? 0 : i + 1];
+    const bool inP = keepAbove ? p[axis] >= plane : p[axis] <= plane;
+    const bool inQ = keepAbove ? q[axis] >= plane : q[axis] <= plane;
+    if (inP) out[m++] = p;
+    if (inP != inQ) {
+      const float t = (plane - p[axis]) / (q[axis] - p[axis]);
+      Vec3f r = p + (q - p) * t;
+      for (int k = 0; k < 3; ++k)
+        if (p[k] == q[k]) r[k] = p[k];
+      r[axis] = plane;
+      out[m++] = r;
+    }
+  }
+  return m;
+}
+
+// Bounds of the part of the triangle inside `voxel`, widened by eps where it is not flat (the CPU
+// builder's clippedBounds, so both builders reference a triangle from the same voxels). False when
+// the triangle misses the voxel.
+SRT_CPU_GPU inline bool clippedBounds(const Vec3f v[3], const Aabb& voxel, float eps, Aabb* out) {
+  Vec3f poly[2][12];
+  for (int i = 0; i < 3; ++i) poly[0][i] = v[i];
+  Aabb tb;
+  for (int k = 0; k < 3; ++k) {
+    tb.lo[k] = fminf(v[0][k], fminf(v[1][k], v[2][k]));
+    tb.hi[k] = fmaxf(v[0][k], fmaxf(v[1][k], v[2][k]));
+  }
+  Aabb b = tb;
+  int n = 3, cur = 0;
+  bool clipped = false;
+  for (int k = 0; k < 3 && n > 0; ++k) {
+    if (tb.lo[k] < voxel.lo[k] - eps) {
+      n = clipPolygon(poly[cur], n, k, voxel.lo[k] - eps, true, poly[1 - cur]);
+      cur = 1 - cur;
+      clipped = true;
+    }
+    if (n > 0 && tb.hi[k] > voxel.hi[k] + eps) {
+      n = clipPolygon(poly[cur], n, k, voxel.hi[k] + eps, false, poly[1 - cur]);
+      cur = 1 - cur;
+      clipped = true;
+    }
+  }
+  if (n == 0) return false;
+  if (clipped) {
+    for (int k = 0; k < 3; ++k) b.lo[k] = b.hi[k] = poly[cur][0][k];
+    for (int i = 1; i < n; ++i)
+      for (int k = 0; k < 3; ++k) {
+        b.lo[k] = fminf(b.lo[k], poly[cur][i][k]);
+        b.hi[k] = fmaxf(b.hi[k], poly[cur][i][k]);
+      }
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (tb.lo[k] < tb.hi[k]) {  // flat triangles stay flat
+      b.lo[k] = fmaxf(b.lo[k] - eps, tb.lo[k] - eps);
+      b.hi[k] = fminf(b.hi[k] + eps, tb.hi[k] + eps);
+    }
+  }
+  for (int k = 0; k < 3; ++k) {
+    b.lo[k] = fmaxf(b.lo[k], voxel.lo[k]);
+    b.hi[k] = fminf(b.hi[k], voxel.hi[k]);
+    if (b.lo[k] > b.hi[k]) return false;
+  }
+  *out = b;
+  return true;
+}
+
+SRT_CPU_GPU inline Aabb rawTriangleBox(const Vec3f v[3]) {
+  Aabb b;
+  for (int k = 0; k < 3; ++k) {
+    b.lo[k] = fminf(v[0][k], fminf(v[1][k], v[2][k]));
+    b.hi[k] = fmaxf(v[0][k], fmaxf(v[1][k], v[2][k]));
+  }
+  return b;
+}
+
+// The root's references: the triangle's box widened like clippedBounds against an infinite voxel.
+SRT_CPU_GPU inline Aabb widenedTriangleBox(const Vec3f v[3], float eps) {
+  Aabb b = rawTriangleBox(v);
+  for (int k = 0; k < 3; ++k)
+    if (b.lo[k] < b.hi[k]) b.lo[k] -= eps, b.hi[k] += eps;
+  return b;
+}
+
+// Empty-space cutting and the spatial-median split (Zhou et al. section 4.2). `tight` is the
+// reduction of the node's reference boxes; cuts are taken while the depth budget allows.
+SRT_CPU_GPU inline LargeNode planLargeNode(const LevelNode& in, const Aabb& tightIn,
+                                           float emptySpaceRatio, int maxDepth) {
+  LargeNode n;
+  const bool root = isEmpty(in.cell);
+  n.cell = root ? tightIn : in.cell;
+  n.depth = in.depth;
+  n.numCuts = 0;
+  n.cutCodes = 0;
+  for (int i = 0; i < 6; ++i) n.cutPos[i] = 0.f;
+  n.child[0] = n.child[1] = 0;
+  Aabb tight;
+  for (int k = 0; k < 3; ++k) {
+    tight.lo[k] = fmaxf(tightIn.lo[k], n.cell.lo[k]);
+    tight.hi[k] = fminf(tightIn.hi[k], n.cell.hi[k]);
+  }
+  Aabb b = n.cell;
+  const int maxCuts = maxDepth - 1 - int(in.depth);
+  if (!isEmpty(tight)) {
+    for (int k = 0; k < 3; ++k) {
+      const float extent = n.cell.hi[k] - n.cell.lo[k];
+      if (!(extent > 0.f)) continue;
+      for (int side = 0; side < 2; ++side) {
+        const float gap = side == 0 ? tight.lo[k] - b.lo[k] : b.hi[k] - tight.hi[k];
+        if (int(n.numCuts) < maxCuts && gap > emptySpaceRatio * extent) {
+          const float pos = side == 0 ? tight.lo[k] : tight.hi[k];
+          n.cutPos[n.numCuts] = pos;
+          n.cutCodes |= uint32_t(k << 1 | side) << (3 * n.numCuts);
+          ++n.numCuts;
+          if (side == 0)
+            b.lo[k] = pos;
+          else
+            b.hi[k] = pos;
+        }
+      }
+    }
+  }
+  n.inner = b;
+  const float dx = b.hi[0] - b.lo[0], dy = b.hi[1] - b.lo[1], dz = b.hi[2] - b.lo[2];
+  n.axis = dx >= dy && dx >= dz ? 0 : (dy >= dz ? 1 : 2);
+  const float mid = 0.5f * (b.lo[n.axis] + b.hi[n.axis]);
+  n.noSplit = !(b.lo[n.axis] < mid && mid < b.hi[n.axis]);
+  n.split = n.noSplit ? b.hi[n.axis] : mid;
+  return n;
+}
+
+// Which side(s) of plane p on axis a a box belongs to; flat boxes on the plane go below. Shared by
+// both stages so a reference is never dropped: every box is below, above, or both.
+SRT_CPU_GPU inline bool goesBelow(const Aabb& b, int a, float p) {
+  return b.lo[a] < p || (b.lo[a] == p && b.hi[a] == p);
+}
+SRT_CPU_GPU inline bool goesAbove(const Aabb& b, int a, float p) {
+  return b.hi[a] > p;
+}
+
+SRT_CPU_GPU inline Aabb childCell(const LargeNode& n, int side) {
+  Aabb c = n.inner;
+  if (side == 0)
+    c.hi[n.axis] = n.split;
+  else
+    c.lo[n.axis] = n.split;
+  return c;
+}
+
+// Routes one reference of node n to its children; straddling triangles are clipped to each
+// child's cell ("perfect splits"), which may drop a side the triangle only grazes.
+SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Aabb& box, const Vec3f v[3],
+                                       float eps, bool* below, Aabb* boxBelow, bool* above,
+                                       Aabb* boxAbove) {
+  *below = goesBelow(box, n.axis, n.split);
+  *above = goesAbove(box, n.axis, n.split);
+  *boxBelow = *boxAbove = box;
+  if (*below && *above) {
+    *below = clippedBounds(v, childCell(n, 0), eps, boxBelow);
+    *above = clippedBounds(v, childCell(n, 1), eps, boxAbove);
+  }
+}
+
+// Final-tree nodes of a large node beyond its children: each cut adds an interior node and an
+// empty leaf, the split one interior node.
+SRT_CPU_GPU inline uint32_t largeOwnNodes(const LargeNode& n) {
+  return 2 * n.numCuts + 1;
+}
+
+// Writes a large node's cuts and split at offset o of a subtree of `size` nodes, depth-first: a
+// cut whose empty part is below puts the empty leaf next; one whose empty part is above puts it
+// last in the subtree. Returns the offset of the below child (the above child follows it after
+// belowSize nodes).
+SRT_CPU_GPU inline uint32_t writeLargeNode(const LargeNode& n, uint32_t o, uint32_t size,
+                                           uint32_t belowSize, KdNode* out) {
+  uint32_t end = o + size;
+  for (uint32_t c = 0; c < n.numCuts; ++c) {
+    const uint32_t code = (n.cutCodes >> (3 * c)) & 7u;
+    const int axis = int(code >> 1);
+    if ((code & 1u) == 0) {  // empty below the plane
+      out[o].initInterior(axis, n.cutPos[c], o + 2);
+      out[o + 1].initLeaf(0, 0);
+      o += 2;
+    } else {
+      out[o].initInterior(axis, n.cutPos[c], end - 1);
+      out[end - 1].initLeaf(0, 0);
+      o += 1;
+      end -= 1;
+    }
+  }
+  out[o].initInterior(n.axis, n.split, o + 1 + belowSize);
+  return o + 1;
+}
+
+// ---- Small-node stage: exact SAH over the candidate planes of <= 64 triangles, sets as bitmasks.
+//
+// Each node's triangle set is a 64-bit mask over its terminal's list. On entering a node its
+// triangles are clipped to its cell (perfect splits: a triangle that misses the cell leaves the
+// mask); the candidates are the six faces of those clipped boxes, each counted against every box
+// of the node (O(m^2) for m triangles, spread over the team) with planar triangles put on the
+// cheaper side, as the CPU builder's sweep does.
+
+struct SmallStackEntry {
+  uint64_t mask;
+  Aabb cell;
+  uint32_t depth;
+  uint32_t parent;  // local index of the interior node whose above child this is
+  float split;
+  int axis;
+};
+
+// What one team (a warp on the GPU, one thread on the host) keeps in shared memory.
+struct SmallShared {
+  Aabb box[kSmallMax];  // clipped to the current node's cell
+  uint32_t tri[kSmallMax];
+  SmallStackEntry stack[kKdMaxDepth + 1];
+};
+
+SRT_CPU_GPU inline float candidatePlane(const Aabb* box, uint32_t c, int* axis) {
+  const uint32_t j = c / kCandidatesPerTri, r = c % kCandidatesPerTri;
+  *axis = int(r >> 1);
+  return (r & 1u) ? box[j].hi[*axis] : box[j].lo[*axis];
+}
+
+SRT_CPU_GPU inline int popcount64(uint64_t m) {
+#if SRT_IS_GPU_CODE
+  return __popcll(m);
+#else
+  return __builtin_popcountll(m);
+#endif
+}
+
+SRT_CPU_GPU inline int lowestBit64(uint64_t m) {  // m != 0
+#if SRT_IS_GPU_CODE
+  return __ffsll((long long)m) - 1;
+#else
+  return __builtin_ctzll(m);
+#endif
+}
+
+// Sides of plane p for the boxes of a node: planar boxes (flat at p) go below when planarBelow.
+SRT_CPU_GPU inline bool sideBelow(const Aabb& b, int a, float p, bool planarBelow) {
+  return b.lo[a] < p || (planarBelow && b.lo[a] == p && b.hi[a] == p);
+}
+SRT_CPU_GPU inline bool sideAbove(const Aabb& b, int a, float p, bool planarBelow) {
+  return b.hi[a] > p || (!planarBelow && b.lo[a] == p && b.hi[a] == p);
+}
+
+// SAH cost of splitting `cell` at candidate c with the node's boxes in `mask` (FLT_MAX when the
+// plane is not strictly inside the cell); *planarBelow receives the cheaper side for planar ones.
+SRT_CPU_GPU inline float candidateCost(const SmallShared& sh, uint32_t c, uint64_t mask,
+                                       const Aabb& cell, float invHalfArea, const SahParams& sah,
+                                       bool* planarBelow) {
+  int a;
+  const float p = candidatePlane(sh.box, c, &a);
+  if (!(cell.lo[a] < p && p < cell.hi[a])) return FLT_MAX;
+  int nl = 0, nr = 0, np = 0;
+  for (uint64_t m = mask; m != 0; m &= m - 1) {
+    const Aabb& b = sh.box[lowestBit64(m)];
+    nl += b.lo[a] < p;
+    nr += b.hi[a] > p;
+    np += b.lo[a] == p && b.hi[a] == p;
+  }
+  const float da = cell.hi[(a + 1) % 3] - cell.lo[(a + 1) % 3];
+  const float db = cell.hi[(a + 2) % 3] - cell.lo[(a + 2) % 3];
+  const float dl = p - cell.lo[a], dr = cell.hi[a] - p;
+  const float pl = (dl * (da + db) + da * db) * invHalfArea;
+  const float pr = (dr * (da + db) + da * db) * invHalfArea;
+  auto cost = [&](int l, int r) {
+    const float lambda = (l == 0 || r == 0) ? 1.f - sah.emptyBonus : 1.f;
+    return lambda * (sah.traversalCost + sah.intersectCost * (pl * float(l) + pr * float(r)));
+  };
+  const float below = cost(nl + np, nr), above = cost(nl, nr + np);
+  *planarBelow = below <= above;
+  return *planarBelow ? below : above;
+}
+
+// The team of one: the host reference runs the small-node builder with it.
+struct SequentialTeam {
+  uint32_t lane() const { return 0; }
+  uint32_t size() const { return 1; }
+  bool leader() const { return true; }
+  void sync() const {}
+  template <typename Pred>
+  uint64_t mask64(uint32_t n, Pred pred) const {
+    uint64_t m = 0;
+    for (uint32_t j = 0; j < n; ++j)
+      if (pred(j)) m |= 1ull << j;
+    return m;
+  }
+  void argmin(float*, uint32_t*) const {}
+};
+
+struct SmallOutput {
+  KdNode* nodes;
+  uint32_t nodeCap;
+  uint32_t* refs;
+  uint32_t refCap;
+};
+
+// Builds the subtree of one terminal depth-first into out (child and primitive offsets local to
+// it). All lanes of the team run this uniformly; Team provides lane(), size(), leader(), sync(),
+// mask64(n, pred) (bit j = pred(j) for j < n) and argmin(cost, index). `boxes` are the terminal's
+// reference boxes (already clipped to its cell); deeper nodes clip the mesh's triangles again.
+// Returns nodes and references used through *nodesUsed / *refsUsed (written by the leader).
+template <typename Team>
+SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& t,
+                                   const uint32_t* tris, const Aabb* boxes, int maxDepth,
+                                   const TriangleMeshView& mesh, float eps, const SahParams& sah,
+                                   const SmallOutput& out, uint32_t* nodesUsed,
+                                   uint32_t* refsUsed) {
+  const uint32_t n = t.refCount;
+  if (n == 0 || n > uint32_t(kSmallMax) || int(t.depth) >= maxDepth) {  // one leaf
+    for (uint32_t j = team.lane(); j < n; j += team.size()) out.refs[j] = tris[j];
+    if (team.leader()) {
+      out.nodes[0].initLeaf(n, n == 1 ? tris[0] : 0u);
+      *nodesUsed = 1;
+      *refsUsed = n;
+    }
+    return;
+  }
+  for (uint32_t j = team.lane(); j < n; j += team.size()) {
+    sh.box[j] = boxes[j];
+    sh.tri[j] = tris[j];
+  }
+  team.sync();
+
+  const uint32_t numCand = n * kCandidatesPerTri;
+  uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1;
+  Aabb cell = t.cell;
+  uint32_t depth = t.depth;
+  uint32_t used = 0, usedRefs = 0, pending = 0, pendingRefs = 0;
+  int top = 0;
+  bool root = true;
+  for (;;) {
+    if (!root) {  // the node's boxes: its triangles clipped to its cell
+      for (uint32_t j = team.lane(); j < n; j += team.size()) {
+        if (!(mask >> j & 1ull)) continue;
+        Vec3f v[3];
+        triangleVertices(mesh, sh.tri[j], v);
+        Aabb b;
+        sh.box[j] = clippedBounds(v, cell, eps, &b) ? b : emptyAabb();
+      }
+      team.sync();
+      mask &= team.mask64(n, [&](uint32_t j) { return !isEmpty(sh.box[j]); });
+    }
+    root = false;
+    const uint32_t count = uint32_t(popcount64(mask));
+    float bestCost = FLT_MAX;
+    uint32_t best = ~0u;  // candidate << 1 | planar below
+    const float a2 = area(cell);
+    if (count > 0 && int(depth) < maxDepth && a2 > 0.f) {
+      const float invHalfArea = 2.f / a2;
+      for (uint32_t c = team.lane(); c < numCand; c += team.size()) {
+        if (!(mask >> (c / kCandidatesPerTri) & 1ull)) continue;
+        bool planarBelow = true;
+        const float cost = candidateCost(sh, c, mask, cell, invHalfArea, sah, &planarBelow);
+        if (cost < bestCost) bestCost = cost, best = c << 1 | uint32_t(planarBelow);
+      }
+      team.argmin(&bestCost, &best);
+    }
+    bool split = best != ~0u && bestCost <= sah.intersectCost * float(count);
+    uint64_t maskBelow = 0, maskAbove = 0;
+    int axis = 0;
+    float p = 0.f;
+    if (split) {
+      p = candidatePlane(sh.box, best >> 1, &axis);
+      const bool planarBelow = best & 1u;
+      maskBelow = mask & team.mask64(n, [&](uint32_t j) {
+        return sideBelow(sh.box[j], axis, p, planarBelow);
+      });
+      maskAbove = mask & team.mask64(n, [&](uint32_t j) {
+        return sideAbove(sh.box[j], axis, p, planarBelow);
+      });
+      const uint32_t refsAfter = usedRefs + uint32_t(popcount64(maskBelow)) +
+                                 uint32_t(popcount64(maskAbove)) + pendingRefs;
+      split = used + 3 + pending <= out.nodeCap && refsAfter <= out.refCap && top < kKdMaxDepth;
+    }
+    if (split) {
+      Aabb cellAbove = cell;
+      cell.hi[axis] = p;
+      cellAbove.lo[axis] = p;
+      if (team.leader()) {
+        out.nodes[used].initInterior(axis, p, 0);  // above child patched when it is reached
+        sh.stack[top] = {maskAbove, cellAbove, depth + 1, used, p, axis};
+      }
+      ++top;
+      ++used;
+      ++pending;
+      pendingRefs += uint32_t(popcount64(maskAbove));
+      mask = maskBelow;
+      ++depth;
+      team.sync();
+      continue;
+    }
+    // Leaf.
+    if (count == 1) {
+      if (team.leader()) out.nodes[used].initLeaf(1, sh.tri[lowestBit64(mask)]);
+    } else {
+      for (uint32_t j = team.lane(); j < n; j += team.size())
+        if (mask >> j & 1ull)
+          out.refs[usedRefs + uint32_t(popcount64(mask & ((1ull << j) - 1)))] = sh.tri[j];
+      if (team.leader()) out.nodes[used].initLeaf(count, usedRefs);
+      usedRefs += count > 1 ? count : 0;
+    }
+    ++used;
+    if (top == 0) break;
+    team.sync();
+    const SmallStackEntry e = sh.stack[--top];
+    if (team.leader()) out.nodes[e.parent].initInterior(e.axis, e.split, used);
+    --pending;
+    pendingRefs -= uint32_t(popcount64(e.mask));
+    mask = e.mask;
+    cell = e.cell;
+    depth = e.depth;
+    team.sync();
+  }
+  if (team.leader()) {
+    *nodesUsed = used;
+    *refsUsed = usedRefs;
+  }
+}
+
+// Copies a terminal's subtree into the final arrays, moving its child and primitive offsets.
+SRT_CPU_GPU inline KdNode relocate(KdNode node, uint32_t nodeBase, uint32_t primBase) {
+  if (!node.isLeaf())
+    node.initInterior(node.axis(), node.split, node.aboveChild() + nodeBase);
+  else if (node.primitiveCount() > 1)
+    node.primitiveOffset += primBase;
+  return node;
+}
+
+}  // namespace srt::kdgpu

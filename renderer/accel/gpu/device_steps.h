@@ -1,0 +1,104 @@
+// Launchers of the GPU kd-tree build's kernels (large_nodes.cu, small_nodes.cu, finalize.cu),
+// called in order by the builder (kdtree_build_gpu.cpp). All asynchronous on `stream`; sizes
+// passed by value are host-known upper bounds, counts that only the device knows are read
+// through pointers into BuildCounters.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "renderer/accel/gpu/build_common.h"
+
+namespace srt::kdgpu {
+
+// Scalars the device produces; copied back to the host in one piece at each round trip.
+struct BuildCounters {
+  uint32_t numValid;                // finite triangles (setup)
+  uint32_t kept;                    // references after the child-list compaction (A)
+  uint32_t nextRefs;                // references of the next large level (compaction B)
+  uint32_t nextLarge;               // large children
+  uint32_t newTerms;                // terminal children
+  uint32_t newTermRefs;             // their references
+  uint32_t totalNodes, totalPrims;  // of the finished tree
+  Aabb rawBounds;                   // of the finite triangles, before widening
+  Aabb rootCell;                    // the tree's bounds
+};
+
+// Per child of a level: what the classification found, and the scan's three counters.
+struct ChildInfo {
+  Aabb cell;
+  uint32_t depth, count, isLarge;
+};
+struct ChildScan {
+  uint32_t large, terms, termRefs;
+};
+
+// ---- setup and large-node stage (large_nodes.cu)
+void launchTriangleBoxes(const TriangleMeshView& mesh, uint32_t* tri, Aabb* box, uint8_t* keep,
+                         cudaStream_t stream);
+// box: raw -> widened by the epsilon of counters->rawBounds; owner = 0.
+void launchWidenBoxes(const BuildCounters* counters, Aabb* box, uint32_t* owner, uint32_t count,
+                      cudaStream_t stream);
+void launchPlanNodes(const LevelNode* in, const Aabb* tight, uint32_t numNodes, float ratio,
+                     int maxDepth, LargeNode* out, cudaStream_t stream);
+// Writes the doubled stream: [0, count) below copies, [count, 2 count) above copies.
+void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
+                           const uint32_t* tri, const Aabb* box, const uint32_t* owner,
+                           uint32_t count, const LargeNode* level, uint32_t numNodes,
+                           uint32_t* dTri, Aabb* dBox, uint32_t* dOwner, uint8_t* dKeep,
+                           cudaStream_t stream);
+// start[c] = first reference of child c in the compacted stream, c in [0, numChildren].
+void launchChildStarts(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
+                       uint32_t numChildren, uint32_t* start, cudaStream_t stream);
+void launchClassifyChildren(const LargeNode* level, uint32_t numNodes, const uint32_t* start,
+                            uint32_t threshold, int maxDepth, ChildInfo* info, ChildScan* scanIn,
+                            cudaStream_t stream);
+// Inclusive scan of ChildScan (temp grows as needed) and the totals into counters.
+void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, size_t* tempBytes,
+                  BuildCounters* counters, cudaStream_t stream);
+size_t scanChildrenTempBytes(uint32_t n);  // scratch scanChildren needs for n children
+void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
+                          const ChildScan* inclusive, uint32_t nextBase, uint32_t termBase,
+                          uint32_t termRefBase, LevelNode* next, Terminal* terms, uint32_t* handle,
+                          cudaStream_t stream);
+// References of terminal children go to the terminal arrays; the rest get keep flags and their
+// new owner for compaction B.
+void launchRouteToChildren(const uint32_t* cTri, const Aabb* cBox, const uint32_t* cOwner,
+                           const uint32_t* numRefs, uint32_t maxRefs, const uint32_t* start,
+                           const uint32_t* handle, uint32_t nextBase, const Terminal* terms,
+                           uint32_t* termTri, Aabb* termBox, uint8_t* keep, uint32_t* newOwner,
+                           cudaStream_t stream);
+// The root as the only terminal (few triangles): its cell from tight[0].
+void launchRootTerminal(const Aabb* tight, uint32_t count, Terminal* terms, cudaStream_t stream);
+
+// ---- small-node stage (small_nodes.cu)
+void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
+                      const Aabb* termBox, int maxDepth, const TriangleMeshView& mesh,
+                      const BuildCounters* counters, const SahParams& sah, KdNode* scratchNodes,
+                      uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs,
+                      cudaStream_t stream);
+
+// ---- finalize (finalize.cu)
+void launchSubtreeSizes(const LargeNode* large, uint32_t first, uint32_t count,
+                        const uint32_t* termNodes, const uint32_t* termRefs, uint32_t* largeSize,
+                        uint32_t* largePrims, cudaStream_t stream);
+// Root placement and the tree's totals and bounds into counters.
+void launchPlaceRoot(bool rootIsTerminal, const LargeNode* large, const Terminal* terms,
+                     const uint32_t* termNodes, const uint32_t* termRefs, const uint32_t* largeSize,
+                     const uint32_t* largePrims, uint32_t* largeOffset, uint32_t* largePrimOffset,
+                     uint32_t* termOffset, uint32_t* termPrimOffset, BuildCounters* counters,
+                     cudaStream_t stream);
+void launchPlaceLarge(const LargeNode* large, uint32_t first, uint32_t count,
+                      const uint32_t* termNodes, const uint32_t* termRefs,
+                      const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
+                      uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
+                      KdNode* out, cudaStream_t stream);
+void launchPlaceTerminals(const Terminal* terms, uint32_t numTerms, const uint32_t* termNodes,
+                          const uint32_t* termRefs, const uint32_t* termOffset,
+                          const uint32_t* termPrimOffset, const KdNode* scratchNodes,
+                          const uint32_t* scratchRefs, KdNode* outNodes, uint32_t* outPrims,
+                          cudaStream_t stream);
+
+}  // namespace srt::kdgpu

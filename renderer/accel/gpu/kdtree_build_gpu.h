@@ -1,0 +1,87 @@
+// GPU kd-tree build after Zhou, Hou, Wang, Guo, "Real-time KD-tree construction on graphics
+// hardware" (SIGGRAPH Asia 2008), producing the depth-first KdNode format of kdtree.h so the same
+// traversal runs on it.
+//
+// Stages (each timed with CUDA events):
+//  1. large nodes, level by level: node bounds by the selected segmented AABB reduction,
+//  empty-space
+//     cutting, spatial-median split of the longest axis, straddling triangles clipped to the child
+//     cells, child reference lists formed by the selected (ordered) compaction primitive;
+//  2. small nodes (<= smallNodeThreshold <= 64 references): one warp per node builds its subtree
+//     with the exact SAH over every candidate plane, triangle sets as 64-bit masks;
+//  3. finalize: subtree sizes bottom-up, offsets top-down, everything written depth-first.
+// Host round trips: one after setup (valid triangle count), one per large level (the next level's
+// node and reference counts, which size its launches), one before finalize (the tree's size, to
+// allocate the output). Nothing else leaves the device.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+
+#include "renderer/accel/device_kdtree.h"
+#include "renderer/accel/kdtree_build_sah.h"
+
+namespace srt {
+
+struct GpuKdBuildOptions {
+  std::string segreduce = "mergepath";  // a registered segmented (Aabb, AabbUnion) reduction
+  std::string compaction = "cub";       // a registered ordered CUDA compaction primitive
+  int maxDepth = 0;               // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth
+  int smallNodeThreshold = 64;    // nodes with at most this many references go to the SAH stage
+  float emptySpaceRatio = 0.25f;  // cut off empty space wider than this fraction of the node
+  // SAH constants, as KdBuildOptions (K_T, K_I, empty bonus).
+  float traversalCost = 15.f;
+  float intersectCost = 20.f;
+  float emptyBonus = 0.2f;
+};
+
+struct GpuKdBuildStats {
+  double boundsMs = 0, splitMs = 0, compactionMs = 0, smallNodeMs = 0, finalizeMs = 0;
+  double setupMs = 0;  // per-triangle boxes and the removal of non-finite triangles
+  double totalMs = 0;  // first event to last, host round trips included
+  size_t nodes = 0, leaves = 0, largeNodeLevels = 0, largeNodes = 0;
+  size_t terminals = 0;    // nodes handed to the small-node stage
+  size_t primIndices = 0;  // entries of the primitive index array (one-triangle leaves have none)
+};
+
+// Throws std::invalid_argument naming the bad option (ranges, unknown or unordered primitives).
+void validate(const GpuKdBuildOptions& options);
+// The depth limit the builders use for `triangles` valid triangles.
+int gpuKdMaxDepth(const GpuKdBuildOptions& options, size_t triangles);
+
+namespace kdgpu {
+class BuildScratch;
+}
+
+class GpuKdTreeBuilder {
+ public:
+  // Creates the reducer and the compactor by name; throws std::invalid_argument for unknown names.
+  explicit GpuKdTreeBuilder(const GpuKdBuildOptions& options = {});
+  ~GpuKdTreeBuilder();
+  GpuKdTreeBuilder(GpuKdTreeBuilder&&) noexcept;
+  GpuKdTreeBuilder& operator=(GpuKdTreeBuilder&&) noexcept;
+
+  // Builds from a mesh in device memory, in order on `stream`; returns when the tree is built.
+  // Scratch is kept between calls: a rebuild with no more triangles allocates only the output.
+  DeviceKdTree build(const TriangleMeshView& deviceMesh, cudaStream_t stream = nullptr,
+                     GpuKdBuildStats* stats = nullptr);
+  // Same, with the tree copied to the host (for computeStats and comparisons with the CPU build).
+  KdTree buildToHost(const TriangleMeshView& deviceMesh, cudaStream_t stream = nullptr,
+                     GpuKdBuildStats* stats = nullptr);
+
+  const GpuKdBuildOptions& options() const { return options_; }
+
+ private:
+  GpuKdBuildOptions options_;
+  std::unique_ptr<kdgpu::BuildScratch> scratch_;
+};
+
+// The same algorithm run sequentially on the host over a host mesh (the CPU test's reference:
+// the same per-element code as the kernels, with ordered compaction and the reductions done in
+// plain loops). Option names are not used.
+KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& hostMesh,
+                                     const GpuKdBuildOptions& options = {});
+
+}  // namespace srt

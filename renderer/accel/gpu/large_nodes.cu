@@ -1,0 +1,272 @@
+// Setup and the large-node stage of the GPU kd-tree build (Zhou et al. 2008, section 4.2): one
+// thread per triangle, reference, node or child; the builder runs them level by level between the
+// segmented reduction (node bounds) and the two compactions (child lists, large children).
+#include <cub/device/device_scan.cuh>
+
+#include <cassert>
+#include <stdexcept>
+#include <string>
+
+#include "primitives/common/cuda_check.h"
+#include "renderer/accel/gpu/device_steps.h"
+
+namespace srt::kdgpu {
+namespace {
+
+constexpr uint32_t kBlock = 256;
+inline uint32_t blocks(uint64_t n) {
+  return uint32_t((n + kBlock - 1) / kBlock);
+}
+__device__ inline uint32_t globalIndex() {
+  return blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+__global__ void triangleBoxesKernel(TriangleMeshView mesh, uint32_t* tri, Aabb* box,
+                                    uint8_t* keep) {
+  const uint32_t i = globalIndex();
+  if (i >= mesh.triangleCount) return;
+  Vec3f v[3];
+  triangleVertices(mesh, i, v);
+  const bool finite = finiteVec(v[0]) && finiteVec(v[1]) && finiteVec(v[2]);
+  tri[i] = i;
+  box[i] = finite ? rawTriangleBox(v) : emptyAabb();
+  keep[i] = finite;
+}
+
+__global__ void widenBoxesKernel(const BuildCounters* counters, Aabb* box, uint32_t* owner,
+                                 uint32_t count) {
+  const uint32_t i = globalIndex();
+  if (i >= count) return;
+  const float eps = clipEpsilon(counters->rawBounds);
+  Aabb b = box[i];
+  for (int k = 0; k < 3; ++k)
+    if (b.lo[k] < b.hi[k]) b.lo[k] -= eps, b.hi[k] += eps;
+  box[i] = b;
+  owner[i] = 0;
+}
+
+__global__ void planNodesKernel(const LevelNode* in, const Aabb* tight, uint32_t numNodes,
+                                float ratio, int maxDepth, LargeNode* out) {
+  const uint32_t i = globalIndex();
+  if (i >= numNodes) return;
+  out[i] = planLargeNode(in[i], tight[i], ratio, maxDepth);
+}
+
+__global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters* counters,
+                                      const uint32_t* tri, const Aabb* box, const uint32_t* owner,
+                                      uint32_t count, const LargeNode* level, uint32_t numNodes,
+                                      uint32_t* dTri, Aabb* dBox, uint32_t* dOwner,
+                                      uint8_t* dKeep) {
+  const uint32_t i = globalIndex();
+  if (i >= count) return;
+  const uint32_t o = owner[i];
+  assert(o < numNodes);
+  const uint32_t t = tri[i];
+  Vec3f v[3];
+  triangleVertices(mesh, t, v);
+  bool below, above;
+  Aabb bb, ba;
+  routeReference(level[o], box[i], v, clipEpsilon(counters->rawBounds), &below, &bb, &above, &ba);
+  dTri[i] = t;
+  dTri[count + i] = t;
+  dBox[i] = bb;
+  dBox[count + i] = ba;
+  dOwner[i] = o;
+  dOwner[count + i] = o + numNodes;
+  dKeep[i] = below;
+  dKeep[count + i] = above;
+}
+
+__global__ void childStartsKernel(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
+                                  uint32_t numChildren, uint32_t* start) {
+  const uint32_t i = globalIndex();
+  const uint32_t n = *numRefs;
+  if (i > n || i > maxRefs) return;
+  const int64_t prev = i == 0 ? -1 : int64_t(owner[i - 1]);
+  const int64_t cur = i == n ? int64_t(numChildren) : int64_t(owner[i]);
+  assert(cur >= prev && cur <= int64_t(numChildren));
+  for (int64_t s = prev + 1; s <= cur; ++s) start[s] = i;
+}
+
+__global__ void classifyChildrenKernel(const LargeNode* level, uint32_t numNodes,
+                                       const uint32_t* start, uint32_t threshold, int maxDepth,
+                                       ChildInfo* info, ChildScan* scanIn) {
+  const uint32_t c = globalIndex();
+  if (c >= 2 * numNodes) return;
+  const LargeNode& parent = level[c % numNodes];
+  const int side = int(c / numNodes);
+  ChildInfo ci;
+  ci.cell = childCell(parent, side);
+  ci.depth = parent.depth + parent.numCuts + 1;
+  ci.count = start[c + 1] - start[c];
+  ci.isLarge = !parent.noSplit && ci.count > threshold && int(ci.depth) < maxDepth;
+  info[c] = ci;
+  scanIn[c] = {ci.isLarge, 1u - ci.isLarge, ci.isLarge ? 0u : ci.count};
+}
+
+struct ChildScanSum {
+  __device__ ChildScan operator()(const ChildScan& a, const ChildScan& b) const {
+    return {a.large + b.large, a.terms + b.terms, a.termRefs + b.termRefs};
+  }
+};
+
+__global__ void childTotalsKernel(const ChildScan* inclusive, uint32_t n, BuildCounters* c) {
+  const ChildScan last = inclusive[n - 1];
+  c->nextLarge = last.large;
+  c->newTerms = last.terms;
+  c->newTermRefs = last.termRefs;
+}
+
+__global__ void assignChildrenKernel(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
+                                     const ChildScan* inclusive, uint32_t nextBase,
+                                     uint32_t termBase, uint32_t termRefBase, LevelNode* next,
+                                     Terminal* terms, uint32_t* handle) {
+  const uint32_t c = globalIndex();
+  if (c >= 2 * numNodes) return;
+  const ChildInfo ci = info[c];
+  const ChildScan s = inclusive[c];
+  uint32_t h;
+  if (ci.isLarge) {
+    next[s.large - 1] = {ci.cell, ci.depth};
+    h = nextBase + s.large - 1;
+  } else {
+    const uint32_t t = termBase + s.terms - 1;
+    terms[t] = {ci.cell, ci.depth, termRefBase + s.termRefs - ci.count, ci.count};
+    h = kTerminalBit | t;
+  }
+  level[c % numNodes].child[c / numNodes] = h;
+  handle[c] = h;
+}
+
+__global__ void routeToChildrenKernel(const uint32_t* cTri, const Aabb* cBox,
+                                      const uint32_t* cOwner, const uint32_t* numRefs,
+                                      uint32_t maxRefs, const uint32_t* start,
+                                      const uint32_t* handle, uint32_t nextBase,
+                                      const Terminal* terms, uint32_t* termTri, Aabb* termBox,
+                                      uint8_t* keep, uint32_t* newOwner) {
+  const uint32_t i = globalIndex();
+  if (i >= maxRefs) return;
+  if (i >= *numRefs) {
+    keep[i] = 0;
+    return;
+  }
+  const uint32_t c = cOwner[i], h = handle[c];
+  if (h & kTerminalBit) {
+    const Terminal& t = terms[h & ~kTerminalBit];
+    const uint32_t k = t.refStart + (i - start[c]);
+    assert(i - start[c] < t.refCount);
+    termTri[k] = cTri[i];
+    termBox[k] = cBox[i];
+    keep[i] = 0;
+  } else {
+    keep[i] = 1;
+    newOwner[i] = h - nextBase;
+  }
+}
+
+__global__ void rootTerminalKernel(const Aabb* tight, uint32_t count, Terminal* terms) {
+  terms[0] = {tight[0], 0u, 0u, count};
+}
+
+}  // namespace
+
+void launchTriangleBoxes(const TriangleMeshView& mesh, uint32_t* tri, Aabb* box, uint8_t* keep,
+                         cudaStream_t stream) {
+  if (mesh.triangleCount == 0) return;
+  triangleBoxesKernel<<<blocks(mesh.triangleCount), kBlock, 0, stream>>>(mesh, tri, box, keep);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchWidenBoxes(const BuildCounters* counters, Aabb* box, uint32_t* owner, uint32_t count,
+                      cudaStream_t stream) {
+  if (count == 0) return;
+  widenBoxesKernel<<<blocks(count), kBlock, 0, stream>>>(counters, box, owner, count);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchPlanNodes(const LevelNode* in, const Aabb* tight, uint32_t numNodes, float ratio,
+                     int maxDepth, LargeNode* out, cudaStream_t stream) {
+  if (numNodes == 0) return;
+  planNodesKernel<<<blocks(numNodes), kBlock, 0, stream>>>(in, tight, numNodes, ratio, maxDepth,
+                                                           out);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
+                           const uint32_t* tri, const Aabb* box, const uint32_t* owner,
+                           uint32_t count, const LargeNode* level, uint32_t numNodes,
+                           uint32_t* dTri, Aabb* dBox, uint32_t* dOwner, uint8_t* dKeep,
+                           cudaStream_t stream) {
+  if (count == 0) return;
+  routeReferencesKernel<<<blocks(count), kBlock, 0, stream>>>(
+      mesh, counters, tri, box, owner, count, level, numNodes, dTri, dBox, dOwner, dKeep);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchChildStarts(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
+                       uint32_t numChildren, uint32_t* start, cudaStream_t stream) {
+  childStartsKernel<<<blocks(uint64_t(maxRefs) + 1), kBlock, 0, stream>>>(owner, numRefs, maxRefs,
+                                                                          numChildren, start);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchClassifyChildren(const LargeNode* level, uint32_t numNodes, const uint32_t* start,
+                            uint32_t threshold, int maxDepth, ChildInfo* info, ChildScan* scanIn,
+                            cudaStream_t stream) {
+  if (numNodes == 0) return;
+  classifyChildrenKernel<<<blocks(2ull * numNodes), kBlock, 0, stream>>>(
+      level, numNodes, start, threshold, maxDepth, info, scanIn);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, size_t* tempBytes,
+                  BuildCounters* counters, cudaStream_t stream) {
+  if (n == 0) return;
+  size_t bytes = 0;
+  SRT_CUDA_CHECK(
+      cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, ChildScanSum(), int(n), stream));
+  if (bytes > *tempBytes)
+    throw std::logic_error("kd-tree build: scan scratch not reserved (" + std::to_string(bytes) +
+                           " bytes needed)");
+  SRT_CUDA_CHECK(
+      cub::DeviceScan::InclusiveScan(*temp, bytes, in, out, ChildScanSum(), int(n), stream));
+  childTotalsKernel<<<1, 1, 0, stream>>>(out, n, counters);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+size_t scanChildrenTempBytes(uint32_t n) {
+  size_t bytes = 0;
+  SRT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, static_cast<ChildScan*>(nullptr),
+                                                static_cast<ChildScan*>(nullptr), ChildScanSum(),
+                                                int(n)));
+  return bytes;
+}
+
+void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
+                          const ChildScan* inclusive, uint32_t nextBase, uint32_t termBase,
+                          uint32_t termRefBase, LevelNode* next, Terminal* terms, uint32_t* handle,
+                          cudaStream_t stream) {
+  if (numNodes == 0) return;
+  assignChildrenKernel<<<blocks(2ull * numNodes), kBlock, 0, stream>>>(
+      level, numNodes, info, inclusive, nextBase, termBase, termRefBase, next, terms, handle);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchRouteToChildren(const uint32_t* cTri, const Aabb* cBox, const uint32_t* cOwner,
+                           const uint32_t* numRefs, uint32_t maxRefs, const uint32_t* start,
+                           const uint32_t* handle, uint32_t nextBase, const Terminal* terms,
+                           uint32_t* termTri, Aabb* termBox, uint8_t* keep, uint32_t* newOwner,
+                           cudaStream_t stream) {
+  if (maxRefs == 0) return;
+  routeToChildrenKernel<<<blocks(maxRefs), kBlock, 0, stream>>>(
+      cTri, cBox, cOwner, numRefs, maxRefs, start, handle, nextBase, terms, termTri, termBox, keep,
+      newOwner);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchRootTerminal(const Aabb* tight, uint32_t count, Terminal* terms, cudaStream_t stream) {
+  rootTerminalKernel<<<1, 1, 0, stream>>>(tight, count, terms);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace srt::kdgpu

@@ -1,0 +1,84 @@
+// Small-node stage (Zhou et al. 2008, section 4.3): one warp per terminal builds its subtree with
+// the exact SAH over all 6n candidate planes, triangle sets as 64-bit masks in shared memory
+// (buildSmallSubtree in build_common.h; the host reference runs the same code with one lane).
+#include "primitives/common/cuda_check.h"
+#include "renderer/accel/gpu/device_steps.h"
+
+namespace srt::kdgpu {
+namespace {
+
+// A warp as the builder's team: ballots for the masks, a butterfly for the arg-min. Host
+// versions exist only so the template compiles for both sides; the kernel is the only caller.
+struct WarpTeam {
+  SRT_CPU_GPU uint32_t lane() const {
+#if SRT_IS_GPU_CODE
+    return threadIdx.x & 31u;
+#else
+    return 0;
+#endif
+  }
+  SRT_CPU_GPU uint32_t size() const {
+    return 32;
+  }
+  SRT_CPU_GPU bool leader() const {
+    return lane() == 0;
+  }
+  SRT_CPU_GPU void sync() const {
+#if SRT_IS_GPU_CODE
+    __syncwarp();
+#endif
+  }
+  template <typename Pred>
+  SRT_CPU_GPU uint64_t mask64(uint32_t n, Pred pred) const {
+#if SRT_IS_GPU_CODE
+    const uint32_t l = lane();
+    const uint32_t lo = __ballot_sync(~0u, l < n && pred(l));
+    const uint32_t hi = __ballot_sync(~0u, l + 32 < n && pred(l + 32));
+    return uint64_t(lo) | uint64_t(hi) << 32;
+#else
+    return 0;
+#endif
+  }
+  // Lowest cost, then lowest index, so every lane (and the host reference) picks the same plane.
+  SRT_CPU_GPU void argmin(float* cost, uint32_t* index) const {
+#if SRT_IS_GPU_CODE
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      const float c = __shfl_xor_sync(~0u, *cost, offset);
+      const uint32_t i = __shfl_xor_sync(~0u, *index, offset);
+      if (c < *cost || (c == *cost && i < *index)) *cost = c, *index = i;
+    }
+#endif
+  }
+};
+
+__global__ void __launch_bounds__(32)
+    smallNodesKernel(const Terminal* terms, const uint32_t* termTri, const Aabb* termBox,
+                     int maxDepth, TriangleMeshView mesh, const BuildCounters* counters,
+                     SahParams sah, KdNode* scratchNodes, uint32_t* scratchRefs,
+                     uint32_t* termNodes, uint32_t* termRefs) {
+  __shared__ SmallShared shared;
+  const uint32_t t = blockIdx.x;
+  const Terminal term = terms[t];
+  const size_t base = size_t(kScratchPerRef) * term.refStart;
+  const SmallOutput out{scratchNodes + base + t, kScratchPerRef * term.refCount + 1,
+                        scratchRefs + base, kScratchPerRef * term.refCount};
+  WarpTeam team;
+  buildSmallSubtree(team, shared, term, termTri + term.refStart, termBox + term.refStart, maxDepth,
+                    mesh, clipEpsilon(counters->rawBounds), sah, out, &termNodes[t], &termRefs[t]);
+}
+
+}  // namespace
+
+void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
+                      const Aabb* termBox, int maxDepth, const TriangleMeshView& mesh,
+                      const BuildCounters* counters, const SahParams& sah, KdNode* scratchNodes,
+                      uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs,
+                      cudaStream_t stream) {
+  if (numTerms == 0) return;
+  smallNodesKernel<<<numTerms, 32, 0, stream>>>(terms, termTri, termBox, maxDepth, mesh, counters,
+                                                sah, scratchNodes, scratchRefs, termNodes,
+                                                termRefs);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace srt::kdgpu
