@@ -4,33 +4,51 @@
 
 namespace srt {
 
-RenderResult renderScene(Scene scene, const Backend& backend, const RenderOptions& options,
-                         const ProgressFn& progress) {
-  if (!scene.camera) scene.camera = frameScene(scene, float(options.width) / float(options.height));
+Renderer::Renderer(Scene scene, const Backend& backend, const RenderOptions& options,
+                   const AccelOptions& accel, float time)
+    : scene_(std::move(scene)), backend_(backend), options_(options), time_(time) {
+  validateRenderOptions(backend, options);  // before the long kd-tree build
+  if (!scene_.camera)
+    scene_.camera = frameScene(scene_, float(options.width) / float(options.height));
+  data_ = std::make_unique<SceneData>(scene_, backend, time, accel);
+  integrator_ = makeIntegrator(scene_, *data_, backend, options);
+}
+
+Renderer::~Renderer() = default;
+
+RenderResult Renderer::render(float time, const ProgressFn& progress) {
+  if (time != time_) {
+    data_->setTime(scene_, time);
+    time_ = time;
+    rebuilt_ = true;
+  }
   RenderResult result;
   RenderStats& st = result.stats;
-  st.scene = scene.name;
-  st.integrator = options.integrator;
-  st.backend = backend.name();
-  st.device = backend.deviceDescription();
-  st.compaction = options.compaction == "auto" ? defaultCompaction(backend) : options.compaction;
-  st.payload = options.payload;
-  st.width = options.width;
-  st.height = options.height;
-  st.spp = options.spp;
-  st.maxDepth = options.maxDepth;
-  st.seed = options.seed;
-
-  // Validate the options (and the memory they need) before the kd-tree build.
-  validateRenderOptions(backend, options);
-  SceneData data(scene, backend);
-  st.triangles = data.triangleCount();
-  st.accelBuildSeconds = data.accelBuildSeconds();
-  auto integrator = makeIntegrator(scene, data, backend, options);
+  st.scene = scene_.name;
+  st.integrator = options_.integrator;
+  st.backend = backend_.name();
+  st.device = backend_.deviceDescription();
+  st.compaction = options_.compaction == "auto" ? defaultCompaction(backend_) : options_.compaction;
+  st.payload = options_.payload;
+  st.width = options_.width;
+  st.height = options_.height;
+  st.spp = options_.spp;
+  st.maxDepth = options_.maxDepth;
+  st.seed = options_.seed;
+  st.time = time;
+  st.triangles = data_->triangleCount();
+  if (rebuilt_) st.accel = data_->accelReport();
+  rebuilt_ = false;
   const auto t0 = std::chrono::steady_clock::now();
-  result.image = integrator->render(st, progress);
+  result.image = integrator_->render(st, progress);
   st.renderSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
+}
+
+RenderResult renderScene(Scene scene, const Backend& backend, const RenderOptions& options,
+                         const ProgressFn& progress) {
+  Renderer renderer(std::move(scene), backend, options);
+  return renderer.render(0.f, progress);
 }
 
 }  // namespace srt

@@ -1,6 +1,7 @@
-// One call from a loaded scene to an image and its statistics: what the CLI, the viewer and the
-// tests use.
+// From a loaded scene to images and statistics: what the CLI, the viewer and the tests use.
 #pragma once
+
+#include <memory>
 
 #include "renderer/wavefront/integrator.h"
 
@@ -11,9 +12,31 @@ struct RenderResult {
   RenderStats stats;
 };
 
-// Places a camera when the scene has none, builds the scene data (kd-tree included) on the
-// backend, and runs the integrator the options name. Throws std::invalid_argument for options
-// that do not fit the backend, and CudaError for device failures.
+// Holds the scene data (geometry, kd-tree) and the integrator's streams across frames, so an
+// animated scene renders frame after frame with only the kd-tree rebuilt.
+class Renderer {
+ public:
+  // Places a camera when the scene has none, checks the options against the backend (throwing
+  // std::invalid_argument naming the flag), builds the scene data and the integrator.
+  Renderer(Scene scene, const Backend& backend, const RenderOptions& options,
+           const AccelOptions& accel = {}, float time = 0.f);
+  ~Renderer();
+  // Renders the scene at `time`; moves the geometry and rebuilds the kd-tree when the time
+  // differs from the previous frame's.
+  RenderResult render(float time, const ProgressFn& progress = {});
+  const Scene& scene() const { return scene_; }
+
+ private:
+  Scene scene_;
+  Backend backend_;
+  RenderOptions options_;
+  float time_ = 0.f;
+  bool rebuilt_ = true;  // the next frame reports the build the constructor did
+  std::unique_ptr<SceneData> data_;
+  std::unique_ptr<Integrator> integrator_;
+};
+
+// One frame at time 0 with the CPU kd-tree builder.
 RenderResult renderScene(Scene scene, const Backend& backend, const RenderOptions& options,
                          const ProgressFn& progress = {});
 

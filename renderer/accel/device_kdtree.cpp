@@ -26,4 +26,12 @@ KdTreeView DeviceKdTree::view(const TriangleMeshView& mesh) const {
   return v;
 }
 
+KdTree DeviceKdTree::toHost() const {
+  KdTree tree;
+  tree.nodes = nodes_.download();
+  tree.primIndices = primIndices_.download();
+  tree.bounds = bounds_;
+  return tree;
+}
+
 }  // namespace srt

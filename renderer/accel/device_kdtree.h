@@ -25,6 +25,8 @@ class DeviceKdTree {
   size_t nodeCount() const { return nodes_.size(); }
   size_t bytes() const { return nodes_.bytes() + primIndices_.bytes(); }
   const Bounds3f& bounds() const { return bounds_; }
+  // The tree copied back to the host (statistics, comparisons with another builder).
+  KdTree toHost() const;
 
  private:
   Buffer<KdNode> nodes_;

@@ -34,8 +34,7 @@ Backend selectBackend(const std::string& name, std::string* notice) {
   if (name == "cpu") return b;
   if (name == "cuda" || name == "auto") {
     if (!cudaDeviceAvailable()) {
-      if (name == "cuda")
-        throw std::invalid_argument("--backend cuda: " + cudaDeviceDescription());
+      if (name == "cuda") throw std::invalid_argument("--backend cuda: " + cudaDeviceDescription());
       if (notice) *notice = "no CUDA device found: rendering on the CPU (--backend cpu)";
       return b;
     }

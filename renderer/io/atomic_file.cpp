@@ -50,7 +50,8 @@ void writeAtomically(const std::string& path, const std::function<bool(const std
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     std::remove(tmp.c_str());
-    throw FileWriteError("cannot write " + what + " '" + path + "': rename failed (" + reason + ")");
+    throw FileWriteError("cannot write " + what + " '" + path + "': rename failed (" + reason +
+                         ")");
   }
 }
 

@@ -43,11 +43,14 @@ struct CameraView {
       const float ux = 2.f * lens.x - 1.f, uy = 2.f * lens.y - 1.f;
       float rad = 0.f, theta = 0.f;
       if (ux != 0.f || uy != 0.f) {
-        if (fabsf(ux) > fabsf(uy)) rad = ux, theta = 0.25f * kPi * (uy / ux);
-        else rad = uy, theta = 0.5f * kPi - 0.25f * kPi * (ux / uy);
+        if (fabsf(ux) > fabsf(uy))
+          rad = ux, theta = 0.25f * kPi * (uy / ux);
+        else
+          rad = uy, theta = 0.5f * kPi - 0.25f * kPi * (ux / uy);
       }
       const Vec3f focus = position + d * (focusDistance / dot(d, forward));
-      r.o = position + right * (lensRadius * rad * cosf(theta)) + up * (lensRadius * rad * sinf(theta));
+      r.o = position + right * (lensRadius * rad * cosf(theta)) +
+            up * (lensRadius * rad * sinf(theta));
       d = normalize(focus - r.o);
     }
     r.d = d;

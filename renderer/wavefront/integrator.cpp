@@ -40,7 +40,9 @@ Image resolveFilm(const Buffer<Vec3f>& film, const RenderOptions& opt, const Bac
   return img;
 }
 
-std::string defaultCompaction(const Backend& backend) { return backend.isCuda() ? "cub" : "cpu"; }
+std::string defaultCompaction(const Backend& backend) {
+  return backend.isCuda() ? "cub" : "cpu";
+}
 
 size_t estimateRenderBytes(const RenderOptions& opt) {
   const size_t n = size_t(opt.width) * size_t(opt.height);
@@ -74,10 +76,10 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
     std::string fits;
     for (const auto& e : registry.entries())
       if (e.info.accepts_(backend.memory())) fits += (fits.empty() ? "" : ", ") + e.info.name;
-    throw std::invalid_argument("--compaction " + info->name + " runs on " +
-                                compaction::toString(info->device) + " and cannot take streams in " +
-                                toString(backend.memory()) + " memory (--backend " +
-                                backend.name() + "); primitives that can: " + fits);
+    throw std::invalid_argument(
+        "--compaction " + info->name + " runs on " + compaction::toString(info->device) +
+        " and cannot take streams in " + toString(backend.memory()) + " memory (--backend " +
+        backend.name() + "); primitives that can: " + fits);
   }
 
   // Check the streams fit before allocating any of them.
@@ -113,7 +115,8 @@ std::unique_ptr<Integrator> makeIntegrator(const Scene& scene, const SceneData& 
     return makePathIntegrator(scene, data, backend, opt, std::move(compactor), *info);
   if (opt.integrator == "whitted")
     return makeWhittedIntegrator(scene, data, backend, opt, std::move(compactor), *info);
-  throw std::invalid_argument("--integrator must be path or whitted (got '" + opt.integrator + "')");
+  throw std::invalid_argument("--integrator must be path or whitted (got '" + opt.integrator +
+                              "')");
 }
 
 }  // namespace srt

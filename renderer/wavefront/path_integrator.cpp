@@ -15,9 +15,14 @@ class PathIntegrator final : public Integrator {
   PathIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
                  const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
                  const compaction::Info& info)
-      : data_(data), backend_(backend), opt_(opt), compactor_(std::move(compactor)), info_(info),
+      : data_(data),
+        backend_(backend),
+        opt_(opt),
+        compactor_(std::move(compactor)),
+        info_(info),
         camera_(CameraView::from(scene.camera.value(), opt.width, opt.height)),
-        clock_(backend), counters_(backend) {
+        clock_(backend),
+        counters_(backend) {
     const MemorySpace space = backend.memory();
     const size_t n = size_t(opt.width) * opt.height;
     const bool compacts = info_.compacts;
@@ -35,7 +40,6 @@ class PathIntegrator final : public Integrator {
     if (compacts) shadowQueue_.allocate(space, n);
     shadowKeep_ = Buffer<uint8_t>(space, n);
     film_ = Buffer<Vec3f>(space, n);
-    film_.fillBytes(0);
     if (compacts) compactor_->reserve(uint32_t(n));
   }
 
@@ -45,6 +49,7 @@ class PathIntegrator final : public Integrator {
     const SceneView& scene = data_.view();
     uint64_t raysSoFar = 0;
     std::vector<compaction::Field> fields;
+    film_.fillBytes(0);
 
     for (int sample = 0; sample < opt_.spp; ++sample) {
       const SampleKey key{uint32_t(sample), opt_.seed};

@@ -14,13 +14,13 @@ namespace srt {
 
 // A path in flight. The bounce and sample index are the same for the whole stream and are not
 // stored; random numbers are keyed by (pixel, sample, bounce), never by stream slot.
-#define SRT_PATH_FIELDS(X)                                                      \
-  X(uint32_t, pixel)     /* film pixel this path belongs to (and the RNG key) */ \
-  X(Vec3f, origin)       /* next ray */                                         \
-  X(Vec3f, direction)                                                           \
-  X(Vec3f, throughput)   /* product of f cos / pdf so far */                    \
-  X(Vec3f, radiance)     /* radiance gathered so far, added to the film at death */ \
-  X(float, bsdfPdf)      /* pdf of the last BSDF sample; 0 after a specular bounce */
+#define SRT_PATH_FIELDS(X)                                                        \
+  X(uint32_t, pixel) /* film pixel this path belongs to (and the RNG key) */      \
+  X(Vec3f, origin)   /* next ray */                                               \
+  X(Vec3f, direction)                                                             \
+  X(Vec3f, throughput) /* product of f cos / pdf so far */                        \
+  X(Vec3f, radiance)   /* radiance gathered so far, added to the film at death */ \
+  X(float, bsdfPdf)    /* pdf of the last BSDF sample; 0 after a specular bounce */
 
 // A shadow ray from next-event estimation: if unoccluded, `contribution` is added to the
 // radiance of the path in `pathSlot`.
@@ -43,32 +43,33 @@ namespace srt {
 #define SRT_SOA_ALLOC(type, name) name = Buffer<type>(space, n);
 #define SRT_SOA_VIEW(type, name) v.name = name.data();
 #define SRT_SOA_BYTES(type, name) +sizeof(type)
-#define SRT_SOA_FIELD(type, name) out.push_back({from.name.data(), to.name.data(), uint32_t(sizeof(type))});
+#define SRT_SOA_FIELD(type, name) \
+  out.push_back({from.name.data(), to.name.data(), uint32_t(sizeof(type))});
 
 // Declares <Name> (a plain view of device or host pointers, passed by value to stages) and
 // <Name>Storage (the owning buffers).
-#define SRT_DECLARE_SOA(Name, FIELDS)                                                      \
-  struct Name {                                                                            \
-    FIELDS(SRT_SOA_MEMBER)                                                                 \
-    static constexpr size_t kBytesPerElement = 0 FIELDS(SRT_SOA_BYTES);                    \
-  };                                                                                       \
-  struct Name##Storage {                                                                   \
-    FIELDS(SRT_SOA_BUFFER)                                                                 \
-    size_t capacity = 0;                                                                   \
-    void allocate(MemorySpace space, size_t n) {                                           \
-      FIELDS(SRT_SOA_ALLOC)                                                                \
-      capacity = n;                                                                        \
-    }                                                                                      \
-    Name view() const {                                                                    \
-      Name v;                                                                              \
-      FIELDS(SRT_SOA_VIEW)                                                                 \
-      return v;                                                                            \
-    }                                                                                      \
-    /* One compaction field per member, moving elements from `from` to `to`. */            \
-    static void compactionFields(const Name##Storage& from, const Name##Storage& to,       \
-                                 std::vector<compaction::Field>& out) {                    \
-      FIELDS(SRT_SOA_FIELD)                                                                \
-    }                                                                                      \
+#define SRT_DECLARE_SOA(Name, FIELDS)                                                \
+  struct Name {                                                                      \
+    FIELDS(SRT_SOA_MEMBER)                                                           \
+    static constexpr size_t kBytesPerElement = 0 FIELDS(SRT_SOA_BYTES);              \
+  };                                                                                 \
+  struct Name##Storage {                                                             \
+    FIELDS(SRT_SOA_BUFFER)                                                           \
+    size_t capacity = 0;                                                             \
+    void allocate(MemorySpace space, size_t n) {                                     \
+      FIELDS(SRT_SOA_ALLOC)                                                          \
+      capacity = n;                                                                  \
+    }                                                                                \
+    Name view() const {                                                              \
+      Name v;                                                                        \
+      FIELDS(SRT_SOA_VIEW)                                                           \
+      return v;                                                                      \
+    }                                                                                \
+    /* One compaction field per member, moving elements from `from` to `to`. */      \
+    static void compactionFields(const Name##Storage& from, const Name##Storage& to, \
+                                 std::vector<compaction::Field>& out) {              \
+      FIELDS(SRT_SOA_FIELD)                                                          \
+    }                                                                                \
   };
 
 SRT_DECLARE_SOA(PathState, SRT_PATH_FIELDS)

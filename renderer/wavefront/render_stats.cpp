@@ -24,6 +24,28 @@ std::string statsToJson(const RenderStats& s) {
   j["max_depth"] = s.maxDepth;
   j["seed"] = s.seed;
   j["triangles"] = s.triangles;
+  j["time"] = s.time;
+  if (!s.accel.builder.empty()) {
+    const AccelBuildReport& a = s.accel;
+    nlohmann::json accel = {{"builder", a.builder},
+                            {"build_ms", a.buildMs},
+                            {"nodes", a.tree.nodes},
+                            {"leaves", a.tree.leaves},
+                            {"empty_leaves", a.tree.emptyLeaves},
+                            {"max_depth", a.tree.maxDepth},
+                            {"sah_cost", a.tree.sahCost}};
+    if (a.builder == "gpu") {
+      const GpuKdBuildStats& g = a.gpuStages;
+      accel["stages_ms"] = {{"setup", g.setupMs},
+                            {"bounds_reduction", g.boundsMs},
+                            {"splitting", g.splitMs},
+                            {"list_compaction", g.compactionMs},
+                            {"small_node_sah", g.smallNodeMs},
+                            {"finalize", g.finalizeMs}};
+      accel["large_node_levels"] = g.largeNodeLevels;
+    }
+    j["accel"] = accel;
+  }
   nlohmann::json bounces = nlohmann::json::array();
   for (size_t d = 0; d < s.bounces.size(); ++d) {
     const BounceStats& b = s.bounces[d];
@@ -48,7 +70,7 @@ std::string statsToJson(const RenderStats& s) {
                  {"render_seconds", s.renderSeconds},
                  {"wall_seconds", s.wallSeconds},
                  {"scene_load_seconds", s.sceneLoadSeconds},
-                 {"accel_build_seconds", s.accelBuildSeconds},
+                 {"accel_build_ms", s.accel.buildMs},
                  {"compaction_ms", compaction},
                  {"trace_ms", trace},
                  {"shade_ms", shade},
@@ -60,11 +82,12 @@ std::string statsTable(const RenderStats& s) {
   std::string out;
   char line[256];
   std::snprintf(line, sizeof line, "%s, %dx%d, %d spp, %s on %s, compaction %s (%s)\n",
-                s.scene.c_str(), s.width, s.height, s.spp, s.integrator.c_str(),
-                s.backend.c_str(), s.compaction.c_str(), s.payload.c_str());
+                s.scene.c_str(), s.width, s.height, s.spp, s.integrator.c_str(), s.backend.c_str(),
+                s.compaction.c_str(), s.payload.c_str());
   out += line;
-  out += "bounce      rays in   rays alive  shadow rays  compact ms  (xfer ms)   trace ms   "
-         "shade ms  shadow ms\n";
+  out +=
+      "bounce      rays in   rays alive  shadow rays  compact ms  (xfer ms)   trace ms   "
+      "shade ms  shadow ms\n";
   BounceStats t;
   for (size_t d = 0; d < s.bounces.size(); ++d) {
     const BounceStats& b = s.bounces[d];
@@ -78,16 +101,17 @@ std::string statsTable(const RenderStats& s) {
     t.compactionMs += b.compactionMs, t.transferMs += b.transferMs, t.traceMs += b.traceMs;
     t.shadeMs += b.shadeMs, t.shadowMs += b.shadowMs;
   }
-  std::snprintf(line, sizeof line, " total %12llu %12llu %12llu %11.2f %10.2f %10.2f %10.2f %10.2f\n",
+  std::snprintf(line, sizeof line,
+                " total %12llu %12llu %12llu %11.2f %10.2f %10.2f %10.2f %10.2f\n",
                 (unsigned long long)t.raysIn, (unsigned long long)t.raysAlive,
                 (unsigned long long)t.shadowRays, t.compactionMs, t.transferMs, t.traceMs,
                 t.shadeMs, t.shadowMs);
   out += line;
   std::snprintf(line, sizeof line,
                 "%.3g rays/s, %.3g samples/s, render %.2f s, wall %.2f s (load %.2f s, kd-tree "
-                "%.2f s)\n",
+                "%s %.1f ms, SAH cost %.1f)\n",
                 s.raysPerSecond(), s.samplesPerSecond(), s.renderSeconds, s.wallSeconds,
-                s.sceneLoadSeconds, s.accelBuildSeconds);
+                s.sceneLoadSeconds, s.accel.builder.c_str(), s.accel.buildMs, s.accel.tree.sahCost);
   out += line;
   return out;
 }

@@ -1,10 +1,20 @@
 #include "renderer/wavefront/scene_data.h"
 
 #include <chrono>
+#include <stdexcept>
 
 namespace srt {
 
-SceneData::SceneData(const Scene& scene, const Backend& backend, float time) {
+SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
+                     const AccelOptions& accel)
+    : backend_(backend), accel_(accel) {
+  if (accel.builder == "gpu") {
+    if (!backend.isCuda())
+      throw std::invalid_argument("--kd-build gpu needs the CUDA backend (--backend cuda)");
+    gpuBuilder_ = std::make_unique<GpuKdTreeBuilder>(accel.gpu);  // checks the names
+  } else if (accel.builder != "cpu") {
+    throw std::invalid_argument("--kd-build must be cpu or gpu (got '" + accel.builder + "')");
+  }
   const MemorySpace space = backend.memory();
   const FlatGeometry geo = flatten(scene, time);
   triangles_ = geo.triangleCount();
@@ -14,22 +24,66 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time) {
   materialIds_ = Buffer<uint32_t>(space, geo.materialIds);
   if (!geo.normals.empty()) normals_ = Buffer<Vec3f>(space, geo.normals);
   if (!geo.uvs.empty()) uvs_ = Buffer<Vec2f>(space, geo.uvs);
-
-  // The kd-tree is built on the host from host pointers, then copied to the backend.
-  const TriangleMeshView hostMesh{geo.positions.data(), geo.indices.data(), uint32_t(triangles_)};
-  const auto t0 = std::chrono::steady_clock::now();
-  const KdTree tree = buildKdTreeSah(hostMesh);
-  buildSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  accelStats_ = computeStats(tree);
-  tree_ = std::make_unique<DeviceKdTree>(tree, space);
-  view_.accel = tree_->view({positions_.data(), indices_.data(), uint32_t(triangles_)});
+  buildAccel(geo);
 
   const PackedTextures packed = packTextures(scene.textures);
   if (!packed.texels.empty()) texels_ = Buffer<Vec3f>(space, packed.texels);
   const std::vector<TextureView> textureViews = makeTextureViews(packed, texels_.data());
   if (!textureViews.empty()) textures_ = Buffer<TextureView>(space, textureViews);
   materials_ = Buffer<DeviceMaterial>(space, toDevice(scene.materials, scene.textures.size()));
+  uploadEmitters(geo, scene);
 
+  if (!scene.pointLights.empty()) pointLights_ = Buffer<PointLight>(space, scene.pointLights);
+  view_.pointLights = pointLights_.data();
+  view_.numPointLights = uint32_t(scene.pointLights.size());
+  view_.normals = normals_.data();
+  view_.uvs = uvs_.data();
+  view_.materialIds = materialIds_.data();
+  view_.materials = materials_.data();
+  view_.textures = textures_.data();
+  view_.environment = scene.environment;
+  view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (offsetOrigin)
+}
+
+SceneData::~SceneData() = default;
+
+void SceneData::setTime(const Scene& scene, float time) {
+  const FlatGeometry geo = flatten(scene, time);
+  if (geo.positions.size() != positions_.size() || geo.triangleCount() != triangles_)
+    throw std::logic_error("SceneData::setTime: the scene's topology changed");
+  positions_.upload(geo.positions);
+  if (!geo.normals.empty()) normals_.upload(geo.normals);
+  buildAccel(geo);
+  uploadEmitters(geo, scene);  // areas change under scaling
+}
+
+void SceneData::buildAccel(const FlatGeometry& geo) {
+  const TriangleMeshView mesh{positions_.data(), indices_.data(), uint32_t(triangles_)};
+  report_ = {};
+  report_.builder = accel_.builder;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (gpuBuilder_) {
+    // Built where the geometry already is; only the SAH statistics come back to the host.
+    GpuKdBuildStats stages;
+    tree_ = std::make_unique<DeviceKdTree>(gpuBuilder_->build(mesh, backend_.stream, &stages));
+    report_.gpuStages = stages;
+    report_.buildMs = stages.totalMs;
+    report_.tree = computeStats(tree_->toHost());
+  } else {
+    // The CPU builder reads host pointers, then the tree is copied to the backend.
+    const TriangleMeshView hostMesh{geo.positions.data(), geo.indices.data(), uint32_t(triangles_)};
+    const KdTree tree = buildKdTreeSah(hostMesh);
+    report_.buildMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    report_.tree = computeStats(tree);
+    tree_ = std::make_unique<DeviceKdTree>(tree, backend_.memory());
+  }
+  report_.tree.buildSeconds = report_.buildMs / 1e3;
+  view_.accel = tree_->view(mesh);
+}
+
+void SceneData::uploadEmitters(const FlatGeometry& geo, const Scene& scene) {
+  const MemorySpace space = backend_.memory();
   const EmitterTable emitters = buildEmitters(geo, scene.materials);
   EmitterView ev;
   if (emitters.size() > 0) {
@@ -49,17 +103,6 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time) {
     ev.triangleCount = uint32_t(emitters.triangleToEmitter.size());
   }
   view_.emitters = ev;
-
-  if (!scene.pointLights.empty()) pointLights_ = Buffer<PointLight>(space, scene.pointLights);
-  view_.pointLights = pointLights_.data();
-  view_.numPointLights = uint32_t(scene.pointLights.size());
-  view_.normals = normals_.data();
-  view_.uvs = uvs_.data();
-  view_.materialIds = materialIds_.data();
-  view_.materials = materials_.data();
-  view_.textures = textures_.data();
-  view_.environment = scene.environment;
-  view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (offsetOrigin)
 }
 
 }  // namespace srt

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "renderer/accel/device_kdtree.h"
+#include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
 #include "renderer/backend/backend.h"
@@ -19,7 +21,7 @@
 namespace srt {
 
 struct SceneView {
-  KdTreeView accel;             // also holds the positions and indices
+  KdTreeView accel;                // also holds the positions and indices
   const Vec3f* normals = nullptr;  // per vertex, or null (face normals)
   const Vec2f* uvs = nullptr;      // per vertex, or null
   const uint32_t* materialIds = nullptr;
@@ -56,7 +58,8 @@ SRT_CPU_GPU inline SurfaceHit surfaceAt(const SceneView& s, const Ray& ray, cons
   h.windingFront = dot(ng, ray.d) < 0.f;
   Vec3f ns = ng;
   if (s.normals) {
-    const Vec3f n = s.normals[idx[0]] * b0 + s.normals[idx[1]] * hit.b1 + s.normals[idx[2]] * hit.b2;
+    const Vec3f n =
+        s.normals[idx[0]] * b0 + s.normals[idx[1]] * hit.b1 + s.normals[idx[2]] * hit.b2;
     if (lengthSquared(n) > 0.f) {
       ns = normalize(n);
       if (dot(ns, ng) < 0.f) ng = -ng;  // vertex normals define the outside
@@ -88,26 +91,51 @@ SRT_CPU_GPU inline Vec3f bsdfNormal(const SurfaceHit& h, MaterialType type) {
 
 // A ray leaving `p` towards `d`, pushed off the surface on the side `d` points to.
 SRT_CPU_GPU inline Vec3f offsetOrigin(const SceneView& s, Vec3f p, Vec3f ng, Vec3f d) {
-  const float scale = s.rayEpsilon * (1.f + maxComponent(Vec3f{fabsf(p.x), fabsf(p.y), fabsf(p.z)}));
+  const float scale =
+      s.rayEpsilon * (1.f + maxComponent(Vec3f{fabsf(p.x), fabsf(p.y), fabsf(p.z)}));
   return p + ng * (dot(ng, d) > 0.f ? scale : -scale);
 }
 
+// Which kd-tree builder a render uses: the CPU SAH builder (Wald & Havran), or the GPU builder
+// (Zhou et al.) with its segmented reduction and compaction primitive chosen by name.
+struct AccelOptions {
+  std::string builder = "cpu";  // cpu | gpu
+  GpuKdBuildOptions gpu;
+};
+
+// What one build reported, for --stats: time per stage (the GPU builder's), size and SAH cost.
+struct AccelBuildReport {
+  std::string builder;
+  double buildMs = 0;
+  GpuKdBuildStats gpuStages;  // zero for the CPU builder
+  KdTreeStats tree;           // nodes, leaves, depth, SAH cost (computed on the host)
+};
+
 class SceneData {
  public:
-  // Flattens `scene` at `time`, builds the kd-tree on the CPU and copies everything to the
-  // backend's memory.
-  SceneData(const Scene& scene, const Backend& backend, float time = 0.f);
+  // Flattens `scene` at `time`, builds the kd-tree and copies everything to the backend's
+  // memory. Throws std::invalid_argument for a builder the backend cannot run.
+  SceneData(const Scene& scene, const Backend& backend, float time = 0.f,
+            const AccelOptions& accel = {});
+  ~SceneData();
+  // Moves the geometry to `time` and rebuilds the kd-tree (the per-frame rebuild of animated
+  // scenes). Buffers are reused: the topology does not change with time.
+  void setTime(const Scene& scene, float time);
+
   const SceneView& view() const { return view_; }
   size_t triangleCount() const { return triangles_; }
-  double accelBuildSeconds() const { return buildSeconds_; }
-  const KdTreeStats& accelStats() const { return accelStats_; }
-  bool hasEmitters() const { return view_.emitters.count > 0; }
+  const AccelBuildReport& accelReport() const { return report_; }
 
  private:
+  void buildAccel(const FlatGeometry& geo);
+  void uploadEmitters(const FlatGeometry& geo, const Scene& scene);
+
+  Backend backend_;
+  AccelOptions accel_;
+  std::unique_ptr<GpuKdTreeBuilder> gpuBuilder_;
   SceneView view_;
   size_t triangles_ = 0;
-  double buildSeconds_ = 0;
-  KdTreeStats accelStats_;
+  AccelBuildReport report_;
   Buffer<Vec3f> positions_, normals_;
   Buffer<Vec2f> uvs_;
   Buffer<uint32_t> indices_, materialIds_;

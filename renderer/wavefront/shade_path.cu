@@ -59,8 +59,8 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
           const float pEmitters = emitterPickProbability(scene);
           if (uLightPick < pEmitters) {
             LightSample ls;
-            if (sampleEmitter(scene.emitters, scene.accel.mesh.positions,
-                              scene.accel.mesh.indices, h.p, uLight, uLightPick / pEmitters, &ls)) {
+            if (sampleEmitter(scene.emitters, scene.accel.mesh.positions, scene.accel.mesh.indices,
+                              h.p, uLight, uLightPick / pEmitters, &ls)) {
               lightPoint = ls.p, Le = ls.Le, pdf = ls.pdf * pEmitters;
             }
           } else if (scene.numPointLights > 0) {
@@ -99,8 +99,10 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
           // Russian roulette from the third bounce on, with survival ∝ throughput.
           if (alive && bounce >= 2) {
             const float q = fmaxf(0.05f, 1.f - maxComponent(throughput));
-            if (uRoulette < q) alive = false;
-            else throughput = throughput / (1.f - q);
+            if (uRoulette < q)
+              alive = false;
+            else
+              throughput = throughput / (1.f - q);
           }
           if (alive) {
             st.origin[s] = offsetOrigin(scene, h.p, h.ng, bs.wi);

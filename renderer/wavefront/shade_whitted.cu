@@ -65,8 +65,9 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
         const Vec2f u = sampler.next2D();
         const float uc = sampler.next1D();
         LightSample ls;
-        if (sampleEmitter(scene.emitters, scene.accel.mesh.positions, scene.accel.mesh.indices,
-                          h.p, u, uc, &ls) && ls.pdf > 0.f) {
+        if (sampleEmitter(scene.emitters, scene.accel.mesh.positions, scene.accel.mesh.indices, h.p,
+                          u, uc, &ls) &&
+            ls.pdf > 0.f) {
           const Vec3f wi = normalize(ls.p - h.p);
           if (dot(wi, h.ng) > 0.f) {
             Ray shadow;

@@ -37,9 +37,9 @@ struct RayStreamRef {
 
 struct ShadowStream {
   ShadowRays rays;
-  const uint8_t* lanes = nullptr;      // null: every position is a ray
+  const uint8_t* lanes = nullptr;         // null: every position is a ray
   const uint32_t* deviceCount = nullptr;  // rays in the stream, read on the device (no host sync)
-  uint32_t maxCount = 0;               // launch size
+  uint32_t maxCount = 0;                  // launch size
 };
 
 struct SampleKey {
@@ -58,9 +58,9 @@ void traceShadows(const Backend& b, const SceneView& scene, const ShadowStream& 
                   PathState state);
 
 struct ShadeOutputs {
-  uint8_t* keep = nullptr;           // 1: the path goes on to the next bounce
-  ShadowRays shadowCandidates;       // one candidate slot per stream position
-  uint8_t* shadowKeep = nullptr;     // 1: that candidate is a shadow ray to trace
+  uint8_t* keep = nullptr;        // 1: the path goes on to the next bounce
+  ShadowRays shadowCandidates;    // one candidate slot per stream position
+  uint8_t* shadowKeep = nullptr;  // 1: that candidate is a shadow ray to trace
 };
 // shade_path.cu: emission with MIS, next-event estimation, BSDF sampling, Russian roulette.
 void shadePaths(const Backend& b, const SceneView& scene, const PathStream& paths, const Hit* hits,
@@ -76,9 +76,9 @@ struct WhittedStream {
   uint32_t count = 0;
 };
 struct WhittedOutputs {
-  WhittedRays children;      // two candidate slots per ray: 2i (reflection), 2i+1 (refraction)
+  WhittedRays children;  // two candidate slots per ray: 2i (reflection), 2i+1 (refraction)
   uint8_t* childKeep = nullptr;
-  float* film = nullptr;     // RGB per pixel, added to atomically (several rays per pixel)
+  float* film = nullptr;           // RGB per pixel, added to atomically (several rays per pixel)
   uint32_t* shadowRays = nullptr;  // counter of shadow rays traced
 };
 // shade_whitted.cu: direct light from point lights and emitters with shadow rays, emission,

@@ -14,12 +14,16 @@ class WhittedIntegrator final : public Integrator {
   WhittedIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
                     const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
                     const compaction::Info& info)
-      : data_(data), backend_(backend), opt_(opt), compactor_(std::move(compactor)), info_(info),
+      : data_(data),
+        backend_(backend),
+        opt_(opt),
+        compactor_(std::move(compactor)),
+        info_(info),
         camera_(CameraView::from(scene.camera.value(), opt.width, opt.height)),
-        clock_(backend), counters_(backend) {
+        clock_(backend),
+        counters_(backend) {
     const size_t n = size_t(opt.width) * opt.height;
     film_ = Buffer<float>(backend.memory(), 3 * n);
-    film_.fillBytes(0);
     grow(n);
   }
 
@@ -28,6 +32,7 @@ class WhittedIntegrator final : public Integrator {
     const SceneView& scene = data_.view();
     uint64_t raysSoFar = 0;
     std::vector<compaction::Field> fields;
+    film_.fillBytes(0);
 
     for (int sample = 0; sample < opt_.spp; ++sample) {
       const SampleKey key{uint32_t(sample), opt_.seed};
@@ -128,8 +133,8 @@ class WhittedIntegrator final : public Integrator {
       for (const auto& f : fields) {
         const size_t bytes = size_t(f.bytes) * stream_.capacity;
         if (backend_.isCuda())
-          SRT_CUDA_CHECK(cudaMemcpyAsync(f.dst, f.src, bytes, cudaMemcpyDeviceToDevice,
-                                         backend_.stream));
+          SRT_CUDA_CHECK(
+              cudaMemcpyAsync(f.dst, f.src, bytes, cudaMemcpyDeviceToDevice, backend_.stream));
         else
           std::memcpy(f.dst, f.src, bytes);
       }

@@ -1,0 +1,21 @@
+# cmake -DCLI=... -DDIR=... -DSCENE=... -P frames_test.cmake
+file(REMOVE_RECURSE ${DIR})
+file(MAKE_DIRECTORY ${DIR})
+execute_process(COMMAND ${CLI} render ${SCENE} -o ${DIR}/orbit.png --frames 3 --width 24
+                        --height 24 --spp 1 --backend cpu --stats ${DIR}/stats.json -q
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "streamrt exited with ${rc}")
+endif()
+foreach(f 0000 0001 0002)
+  if(NOT EXISTS ${DIR}/orbit-${f}.png)
+    message(FATAL_ERROR "orbit-${f}.png is missing")
+  endif()
+endforeach()
+file(READ ${DIR}/stats.json stats)
+string(JSON n LENGTH "${stats}" frames)
+string(JSON t2 GET "${stats}" frames 2 time)
+string(JSON builder GET "${stats}" frames 2 accel builder)
+if(NOT n EQUAL 3 OR t2 EQUAL 0 OR NOT builder STREQUAL "cpu")
+  message(FATAL_ERROR "stats: ${n} frames, last at time ${t2}, builder ${builder}")
+endif()
