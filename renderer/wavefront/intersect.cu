@@ -22,13 +22,14 @@ void traceShadows(const Backend& b, const SceneView& scene, const ShadowStream& 
   parallelFor(b, shadows.maxCount, [=] SRT_CPU_GPU(uint32_t i) {
     if (shadows.deviceCount && i >= *shadows.deviceCount) return;
     if (shadows.lanes && !shadows.lanes[i]) return;
+    const uint32_t j = shadows.indices ? shadows.indices[i] : i;
     Ray ray;
-    ray.o = shadows.rays.origin[i];
-    ray.d = shadows.rays.direction[i];
-    ray.tMax = shadows.rays.tMax[i];
+    ray.o = shadows.rays.origin[j];
+    ray.d = shadows.rays.direction[j];
+    ray.tMax = shadows.rays.tMax[j];
     if (intersectAny(scene.accel, ray)) return;
-    const uint32_t slot = shadows.rays.pathSlot[i];
-    state.radiance[slot] += shadows.rays.contribution[i];  // one shadow ray per path: no race
+    const uint32_t slot = shadows.rays.pathSlot[j];
+    state.radiance[slot] += shadows.rays.contribution[j];  // one shadow ray per path: no race
   });
 }
 

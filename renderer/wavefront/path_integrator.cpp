@@ -37,7 +37,14 @@ class PathIntegrator final : public Integrator {
     keep_[0] = Buffer<uint8_t>(space, n);
     if (!compacts) keep_[1] = Buffer<uint8_t>(space, n);
     shadowCandidates_.allocate(space, n);
-    if (compacts) shadowQueue_.allocate(space, n);
+    if (compacts && indexPayload_) {
+      // Index payload: shadow rays stay where shading wrote them; only their positions move.
+      identity_ = Buffer<uint32_t>(space, n);
+      fillIdentity(backend, identity_.data(), uint32_t(n));
+      shadowIndex_ = Buffer<uint32_t>(space, n);
+    } else if (compacts) {
+      shadowQueue_.allocate(space, n);
+    }
     shadowKeep_ = Buffer<uint8_t>(space, n);
     film_ = Buffer<Vec3f>(space, n);
     if (compacts) compactor_->reserve(uint32_t(n));
@@ -80,10 +87,16 @@ class PathIntegrator final : public Integrator {
         double transferMs = 0;
         if (compacts) {
           fields.clear();
-          ShadowRaysStorage::compactionFields(shadowCandidates_, shadowQueue_, fields);
+          if (indexPayload_) {
+            fields.push_back({identity_.data(), shadowIndex_.data(), sizeof(uint32_t)});
+            shadows.rays = shadowCandidates_.view();
+            shadows.indices = shadowIndex_.data();
+          } else {
+            ShadowRaysStorage::compactionFields(shadowCandidates_, shadowQueue_, fields);
+            shadows.rays = shadowQueue_.view();
+          }
           compact(shadowKeep_.data(), fields, paths.count, counters_.device() + 1);
           transferMs += compactor_->lastTransferMs();
-          shadows.rays = shadowQueue_.view();
           shadows.deviceCount = counters_.device() + 1;
         } else {
           countFlags(backend_, shadowKeep_.data(), paths.count, counters_.device() + 1);
@@ -165,6 +178,7 @@ class PathIntegrator final : public Integrator {
   Buffer<Hit> hits_;
   Buffer<uint8_t> keep_[2];
   ShadowRaysStorage shadowCandidates_, shadowQueue_;
+  Buffer<uint32_t> identity_, shadowIndex_;  // index payload: 0..n-1, and the compacted positions
   Buffer<uint8_t> shadowKeep_;
   Buffer<Vec3f> film_;
 };

@@ -37,6 +37,7 @@ struct RayStreamRef {
 
 struct ShadowStream {
   ShadowRays rays;
+  const uint32_t* indices = nullptr;      // index payload: position i reads ray indices[i]
   const uint8_t* lanes = nullptr;         // null: every position is a ray
   const uint32_t* deviceCount = nullptr;  // rays in the stream, read on the device (no host sync)
   uint32_t maxCount = 0;                  // launch size
@@ -89,7 +90,9 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
 
 // film.cu: paths that died at this bounce add their radiance to the film.
 void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep, Vec3f* film);
-// film.cu: counts the non-zero flags (for statistics when nothing is compacted).
+// stream_util.cu: counts the non-zero flags (for statistics when nothing is compacted).
 void countFlags(const Backend& b, const uint8_t* flags, uint32_t n, uint32_t* counter);
+// stream_util.cu: out[i] = i, the source of index streams.
+void fillIdentity(const Backend& b, uint32_t* out, uint32_t n);
 
 }  // namespace srt
