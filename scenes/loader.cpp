@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "renderer/io/image_io.h"
 #include "scenes/loader_internal.h"
 
 namespace srt {
@@ -24,21 +25,6 @@ std::string resolveRelative(const std::string& folder, const std::string& file) 
   if (file.empty() || file[0] == '/' || folder.empty()) return file;
   return folder + file;
 }
-
-std::string lowerExtension(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  const size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  for (char& c : ext) c = char(std::tolower((unsigned char)c));
-  return ext;
-}
-
-namespace {
-float srgbDecode(float v) {
-  return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
-}
-}  // namespace
 
 // `path` itself when it exists, else a file in the same folder whose name matches ignoring case:
 // MTL files written on Windows often spell texture names differently from the files (Sponza).
@@ -71,7 +57,7 @@ int loadTexture(Scene& scene, const std::string& requested, const std::string& r
   }
   std::unique_ptr<stbi_uc, decltype(&stbi_image_free)> owner(data, &stbi_image_free);
   float lut[256];
-  for (int i = 0; i < 256; ++i) lut[i] = srgbDecode(float(i) / 255.f);
+  for (int i = 0; i < 256; ++i) lut[i] = srgbToLinear(float(i) / 255.f);
   Texture t;
   t.path = path;
   t.width = width;

@@ -1,6 +1,8 @@
 // Shared pieces of the per-format loaders (not part of the public API).
 #pragma once
 
+#include "renderer/io/paths.h"
+
 #include <map>
 #include <string>
 
@@ -25,6 +27,6 @@ void harmonizeNormals(Scene& scene);
 // Folder part of a path ("" for a bare file name), and a path joined to it unless absolute.
 std::string folderOf(const std::string& path);
 std::string resolveRelative(const std::string& folder, const std::string& file);
-std::string lowerExtension(const std::string& path);
+using ::srt::lowerExtension;  // renderer/io/paths.h
 
 }  // namespace srt::detail

@@ -1,5 +1,7 @@
 #include "renderer/io/atomic_file.h"
 
+#include "renderer/io/paths.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -9,20 +11,6 @@
 #include <fstream>
 
 namespace srt {
-namespace {
-std::string folderOf(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-std::string extensionOf(const std::string& path) {
-  const size_t dot = path.find_last_of('.');
-  const size_t slash = path.find_last_of('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  return path.substr(dot);
-}
-}  // namespace
-
 void writeAtomically(const std::string& path, const std::function<bool(const std::string&)>& writer,
                      const std::string& what) {
   static std::atomic<unsigned> counter{0};

@@ -1,6 +1,7 @@
 #include "renderer/io/image_io.h"
 
 #include "renderer/io/atomic_file.h"
+#include "renderer/io/paths.h"
 
 #include <stb_image.h>
 #include <stb_image_write.h>
@@ -21,15 +22,6 @@
 
 namespace srt {
 namespace {
-
-std::string lowerExtension(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  const size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  for (char& c : ext) c = char(std::tolower((unsigned char)c));
-  return ext;
-}
 
 // Image errors keep their own type (ImageError) whatever step of the atomic write failed.
 void writeAtomically(const std::string& path, const std::function<bool(const std::string&)>& writer,

@@ -3,14 +3,20 @@
 #include "renderer/wavefront/stages.h"
 
 namespace srt {
+namespace {
+// The camera ray of a pixel's sample: jitter and lens position from bounce 0 of its sampler.
+SRT_CPU_GPU inline Ray cameraRay(const CameraView& camera, SampleKey key, uint32_t pixel) {
+  Sampler sampler = Sampler::at(pixel, key.sample, 0, key.seed);
+  const Vec2f jitter = sampler.next2D();
+  const Vec2f lens = sampler.next2D();
+  return camera.generate(pixel, jitter, lens);
+}
+}  // namespace
 
 void generateCameraPaths(const Backend& b, const CameraView& camera, SampleKey key,
                          uint32_t numPixels, PathState state, uint32_t* slots) {
   parallelFor(b, numPixels, [=] SRT_CPU_GPU(uint32_t pixel) {
-    Sampler sampler = Sampler::at(pixel, key.sample, 0, key.seed);
-    const Vec2f jitter = sampler.next2D();
-    const Vec2f lens = sampler.next2D();
-    const Ray ray = camera.generate(pixel, jitter, lens);
+    const Ray ray = cameraRay(camera, key, pixel);
     state.pixel[pixel] = pixel;
     state.origin[pixel] = ray.o;
     state.direction[pixel] = ray.d;
@@ -24,10 +30,7 @@ void generateCameraPaths(const Backend& b, const CameraView& camera, SampleKey k
 void generateCameraRays(const Backend& b, const CameraView& camera, SampleKey key,
                         uint32_t numPixels, WhittedRays rays) {
   parallelFor(b, numPixels, [=] SRT_CPU_GPU(uint32_t pixel) {
-    Sampler sampler = Sampler::at(pixel, key.sample, 0, key.seed);
-    const Vec2f jitter = sampler.next2D();
-    const Vec2f lens = sampler.next2D();
-    const Ray ray = camera.generate(pixel, jitter, lens);
+    const Ray ray = cameraRay(camera, key, pixel);
     rays.pixel[pixel] = pixel;
     rays.origin[pixel] = ray.o;
     rays.direction[pixel] = ray.d;

@@ -27,6 +27,48 @@ class Counters {
   bool pinned_ = false;
 };
 
+// What both wavefront integrators hold: the scene, the options, the compaction primitive, the
+// camera, the stage clock and the survivor counters; and the one way they call the primitive.
+class WavefrontIntegrator : public Integrator {
+ protected:
+  WavefrontIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
+                      const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
+                      const compaction::Info& info)
+      : data_(data),
+        backend_(backend),
+        opt_(opt),
+        compactor_(std::move(compactor)),
+        info_(info),
+        camera_(CameraView::from(scene.camera.value(), opt.width, opt.height)),
+        clock_(backend),
+        counters_(backend) {}
+
+  // Compacts `count` elements of `fields` by `keep`, the survivors' count going to numKept (in
+  // the backend's memory); returns the milliseconds the primitive spent crossing memory spaces.
+  double compact(const uint8_t* keep, const std::vector<compaction::Field>& fields, uint32_t count,
+                 uint32_t* numKept) {
+    compaction::Request r;
+    r.keep = keep;
+    r.fields = fields.data();
+    r.numFields = int(fields.size());
+    r.count = count;
+    r.numKept = numKept;
+    r.memory = backend_.memory();
+    r.stream = backend_.stream;
+    compactor_->compact(r);
+    return compactor_->lastTransferMs();
+  }
+
+  const SceneData& data_;
+  Backend backend_;
+  RenderOptions opt_;
+  std::unique_ptr<compaction::Compactor> compactor_;
+  compaction::Info info_;
+  CameraView camera_;
+  StageClock clock_;
+  Counters counters_;
+};
+
 // The film's sum divided by the sample count, as an image.
 Image resolveFilm(const Buffer<Vec3f>& film, const RenderOptions& opt, const Backend& backend);
 

@@ -10,19 +10,12 @@
 namespace srt {
 namespace {
 
-class PathIntegrator final : public Integrator {
+class PathIntegrator final : public WavefrontIntegrator {
  public:
   PathIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
                  const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
                  const compaction::Info& info)
-      : data_(data),
-        backend_(backend),
-        opt_(opt),
-        compactor_(std::move(compactor)),
-        info_(info),
-        camera_(CameraView::from(scene.camera.value(), opt.width, opt.height)),
-        clock_(backend),
-        counters_(backend) {
+      : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info) {
     const MemorySpace space = backend.memory();
     const size_t n = size_t(opt.width) * opt.height;
     const bool compacts = info_.compacts;
@@ -95,8 +88,7 @@ class PathIntegrator final : public Integrator {
             ShadowRaysStorage::compactionFields(shadowCandidates_, shadowQueue_, fields);
             shadows.rays = shadowQueue_.view();
           }
-          compact(shadowKeep_.data(), fields, paths.count, counters_.device() + 1);
-          transferMs += compactor_->lastTransferMs();
+          transferMs += compact(shadowKeep_.data(), fields, paths.count, counters_.device() + 1);
           shadows.deviceCount = counters_.device() + 1;
         } else {
           countFlags(backend_, shadowKeep_.data(), paths.count, counters_.device() + 1);
@@ -115,8 +107,7 @@ class PathIntegrator final : public Integrator {
             fields.push_back({slots_[cur].data(), slots_[1 - cur].data(), sizeof(uint32_t)});
           else
             PathStateStorage::compactionFields(state_[cur], state_[1 - cur], fields);
-          compact(keep, fields, paths.count, counters_.device());
-          transferMs += compactor_->lastTransferMs();
+          transferMs += compact(keep, fields, paths.count, counters_.device());
         } else {
           countFlags(backend_, keep, paths.count, counters_.device());
         }
@@ -151,27 +142,6 @@ class PathIntegrator final : public Integrator {
   }
 
  private:
-  void compact(const uint8_t* keep, const std::vector<compaction::Field>& fields, uint32_t count,
-               uint32_t* numKept) {
-    compaction::Request r;
-    r.keep = keep;
-    r.fields = fields.data();
-    r.numFields = int(fields.size());
-    r.count = count;
-    r.numKept = numKept;
-    r.memory = backend_.memory();
-    r.stream = backend_.stream;
-    compactor_->compact(r);
-  }
-
-  const SceneData& data_;
-  Backend backend_;
-  RenderOptions opt_;
-  std::unique_ptr<compaction::Compactor> compactor_;
-  compaction::Info info_;
-  CameraView camera_;
-  StageClock clock_;
-  Counters counters_;
   bool indexPayload_ = false;
   PathStateStorage state_[2];
   Buffer<uint32_t> slots_[2];

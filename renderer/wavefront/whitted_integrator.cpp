@@ -9,19 +9,12 @@
 namespace srt {
 namespace {
 
-class WhittedIntegrator final : public Integrator {
+class WhittedIntegrator final : public WavefrontIntegrator {
  public:
   WhittedIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
                     const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
                     const compaction::Info& info)
-      : data_(data),
-        backend_(backend),
-        opt_(opt),
-        compactor_(std::move(compactor)),
-        info_(info),
-        camera_(CameraView::from(scene.camera.value(), opt.width, opt.height)),
-        clock_(backend),
-        counters_(backend) {
+      : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info) {
     const size_t n = size_t(opt.width) * opt.height;
     film_ = Buffer<float>(backend.memory(), 3 * n);
     grow(n);
@@ -63,16 +56,7 @@ class WhittedIntegrator final : public Integrator {
         if (info_.compacts) {
           fields.clear();
           WhittedRaysStorage::compactionFields(candidates_, stream_, fields);
-          compaction::Request r;
-          r.keep = childKeep_[0].data();
-          r.fields = fields.data();
-          r.numFields = int(fields.size());
-          r.count = candidates;
-          r.numKept = counters_.device();
-          r.memory = backend_.memory();
-          r.stream = backend_.stream;
-          compactor_->compact(r);
-          transferMs = compactor_->lastTransferMs();
+          transferMs = compact(childKeep_[0].data(), fields, candidates, counters_.device());
         } else {
           countFlags(backend_, childKeep_[0].data(), candidates, counters_.device());
         }
@@ -158,14 +142,6 @@ class WhittedIntegrator final : public Integrator {
     compactor_->reserve(uint32_t(std::min<size_t>(cap, 0xffffffffu)));
   }
 
-  const SceneData& data_;
-  Backend backend_;
-  RenderOptions opt_;
-  std::unique_ptr<compaction::Compactor> compactor_;
-  compaction::Info info_;
-  CameraView camera_;
-  StageClock clock_;
-  Counters counters_;
   WhittedRaysStorage stream_, candidates_;
   Buffer<uint8_t> childKeep_[2];
   Buffer<Hit> hits_;
