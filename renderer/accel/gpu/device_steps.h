@@ -9,31 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "renderer/accel/gpu/build_common.h"
+#include "renderer/accel/gpu/build_steps.h"
 
 namespace srt::kdgpu {
-
-// Scalars the device produces; copied back to the host in one piece at each round trip.
-struct BuildCounters {
-  uint32_t numValid;                // finite triangles (setup)
-  uint32_t kept;                    // references after the child-list compaction (A)
-  uint32_t nextRefs;                // references of the next large level (compaction B)
-  uint32_t nextLarge;               // large children
-  uint32_t newTerms;                // terminal children
-  uint32_t newTermRefs;             // their references
-  uint32_t totalNodes, totalPrims;  // of the finished tree
-  Aabb rawBounds;                   // of the finite triangles, before widening
-  Aabb rootCell;                    // the tree's bounds
-};
-
-// Per child of a level: what the classification found, and the scan's three counters.
-struct ChildInfo {
-  Aabb cell;
-  uint32_t depth, count, isLarge;
-};
-struct ChildScan {
-  uint32_t large, terms, termRefs;
-};
 
 // ---- setup and large-node stage (large_nodes.cu)
 void launchTriangleBoxes(const TriangleMeshView& mesh, uint32_t* tri, Aabb* box, uint8_t* keep,

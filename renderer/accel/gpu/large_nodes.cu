@@ -24,32 +24,19 @@ __device__ inline uint32_t globalIndex() {
 __global__ void triangleBoxesKernel(TriangleMeshView mesh, uint32_t* tri, Aabb* box,
                                     uint8_t* keep) {
   const uint32_t i = globalIndex();
-  if (i >= mesh.triangleCount) return;
-  Vec3f v[3];
-  triangleVertices(mesh, i, v);
-  const bool finite = finiteVec(v[0]) && finiteVec(v[1]) && finiteVec(v[2]);
-  tri[i] = i;
-  box[i] = finite ? rawTriangleBox(v) : emptyAabb();
-  keep[i] = finite;
+  if (i < mesh.triangleCount) stepTriangleBox(i, mesh, tri, box, keep);
 }
 
 __global__ void widenBoxesKernel(const BuildCounters* counters, Aabb* box, uint32_t* owner,
                                  uint32_t count) {
   const uint32_t i = globalIndex();
-  if (i >= count) return;
-  const float eps = clipEpsilon(counters->rawBounds);
-  Aabb b = box[i];
-  for (int k = 0; k < 3; ++k)
-    if (b.lo[k] < b.hi[k]) b.lo[k] -= eps, b.hi[k] += eps;
-  box[i] = b;
-  owner[i] = 0;
+  if (i < count) stepWidenBox(i, clipEpsilon(counters->rawBounds), box, owner);
 }
 
 __global__ void planNodesKernel(const LevelNode* in, const Aabb* tight, uint32_t numNodes,
                                 float ratio, int maxDepth, LargeNode* out) {
   const uint32_t i = globalIndex();
-  if (i >= numNodes) return;
-  out[i] = planLargeNode(in[i], tight[i], ratio, maxDepth);
+  if (i < numNodes) out[i] = planLargeNode(in[i], tight[i], ratio, maxDepth);
 }
 
 __global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters* counters,
@@ -58,56 +45,29 @@ __global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters
                                       uint32_t* dTri, Aabb* dBox, uint32_t* dOwner,
                                       uint8_t* dKeep) {
   const uint32_t i = globalIndex();
-  if (i >= count) return;
-  const uint32_t o = owner[i];
-  assert(o < numNodes);
-  const uint32_t t = tri[i];
-  Vec3f v[3];
-  triangleVertices(mesh, t, v);
-  bool below, above;
-  Aabb bb, ba;
-  routeReference(level[o], box[i], v, clipEpsilon(counters->rawBounds), &below, &bb, &above, &ba);
-  dTri[i] = t;
-  dTri[count + i] = t;
-  dBox[i] = bb;
-  dBox[count + i] = ba;
-  dOwner[i] = o;
-  dOwner[count + i] = o + numNodes;
-  dKeep[i] = below;
-  dKeep[count + i] = above;
+  if (i < count)
+    stepRouteReference(i, mesh, clipEpsilon(counters->rawBounds), tri, box, owner, count, level,
+                       numNodes, dTri, dBox, dOwner, dKeep);
 }
 
 __global__ void childStartsKernel(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
                                   uint32_t numChildren, uint32_t* start) {
   const uint32_t i = globalIndex();
   const uint32_t n = *numRefs;
-  if (i > n || i > maxRefs) return;
-  const int64_t prev = i == 0 ? -1 : int64_t(owner[i - 1]);
-  const int64_t cur = i == n ? int64_t(numChildren) : int64_t(owner[i]);
-  assert(cur >= prev && cur <= int64_t(numChildren));
-  for (int64_t s = prev + 1; s <= cur; ++s) start[s] = i;
+  assert(n <= maxRefs);
+  if (i <= n) stepChildStarts(i, owner, n, numChildren, start);
 }
 
 __global__ void classifyChildrenKernel(const LargeNode* level, uint32_t numNodes,
                                        const uint32_t* start, uint32_t threshold, int maxDepth,
                                        ChildInfo* info, ChildScan* scanIn) {
   const uint32_t c = globalIndex();
-  if (c >= 2 * numNodes) return;
-  const LargeNode& parent = level[c % numNodes];
-  const int side = int(c / numNodes);
-  ChildInfo ci;
-  ci.cell = childCell(parent, side);
-  ci.depth = parent.depth + parent.numCuts + 1;
-  ci.count = start[c + 1] - start[c];
-  ci.isLarge = !parent.noSplit && ci.count > threshold && int(ci.depth) < maxDepth;
-  info[c] = ci;
-  scanIn[c] = {ci.isLarge, 1u - ci.isLarge, ci.isLarge ? 0u : ci.count};
+  if (c < 2 * numNodes)
+    stepClassifyChild(c, level, numNodes, start, threshold, maxDepth, info, scanIn);
 }
 
 struct ChildScanSum {
-  __device__ ChildScan operator()(const ChildScan& a, const ChildScan& b) const {
-    return {a.large + b.large, a.terms + b.terms, a.termRefs + b.termRefs};
-  }
+  __device__ ChildScan operator()(const ChildScan& a, const ChildScan& b) const { return a + b; }
 };
 
 __global__ void childTotalsKernel(const ChildScan* inclusive, uint32_t n, BuildCounters* c) {
@@ -122,20 +82,9 @@ __global__ void assignChildrenKernel(LargeNode* level, uint32_t numNodes, const 
                                      uint32_t termBase, uint32_t termRefBase, LevelNode* next,
                                      Terminal* terms, uint32_t* handle) {
   const uint32_t c = globalIndex();
-  if (c >= 2 * numNodes) return;
-  const ChildInfo ci = info[c];
-  const ChildScan s = inclusive[c];
-  uint32_t h;
-  if (ci.isLarge) {
-    next[s.large - 1] = {ci.cell, ci.depth};
-    h = nextBase + s.large - 1;
-  } else {
-    const uint32_t t = termBase + s.terms - 1;
-    terms[t] = {ci.cell, ci.depth, termRefBase + s.termRefs - ci.count, ci.count};
-    h = kTerminalBit | t;
-  }
-  level[c % numNodes].child[c / numNodes] = h;
-  handle[c] = h;
+  if (c < 2 * numNodes)
+    stepAssignChild(c, level, numNodes, info, inclusive, nextBase, termBase, termRefBase, next,
+                    terms, handle);
 }
 
 __global__ void routeToChildrenKernel(const uint32_t* cTri, const Aabb* cBox,
@@ -145,23 +94,9 @@ __global__ void routeToChildrenKernel(const uint32_t* cTri, const Aabb* cBox,
                                       const Terminal* terms, uint32_t* termTri, Aabb* termBox,
                                       uint8_t* keep, uint32_t* newOwner) {
   const uint32_t i = globalIndex();
-  if (i >= maxRefs) return;
-  if (i >= *numRefs) {
-    keep[i] = 0;
-    return;
-  }
-  const uint32_t c = cOwner[i], h = handle[c];
-  if (h & kTerminalBit) {
-    const Terminal& t = terms[h & ~kTerminalBit];
-    const uint32_t k = t.refStart + (i - start[c]);
-    assert(i - start[c] < t.refCount);
-    termTri[k] = cTri[i];
-    termBox[k] = cBox[i];
-    keep[i] = 0;
-  } else {
-    keep[i] = 1;
-    newOwner[i] = h - nextBase;
-  }
+  if (i < maxRefs)
+    stepRouteToChild(i, *numRefs, cTri, cBox, cOwner, start, handle, nextBase, terms, termTri,
+                     termBox, keep, newOwner);
 }
 
 __global__ void rootTerminalKernel(const Aabb* tight, uint32_t count, Terminal* terms) {
