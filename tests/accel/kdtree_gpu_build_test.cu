@@ -91,11 +91,15 @@ std::vector<std::string> segmentedReductions() {
   return reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().names(true);
 }
 
+// Same nodes and references; split planes compared as floats (-0 and +0 are the same plane, and
+// fminf may return either zero, so reductions in a different order can differ in its sign).
 bool sameTree(const KdTree& a, const KdTree& b) {
   if (a.nodes.size() != b.nodes.size() || a.primIndices != b.primIndices) return false;
-  for (size_t i = 0; i < a.nodes.size(); ++i)
-    if (a.nodes[i].flags != b.nodes[i].flags || a.nodes[i].onePrimitive != b.nodes[i].onePrimitive)
-      return false;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const KdNode &x = a.nodes[i], &y = b.nodes[i];
+    if (x.flags != y.flags) return false;
+    if (x.isLeaf() ? x.onePrimitive != y.onePrimitive : !(x.split == y.split)) return false;
+  }
   return true;
 }
 

@@ -165,16 +165,21 @@ KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBu
   std::vector<KdNode> scratchNodes(kScratchPerRef * R + numTerms);
   std::vector<uint32_t> scratchRefs(kScratchPerRef * R + 1);
   std::vector<uint32_t> termNodes(numTerms), termRefs(numTerms);
-  auto shared = std::make_unique<SmallShared>();
-  SequentialTeam team;
-  for (uint32_t t = 0; t < numTerms; ++t) {
-    const Terminal& term = terms[t];
-    const size_t n0 = kScratchPerRef * size_t(term.refStart);
-    SmallOutput out{scratchNodes.data() + n0 + t, kScratchPerRef * term.refCount + 1,
-                    scratchRefs.data() + n0, kScratchPerRef * term.refCount};
-    buildSmallSubtree(team, *shared, term, termTri.data() + term.refStart,
-                      termBox.data() + term.refStart, maxDepth, mesh, eps, sah, out, &termNodes[t],
-                      &termRefs[t]);
+  // Terminals are independent (one warp each on the device): one thread each here.
+#pragma omp parallel
+  {
+    auto shared = std::make_unique<SmallShared>();
+    SequentialTeam team;
+#pragma omp for schedule(dynamic, 64)
+    for (int64_t t = 0; t < int64_t(numTerms); ++t) {
+      const Terminal& term = terms[size_t(t)];
+      const size_t n0 = kScratchPerRef * size_t(term.refStart);
+      SmallOutput out{scratchNodes.data() + n0 + t, kScratchPerRef * term.refCount + 1,
+                      scratchRefs.data() + n0, kScratchPerRef * term.refCount};
+      buildSmallSubtree(team, *shared, term, termTri.data() + term.refStart,
+                        termBox.data() + term.refStart, maxDepth, mesh, eps, sah, out,
+                        &termNodes[size_t(t)], &termRefs[size_t(t)]);
+    }
   }
 
   // Finalize.

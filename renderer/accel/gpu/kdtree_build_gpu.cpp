@@ -298,6 +298,10 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
       const uint32_t C = 2 * A;      // children
       const uint32_t D = 2 * count;  // the doubled reference stream
       const uint32_t nextBase = base + A;
+      // Both level arrays get the same capacity, so which one is "next" (they swap every level)
+      // never decides whether a rebuild allocates.
+      s.levelIn.reserve(C, stream, A);
+      s.levelNext.reserve(C, stream);
       s.timer.mark(kBounds);
       s.reduce(s.curBox.data(), count, s.tight.reserve(A, stream), A, s.curOwner.data(), stream);
       s.timer.mark(kSplit);
@@ -331,8 +335,8 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
       uint32_t* termTri = s.termTri.reserve(size_t(numTermRefs) + D, stream, numTermRefs);
       Aabb* termBox = s.termBox.reserve(size_t(numTermRefs) + D, stream, numTermRefs);
       launchAssignChildren(level, A, s.info.data(), s.scanOut.data(), nextBase, numTerms,
-                           numTermRefs, s.levelNext.reserve(C, stream), terms,
-                           s.handle.reserve(C, stream), stream);
+                           numTermRefs, s.levelNext.data(), terms, s.handle.reserve(C, stream),
+                           stream);
       launchRouteToChildren(s.cTri.data(), s.cBox.data(), s.cOwner.data(), &counters->kept, D,
                             s.childStart.data(), s.handle.data(), nextBase, terms, termTri, termBox,
                             s.keepB.reserve(D, stream), s.newOwner.reserve(D, stream), stream);
