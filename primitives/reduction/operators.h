@@ -11,8 +11,8 @@
 
 namespace srt::reduction {
 
-// Axis-aligned box as six floats (the layout of renderer Bounds3f: pMin then pMax), so a kd-tree
-// builder can pass its per-triangle bounds without a copy. Empty = +inf/-inf.
+// Axis-aligned box as six floats with the layout and empty value of renderer/core/math.h Bounds3f
+// (lo then hi; empty = +inf/-inf), so a kd-tree builder can pass its per-triangle bounds as is.
 struct Aabb {
   float lo[3];
   float hi[3];
@@ -50,7 +50,7 @@ struct AabbUnion {
     return r;
   }
   SRT_CPU_GPU SRT_INLINE static Aabb identity() {
-    return Aabb{{FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
+    return Aabb{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
   }
   static constexpr const char* kName = "union";
 };

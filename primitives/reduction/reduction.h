@@ -6,6 +6,17 @@
 // reads: `owners` (owners[i] = segment of element i, non-decreasing: the paper's owner array) and
 // `offsets` (segment s is [offsets[s], offsets[s+1]), numSegments + 1 entries: CUB's layout).
 // out[s] = in[first] op ... op in[last] in input order; an empty segment gives Op::identity().
+//
+// Per-node bounds in a kd-tree build, with the algorithm named by --segreduce:
+//   auto red = Registry<Aabb, AabbUnion>::global().createSegmented(name);  // throws if unknown
+//   red->reserve(maxTriangles, maxNodes);           // once: no allocation inside the build loop
+//   Request<Aabb> q;
+//   q.in = triBounds; q.count = numTris;             // Aabb has Bounds3f's layout
+//   q.out = nodeBounds; q.numSegments = numNodes;
+//   q.owners = triNode;                              // both layouts, or the one that
+//   q.offsets = nodeFirstTri;                        //   find(name, true)->layout names
+//   q.stream = stream;
+//   red->reduce(q);                                  // asynchronous on q.stream
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -47,9 +47,9 @@ void registerAll(Registry<T, Op>& r) {
   addVariant<T, Op, MergePathReducer<T, Op>>(
       r, {"mergepath", true, kOff, false,
           "ours: merge-path balance of items and segment ends, one write per segment"});
-  addVariant<T, Op, MergePathReducer<T, Op, false>>(
-      r, {"mergepath-cubscan", true, kOff, false,
-          "mergepath with its per-tile fix-up done by cub::DeviceScan (ablation)"});
+  addVariant<T, Op, MergePathReducer<T, Op, true>>(
+      r, {"mergepath-fused", true, kOff, false,
+          "mergepath with its per-tile fix-up in one single-block launch (ablation)"});
   // Baselines.
   addVariant<T, Op, CubSegmentedReducer<T, Op>>(
       r, {"cub-segmented", true, kOff, true, "cub::DeviceSegmentedReduce::Reduce (baseline)"});
