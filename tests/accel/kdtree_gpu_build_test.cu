@@ -158,6 +158,19 @@ TestMesh identicalTriangles(int n) {
   return m;
 }
 
+// Slivers spanning the scene's longest axis: every median split along it duplicates all of them.
+TestMesh slivers(int n) {
+  TestMesh m;
+  m.name = "slivers-" + std::to_string(n);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (int i = 0; i < n; ++i) {
+    const float y = u(rng), z = u(rng);
+    m.addTriangle({-10.f, y, z}, {10.f, y + 0.01f, z}, {10.f, y, z + 0.01f});
+  }
+  return m;
+}
+
 TestMesh randomTriangles(int n, uint32_t seed) {
   TestMesh m;
   m.name = "random-" + std::to_string(n);
@@ -176,7 +189,7 @@ TEST(KdTreeGpuBuild, DegenerateAndSyntheticMeshes) {
   for (const TestMesh& mesh :
        {emptyMesh(), oneTriangle(), identicalTriangles(1), identicalTriangles(64),
         identicalTriangles(300), degenerateTriangles(), coplanarTriangles(), axisPlaneTriangles(),
-        randomTriangles(65, 1), randomTriangles(20000, 2)}) {
+        randomTriangles(65, 1), randomTriangles(20000, 2), slivers(2000)}) {
     const DeviceMesh dm(mesh);
     checkTree(mesh, dm, builder, 1500, 0);
   }

@@ -134,8 +134,9 @@ KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBu
       const uint32_t kept = compact(dKeep, D, dTri, cTri, dBox, cBox, &dOwner, &cOwner);
       grow(start, C + 1), grow(info, C), grow(scanIn, C), grow(scanOut, C);
       for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cOwner.data(), kept, C, start.data());
+      const int childDepthLimit = count > kMaxReferenceGrowth * V ? 0 : maxDepth;
       for (uint32_t c = 0; c < C; ++c)
-        stepClassifyChild(c, level, A, start.data(), threshold, maxDepth, info.data(),
+        stepClassifyChild(c, level, A, start.data(), threshold, childDepthLimit, info.data(),
                           scanIn.data());
       ChildScan sum{0, 0, 0};
       for (uint32_t c = 0; c < C; ++c) scanOut[c] = sum = sum + scanIn[c];

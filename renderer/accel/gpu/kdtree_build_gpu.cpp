@@ -322,9 +322,10 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
       s.timer.mark(kSplit);
       launchChildStarts(s.cOwner.data(), &counters->kept, D, C, s.childStart.reserve(C + 1, stream),
                         stream);
+      const int childDepthLimit = count > kMaxReferenceGrowth * V ? 0 : maxDepth;
       launchClassifyChildren(level, A, s.childStart.data(), uint32_t(o.smallNodeThreshold),
-                             maxDepth, s.info.reserve(C, stream), s.scanIn.reserve(C, stream),
-                             stream);
+                             childDepthLimit, s.info.reserve(C, stream),
+                             s.scanIn.reserve(C, stream), stream);
       const size_t scanBytes = scanChildrenTempBytes(C);
       void* scanTemp = s.scanTemp.reserve(scanBytes, stream);
       s.scanTempBytes = std::max(s.scanTempBytes, scanBytes);
