@@ -35,24 +35,43 @@ SRT_CPU_GPU inline ChildScan operator+(const ChildScan& a, const ChildScan& b) {
   return {a.large + b.large, a.terms + b.terms, a.termRefs + b.termRefs};
 }
 
+// A triangle reference of the large-node stage: one 32-byte record, so each compaction moves one
+// field (the record size the compaction primitives are built for) instead of three.
+struct alignas(16) Ref {
+  Aabb box;  // the triangle clipped to its node's cell
+  uint32_t tri;
+  uint32_t owner;  // node of the current level (child index in the doubled stream)
+};
+static_assert(sizeof(Ref) == 32, "Ref must stay one 32-byte record");
+
 // ---- Setup
 
-SRT_CPU_GPU inline void stepTriangleBox(uint32_t i, const TriangleMeshView& mesh, uint32_t* tri,
-                                        Aabb* box, uint8_t* keep) {
+SRT_CPU_GPU inline void stepTriangleBox(uint32_t i, const TriangleMeshView& mesh, Ref* ref,
+                                        uint8_t* keep) {
   Vec3f v[3];
   triangleVertices(mesh, i, v);
   const bool finite = finiteVec(v[0]) && finiteVec(v[1]) && finiteVec(v[2]);
-  tri[i] = i;
-  box[i] = finite ? rawTriangleBox(v) : emptyAabb();
+  ref[i] = {finite ? rawTriangleBox(v) : emptyAabb(), i, 0u};
   keep[i] = finite;
 }
 
-SRT_CPU_GPU inline void stepWidenBox(uint32_t i, float eps, Aabb* box, uint32_t* owner) {
-  Aabb b = box[i];
+SRT_CPU_GPU inline void stepWidenBox(uint32_t i, float eps, Ref* ref) {
+  Aabb& b = ref[i].box;
   for (int k = 0; k < 3; ++k)
     if (b.lo[k] < b.hi[k]) b.lo[k] -= eps, b.hi[k] += eps;
-  box[i] = b;
-  owner[i] = 0;
+}
+
+// The segmented reduction reads boxes and owners as arrays of their own.
+SRT_CPU_GPU inline void stepUnpack(uint32_t i, const Ref* ref, Aabb* box, uint32_t* owner) {
+  box[i] = ref[i].box;
+  owner[i] = ref[i].owner;
+}
+
+// The root as the only terminal: its references in the terminal arrays.
+SRT_CPU_GPU inline void stepRootTerminalRef(uint32_t i, const Ref* ref, uint32_t* termTri,
+                                            Aabb* termBox) {
+  termTri[i] = ref[i].tri;
+  termBox[i] = ref[i].box;
 }
 
 // ---- One large level
@@ -60,35 +79,27 @@ SRT_CPU_GPU inline void stepWidenBox(uint32_t i, float eps, Aabb* box, uint32_t*
 // Reference i of `count` to the doubled stream: [0, count) below copies, [count, 2 count) above
 // copies, owner o below -> child o, above -> child o + numNodes.
 SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& mesh, float eps,
-                                           const uint32_t* tri, const Aabb* box,
-                                           const uint32_t* owner, uint32_t count,
-                                           const LargeNode* level, uint32_t numNodes,
-                                           uint32_t* dTri, Aabb* dBox, uint32_t* dOwner,
-                                           uint8_t* dKeep) {
-  const uint32_t o = owner[i];
-  assert(o < numNodes);
-  const uint32_t t = tri[i];
+                                           const Ref* cur, uint32_t count, const LargeNode* level,
+                                           uint32_t numNodes, Ref* d, uint8_t* dKeep) {
+  const Ref r = cur[i];
+  assert(r.owner < numNodes);
   Vec3f v[3];
-  triangleVertices(mesh, t, v);
+  triangleVertices(mesh, r.tri, v);
   bool below, above;
   Aabb bb, ba;
-  routeReference(level[o], box[i], v, eps, &below, &bb, &above, &ba);
-  dTri[i] = t;
-  dTri[count + i] = t;
-  dBox[i] = bb;
-  dBox[count + i] = ba;
-  dOwner[i] = o;
-  dOwner[count + i] = o + numNodes;
+  routeReference(level[r.owner], r.box, v, eps, &below, &bb, &above, &ba);
+  d[i] = {bb, r.tri, r.owner};
+  d[count + i] = {ba, r.tri, r.owner + numNodes};
   dKeep[i] = below;
   dKeep[count + i] = above;
 }
 
 // i in [0, n] of the n compacted references (owners sorted): start[c] = first reference of child
 // c, start[numChildren] = n; children without references get the next one's start.
-SRT_CPU_GPU inline void stepChildStarts(uint32_t i, const uint32_t* owner, uint32_t n,
+SRT_CPU_GPU inline void stepChildStarts(uint32_t i, const Ref* ref, uint32_t n,
                                         uint32_t numChildren, uint32_t* start) {
-  const int64_t prev = i == 0 ? -1 : int64_t(owner[i - 1]);
-  const int64_t cur = i == n ? int64_t(numChildren) : int64_t(owner[i]);
+  const int64_t prev = i == 0 ? -1 : int64_t(ref[i - 1].owner);
+  const int64_t cur = i == n ? int64_t(numChildren) : int64_t(ref[i].owner);
   assert(cur >= prev && cur <= int64_t(numChildren));
   for (int64_t s = prev + 1; s <= cur; ++s) start[s] = i;
 }
@@ -129,28 +140,26 @@ SRT_CPU_GPU inline void stepAssignChild(uint32_t c, LargeNode* level, uint32_t n
 }
 
 // Compacted reference i (of maxRefs slots, n used): terminal children's references go to the
-// terminal arrays, large children's get a keep flag and their owner in the next level.
-SRT_CPU_GPU inline void stepRouteToChild(uint32_t i, uint32_t n, const uint32_t* cTri,
-                                         const Aabb* cBox, const uint32_t* cOwner,
-                                         const uint32_t* start, const uint32_t* handle,
-                                         uint32_t nextBase, const Terminal* terms,
-                                         uint32_t* termTri, Aabb* termBox, uint8_t* keep,
-                                         uint32_t* newOwner) {
+// terminal arrays; large children's get a keep flag and, in place, their owner in the next level.
+SRT_CPU_GPU inline void stepRouteToChild(uint32_t i, uint32_t n, Ref* ref, const uint32_t* start,
+                                         const uint32_t* handle, uint32_t nextBase,
+                                         const Terminal* terms, uint32_t* termTri, Aabb* termBox,
+                                         uint8_t* keep) {
   if (i >= n) {
     keep[i] = 0;
     return;
   }
-  const uint32_t c = cOwner[i], h = handle[c];
+  const uint32_t c = ref[i].owner, h = handle[c];
   if (h & kTerminalBit) {
     const Terminal& t = terms[h & ~kTerminalBit];
     assert(i - start[c] < t.refCount);
     const uint32_t k = t.refStart + (i - start[c]);
-    termTri[k] = cTri[i];
-    termBox[k] = cBox[i];
+    termTri[k] = ref[i].tri;
+    termBox[k] = ref[i].box;
     keep[i] = 0;
   } else {
     keep[i] = 1;
-    newOwner[i] = h - nextBase;
+    ref[i].owner = h - nextBase;
   }
 }
 

@@ -53,18 +53,12 @@ std::vector<Aabb> reduceByOwner(const std::vector<Aabb>& in, uint32_t count,
   return out;
 }
 
-template <typename A, typename B, typename C>
-uint32_t compact(const std::vector<uint8_t>& keep, uint32_t count, const std::vector<A>& a,
-                 std::vector<A>& outA, const std::vector<B>& b, std::vector<B>& outB,
-                 const std::vector<C>* c = nullptr, std::vector<C>* outC = nullptr) {
+template <typename T>
+uint32_t compact(const std::vector<uint8_t>& keep, uint32_t count, const std::vector<T>& in,
+                 std::vector<T>& out) {
   uint32_t n = 0;
-  for (uint32_t i = 0; i < count; ++i) {
-    if (!keep[i]) continue;
-    outA[n] = a[i];
-    outB[n] = b[i];
-    if (c) (*outC)[n] = (*c)[i];
-    ++n;
-  }
+  for (uint32_t i = 0; i < count; ++i)
+    if (keep[i]) out[n++] = in[i];
   return n;
 }
 
@@ -88,18 +82,19 @@ KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBu
   if (N == 0) return tree;
 
   // Setup.
-  std::vector<uint32_t> dTri(N), dOwner, cTri, cOwner, curTri(N), curOwner, newOwner;
-  std::vector<Aabb> dBox(N), cBox, curBox(N);
+  std::vector<Ref> dRef(N), cRef, curRef(N);
+  std::vector<Aabb> curBox(N);
+  std::vector<uint32_t> curOwner(N);
   std::vector<uint8_t> dKeep(N), keepB;
-  for (uint32_t i = 0; i < N; ++i) stepTriangleBox(i, mesh, dTri.data(), dBox.data(), dKeep.data());
-  const uint32_t V = compact<uint32_t, Aabb, uint32_t>(dKeep, N, dTri, curTri, dBox, curBox);
+  for (uint32_t i = 0; i < N; ++i) stepTriangleBox(i, mesh, dRef.data(), dKeep.data());
+  const uint32_t V = compact(dKeep, N, dRef, curRef);
   if (V == 0) return tree;
   const int maxDepth = gpuKdMaxDepth(o, V);
   const SahParams sah{o.traversalCost, o.intersectCost, o.emptyBonus};
   const uint32_t threshold = uint32_t(o.smallNodeThreshold);
-  curOwner.assign(V, 0);
+  for (uint32_t i = 0; i < V; ++i) stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
   const float eps = clipEpsilon(reduceByOwner(curBox, V, curOwner, 1)[0]);
-  for (uint32_t i = 0; i < V; ++i) stepWidenBox(i, eps, curBox.data(), curOwner.data());
+  for (uint32_t i = 0; i < V; ++i) stepWidenBox(i, eps, curRef.data());
 
   // Large-node stage.
   std::vector<std::pair<uint32_t, uint32_t>> levels;
@@ -112,28 +107,33 @@ KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBu
   std::vector<LevelNode> levelIn{{emptyAabb(), 0}}, levelNext;
   uint32_t base = 0, numTerms = 0, numTermRefs = 0;
   if (V <= threshold || maxDepth == 0) {
+    for (uint32_t i = 0; i < V; ++i) stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
     terms.push_back({reduceByOwner(curBox, V, curOwner, 1)[0], 0, 0, V});
-    termTri.assign(curTri.begin(), curTri.begin() + V);
-    termBox.assign(curBox.begin(), curBox.begin() + V);
+    termTri.resize(V);
+    termBox.resize(V);
+    for (uint32_t i = 0; i < V; ++i)
+      stepRootTerminalRef(i, curRef.data(), termTri.data(), termBox.data());
     numTerms = 1;
     numTermRefs = V;
   } else {
     uint32_t count = V, A = 1;
     while (A > 0) {
       const uint32_t C = 2 * A, D = 2 * count, nextBase = base + A;
+      grow(curBox, count), grow(curOwner, count);
+      for (uint32_t i = 0; i < count; ++i)
+        stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
       const std::vector<Aabb> tight = reduceByOwner(curBox, count, curOwner, A);
       grow(large, nextBase);
       LargeNode* level = large.data() + base;
       for (uint32_t i = 0; i < A; ++i)
         level[i] = planLargeNode(levelIn[i], tight[i], o.emptySpaceRatio, maxDepth);
-      grow(dTri, D), grow(dBox, D), grow(dOwner, D), grow(dKeep, D);
+      grow(dRef, D), grow(dKeep, D);
       for (uint32_t i = 0; i < count; ++i)
-        stepRouteReference(i, mesh, eps, curTri.data(), curBox.data(), curOwner.data(), count,
-                           level, A, dTri.data(), dBox.data(), dOwner.data(), dKeep.data());
-      grow(cTri, D), grow(cBox, D), grow(cOwner, D);
-      const uint32_t kept = compact(dKeep, D, dTri, cTri, dBox, cBox, &dOwner, &cOwner);
+        stepRouteReference(i, mesh, eps, curRef.data(), count, level, A, dRef.data(), dKeep.data());
+      grow(cRef, D);
+      const uint32_t kept = compact(dKeep, D, dRef, cRef);
       grow(start, C + 1), grow(info, C), grow(scanIn, C), grow(scanOut, C);
-      for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cOwner.data(), kept, C, start.data());
+      for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef.data(), kept, C, start.data());
       const int childDepthLimit = count > kMaxReferenceGrowth * V ? 0 : maxDepth;
       for (uint32_t c = 0; c < C; ++c)
         stepClassifyChild(c, level, A, start.data(), threshold, childDepthLimit, info.data(),
@@ -145,13 +145,12 @@ KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBu
       for (uint32_t c = 0; c < C; ++c)
         stepAssignChild(c, level, A, info.data(), scanOut.data(), nextBase, numTerms, numTermRefs,
                         levelNext.data(), terms.data(), handle.data());
-      grow(keepB, D), grow(newOwner, D);
+      grow(keepB, D);
       for (uint32_t i = 0; i < D; ++i)
-        stepRouteToChild(i, kept, cTri.data(), cBox.data(), cOwner.data(), start.data(),
-                         handle.data(), nextBase, terms.data(), termTri.data(), termBox.data(),
-                         keepB.data(), newOwner.data());
-      grow(curTri, D), grow(curBox, D), grow(curOwner, D);
-      count = compact(keepB, D, cTri, curTri, cBox, curBox, &newOwner, &curOwner);
+        stepRouteToChild(i, kept, cRef.data(), start.data(), handle.data(), nextBase, terms.data(),
+                         termTri.data(), termBox.data(), keepB.data());
+      grow(curRef, D);
+      count = compact(keepB, D, cRef, curRef);
       levels.push_back({base, A});
       base = nextBase;
       numTerms += sum.terms;

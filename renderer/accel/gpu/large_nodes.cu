@@ -21,16 +21,25 @@ __device__ inline uint32_t globalIndex() {
   return blockIdx.x * blockDim.x + threadIdx.x;
 }
 
-__global__ void triangleBoxesKernel(TriangleMeshView mesh, uint32_t* tri, Aabb* box,
-                                    uint8_t* keep) {
+__global__ void triangleBoxesKernel(TriangleMeshView mesh, Ref* ref, uint8_t* keep) {
   const uint32_t i = globalIndex();
-  if (i < mesh.triangleCount) stepTriangleBox(i, mesh, tri, box, keep);
+  if (i < mesh.triangleCount) stepTriangleBox(i, mesh, ref, keep);
 }
 
-__global__ void widenBoxesKernel(const BuildCounters* counters, Aabb* box, uint32_t* owner,
-                                 uint32_t count) {
+__global__ void widenBoxesKernel(const BuildCounters* counters, Ref* ref, uint32_t count) {
   const uint32_t i = globalIndex();
-  if (i < count) stepWidenBox(i, clipEpsilon(counters->rawBounds), box, owner);
+  if (i < count) stepWidenBox(i, clipEpsilon(counters->rawBounds), ref);
+}
+
+__global__ void unpackKernel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner) {
+  const uint32_t i = globalIndex();
+  if (i < count) stepUnpack(i, ref, box, owner);
+}
+
+__global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t* termTri,
+                                       Aabb* termBox) {
+  const uint32_t i = globalIndex();
+  if (i < count) stepRootTerminalRef(i, ref, termTri, termBox);
 }
 
 __global__ void planNodesKernel(const LevelNode* in, const Aabb* tight, uint32_t numNodes,
@@ -40,22 +49,20 @@ __global__ void planNodesKernel(const LevelNode* in, const Aabb* tight, uint32_t
 }
 
 __global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters* counters,
-                                      const uint32_t* tri, const Aabb* box, const uint32_t* owner,
-                                      uint32_t count, const LargeNode* level, uint32_t numNodes,
-                                      uint32_t* dTri, Aabb* dBox, uint32_t* dOwner,
-                                      uint8_t* dKeep) {
+                                      const Ref* cur, uint32_t count, const LargeNode* level,
+                                      uint32_t numNodes, Ref* d, uint8_t* dKeep) {
   const uint32_t i = globalIndex();
   if (i < count)
-    stepRouteReference(i, mesh, clipEpsilon(counters->rawBounds), tri, box, owner, count, level,
-                       numNodes, dTri, dBox, dOwner, dKeep);
+    stepRouteReference(i, mesh, clipEpsilon(counters->rawBounds), cur, count, level, numNodes, d,
+                       dKeep);
 }
 
-__global__ void childStartsKernel(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
+__global__ void childStartsKernel(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                                   uint32_t numChildren, uint32_t* start) {
   const uint32_t i = globalIndex();
   const uint32_t n = *numRefs;
   assert(n <= maxRefs);
-  if (i <= n) stepChildStarts(i, owner, n, numChildren, start);
+  if (i <= n) stepChildStarts(i, ref, n, numChildren, start);
 }
 
 __global__ void classifyChildrenKernel(const LargeNode* level, uint32_t numNodes,
@@ -87,16 +94,13 @@ __global__ void assignChildrenKernel(LargeNode* level, uint32_t numNodes, const 
                     terms, handle);
 }
 
-__global__ void routeToChildrenKernel(const uint32_t* cTri, const Aabb* cBox,
-                                      const uint32_t* cOwner, const uint32_t* numRefs,
-                                      uint32_t maxRefs, const uint32_t* start,
-                                      const uint32_t* handle, uint32_t nextBase,
-                                      const Terminal* terms, uint32_t* termTri, Aabb* termBox,
-                                      uint8_t* keep, uint32_t* newOwner) {
+__global__ void routeToChildrenKernel(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
+                                      const uint32_t* start, const uint32_t* handle,
+                                      uint32_t nextBase, const Terminal* terms, uint32_t* termTri,
+                                      Aabb* termBox, uint8_t* keep) {
   const uint32_t i = globalIndex();
   if (i < maxRefs)
-    stepRouteToChild(i, *numRefs, cTri, cBox, cOwner, start, handle, nextBase, terms, termTri,
-                     termBox, keep, newOwner);
+    stepRouteToChild(i, *numRefs, ref, start, handle, nextBase, terms, termTri, termBox, keep);
 }
 
 __global__ void rootTerminalKernel(const Aabb* tight, uint32_t count, Terminal* terms) {
@@ -105,17 +109,32 @@ __global__ void rootTerminalKernel(const Aabb* tight, uint32_t count, Terminal* 
 
 }  // namespace
 
-void launchTriangleBoxes(const TriangleMeshView& mesh, uint32_t* tri, Aabb* box, uint8_t* keep,
+void launchTriangleBoxes(const TriangleMeshView& mesh, Ref* ref, uint8_t* keep,
                          cudaStream_t stream) {
   if (mesh.triangleCount == 0) return;
-  triangleBoxesKernel<<<blocks(mesh.triangleCount), kBlock, 0, stream>>>(mesh, tri, box, keep);
+  triangleBoxesKernel<<<blocks(mesh.triangleCount), kBlock, 0, stream>>>(mesh, ref, keep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchWidenBoxes(const BuildCounters* counters, Aabb* box, uint32_t* owner, uint32_t count,
+void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count,
                       cudaStream_t stream) {
   if (count == 0) return;
-  widenBoxesKernel<<<blocks(count), kBlock, 0, stream>>>(counters, box, owner, count);
+  widenBoxesKernel<<<blocks(count), kBlock, 0, stream>>>(counters, ref, count);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream) {
+  if (count == 0) return;
+  unpackKernel<<<blocks(count), kBlock, 0, stream>>>(ref, count, box, owner);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Terminal* terms,
+                        uint32_t* termTri, Aabb* termBox, cudaStream_t stream) {
+  rootTerminalKernel<<<1, 1, 0, stream>>>(tight, count, terms);
+  SRT_CUDA_CHECK_LAUNCH();
+  if (count == 0) return;
+  rootTerminalRefsKernel<<<blocks(count), kBlock, 0, stream>>>(ref, count, termTri, termBox);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
@@ -128,19 +147,17 @@ void launchPlanNodes(const LevelNode* in, const Aabb* tight, uint32_t numNodes, 
 }
 
 void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
-                           const uint32_t* tri, const Aabb* box, const uint32_t* owner,
-                           uint32_t count, const LargeNode* level, uint32_t numNodes,
-                           uint32_t* dTri, Aabb* dBox, uint32_t* dOwner, uint8_t* dKeep,
-                           cudaStream_t stream) {
+                           const Ref* cur, uint32_t count, const LargeNode* level,
+                           uint32_t numNodes, Ref* d, uint8_t* dKeep, cudaStream_t stream) {
   if (count == 0) return;
-  routeReferencesKernel<<<blocks(count), kBlock, 0, stream>>>(
-      mesh, counters, tri, box, owner, count, level, numNodes, dTri, dBox, dOwner, dKeep);
+  routeReferencesKernel<<<blocks(count), kBlock, 0, stream>>>(mesh, counters, cur, count, level,
+                                                              numNodes, d, dKeep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchChildStarts(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
+void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                        uint32_t numChildren, uint32_t* start, cudaStream_t stream) {
-  childStartsKernel<<<blocks(uint64_t(maxRefs) + 1), kBlock, 0, stream>>>(owner, numRefs, maxRefs,
+  childStartsKernel<<<blocks(uint64_t(maxRefs) + 1), kBlock, 0, stream>>>(ref, numRefs, maxRefs,
                                                                           numChildren, start);
   SRT_CUDA_CHECK_LAUNCH();
 }
@@ -187,20 +204,13 @@ void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* 
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchRouteToChildren(const uint32_t* cTri, const Aabb* cBox, const uint32_t* cOwner,
-                           const uint32_t* numRefs, uint32_t maxRefs, const uint32_t* start,
-                           const uint32_t* handle, uint32_t nextBase, const Terminal* terms,
-                           uint32_t* termTri, Aabb* termBox, uint8_t* keep, uint32_t* newOwner,
+void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
+                           const uint32_t* start, const uint32_t* handle, uint32_t nextBase,
+                           const Terminal* terms, uint32_t* termTri, Aabb* termBox, uint8_t* keep,
                            cudaStream_t stream) {
   if (maxRefs == 0) return;
   routeToChildrenKernel<<<blocks(maxRefs), kBlock, 0, stream>>>(
-      cTri, cBox, cOwner, numRefs, maxRefs, start, handle, nextBase, terms, termTri, termBox, keep,
-      newOwner);
-  SRT_CUDA_CHECK_LAUNCH();
-}
-
-void launchRootTerminal(const Aabb* tight, uint32_t count, Terminal* terms, cudaStream_t stream) {
-  rootTerminalKernel<<<1, 1, 0, stream>>>(tight, count, terms);
+      ref, numRefs, maxRefs, start, handle, nextBase, terms, termTri, termBox, keep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
