@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -93,6 +95,16 @@ TestMesh identicalTriangles(int n) {
   return m;
 }
 
+// Only non-finite triangles: nothing to build, one empty leaf.
+TestMesh nonFiniteTriangles() {
+  TestMesh m;
+  m.name = "non-finite";
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  m.addTriangle({nan, 0, 0}, {1, 0, 0}, {0, 1, 0});
+  m.addTriangle({0, 0, 0}, {inf, 0, 0}, {0, 1, 0});
+  return m;
+}
+
 // Slivers spanning the scene's longest axis: every median split along it duplicates all of them.
 TestMesh slivers(int n) {
   TestMesh m;
@@ -119,6 +131,7 @@ TestMesh randomTriangles(int n, uint32_t seed) {
 }
 
 TEST(KdTreeGpuAlgorithm, AwkwardMeshes) {
+  checkMesh(nonFiniteTriangles(), 200, 0);
   checkMesh(identicalTriangles(1), 500, 0);
   checkMesh(identicalTriangles(64), 500, 0);
   checkMesh(identicalTriangles(300), 500, 0);  // above the small-node threshold, unsplittable

@@ -6,7 +6,9 @@
 // degenerate meshes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -158,6 +160,16 @@ TestMesh identicalTriangles(int n) {
   return m;
 }
 
+// Only non-finite triangles: nothing to build, one empty leaf.
+TestMesh nonFiniteTriangles() {
+  TestMesh m;
+  m.name = "non-finite";
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  m.addTriangle({nan, 0, 0}, {1, 0, 0}, {0, 1, 0});
+  m.addTriangle({0, 0, 0}, {inf, 0, 0}, {0, 1, 0});
+  return m;
+}
+
 // Slivers spanning the scene's longest axis: every median split along it duplicates all of them.
 TestMesh slivers(int n) {
   TestMesh m;
@@ -187,9 +199,9 @@ TEST(KdTreeGpuBuild, DegenerateAndSyntheticMeshes) {
   SRT_REQUIRE_DEVICE();
   GpuKdTreeBuilder builder;
   for (const TestMesh& mesh :
-       {emptyMesh(), oneTriangle(), identicalTriangles(1), identicalTriangles(64),
-        identicalTriangles(300), degenerateTriangles(), coplanarTriangles(), axisPlaneTriangles(),
-        randomTriangles(65, 1), randomTriangles(20000, 2), slivers(2000)}) {
+       {emptyMesh(), nonFiniteTriangles(), oneTriangle(), identicalTriangles(1),
+        identicalTriangles(64), identicalTriangles(300), degenerateTriangles(), coplanarTriangles(),
+        axisPlaneTriangles(), randomTriangles(65, 1), randomTriangles(20000, 2), slivers(2000)}) {
     const DeviceMesh dm(mesh);
     checkTree(mesh, dm, builder, 1500, 0);
   }

@@ -217,7 +217,9 @@ GpuKdTreeBuilder& GpuKdTreeBuilder::operator=(GpuKdTreeBuilder&&) noexcept = def
 
 namespace {
 
-DeviceKdTree emptyTree() {
+// One empty leaf (no triangle, or none finite), as the CPU builder makes.
+DeviceKdTree emptyTree(GpuKdBuildStats* stats) {
+  stats->nodes = stats->leaves = 1;
   KdTree t;
   t.nodes.resize(1);
   t.nodes[0].initLeaf(0, 0);
@@ -248,7 +250,7 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
   GpuKdBuildStats local;
   GpuKdBuildStats& st = stats ? *stats : local;
   st = GpuKdBuildStats();
-  if (mesh.triangleCount == 0) return emptyTree();
+  if (mesh.triangleCount == 0) return emptyTree(&st);
   BuildCounters* counters = s.counters.reserve(1, stream);
   const BuildCounters& host = *s.host.get();
   s.timer.start(stream);
@@ -263,7 +265,7 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
   }
   s.readBack(stream);
   const uint32_t V = host.numValid;
-  if (V == 0) return emptyTree();
+  if (V == 0) return emptyTree(&st);
   const int maxDepth = gpuKdMaxDepth(o, V);
   const SahParams sah{o.traversalCost, o.intersectCost, o.emptyBonus};
   s.timer.mark(kBounds);
