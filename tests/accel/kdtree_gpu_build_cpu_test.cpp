@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -93,6 +95,29 @@ TestMesh identicalTriangles(int n) {
   return m;
 }
 
+// Only non-finite triangles: nothing to build, one empty leaf.
+TestMesh nonFiniteTriangles() {
+  TestMesh m;
+  m.name = "non-finite";
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  m.addTriangle({nan, 0, 0}, {1, 0, 0}, {0, 1, 0});
+  m.addTriangle({0, 0, 0}, {inf, 0, 0}, {0, 1, 0});
+  return m;
+}
+
+// Slivers spanning the scene's longest axis: every median split along it duplicates all of them.
+TestMesh slivers(int n) {
+  TestMesh m;
+  m.name = "slivers-" + std::to_string(n);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (int i = 0; i < n; ++i) {
+    const float y = u(rng), z = u(rng);
+    m.addTriangle({-10.f, y, z}, {10.f, y + 0.01f, z}, {10.f, y, z + 0.01f});
+  }
+  return m;
+}
+
 TestMesh randomTriangles(int n, uint32_t seed) {
   TestMesh m;
   m.name = "random-" + std::to_string(n);
@@ -106,11 +131,18 @@ TestMesh randomTriangles(int n, uint32_t seed) {
 }
 
 TEST(KdTreeGpuAlgorithm, AwkwardMeshes) {
+  checkMesh(nonFiniteTriangles(), 200, 0);
   checkMesh(identicalTriangles(1), 500, 0);
   checkMesh(identicalTriangles(64), 500, 0);
   checkMesh(identicalTriangles(300), 500, 0);  // above the small-node threshold, unsplittable
   checkMesh(randomTriangles(65, 1), 800, 0);   // one large level
   checkMesh(randomTriangles(5000, 2), 800, 0);
+  // The reference-growth guard stops the large stage: references stay within a bound.
+  const TestMesh s = slivers(2000);
+  checkMesh(s, 500, 0);
+  const KdTreeStats st = computeStats(buildKdTreeGpuAlgorithmOnHost(s.view()));
+  EXPECT_LE(st.primReferences, size_t(4 * kdgpu::kMaxReferenceGrowth) * 2000)
+      << "references of the sliver scene";
 }
 
 TEST(KdTreeGpuAlgorithm, OptionsChangeTheTreeNotTheHits) {

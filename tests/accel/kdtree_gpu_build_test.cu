@@ -6,7 +6,9 @@
 // degenerate meshes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -91,11 +93,15 @@ std::vector<std::string> segmentedReductions() {
   return reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().names(true);
 }
 
+// Same nodes and references; split planes compared as floats (-0 and +0 are the same plane, and
+// fminf may return either zero, so reductions in a different order can differ in its sign).
 bool sameTree(const KdTree& a, const KdTree& b) {
   if (a.nodes.size() != b.nodes.size() || a.primIndices != b.primIndices) return false;
-  for (size_t i = 0; i < a.nodes.size(); ++i)
-    if (a.nodes[i].flags != b.nodes[i].flags || a.nodes[i].onePrimitive != b.nodes[i].onePrimitive)
-      return false;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const KdNode &x = a.nodes[i], &y = b.nodes[i];
+    if (x.flags != y.flags) return false;
+    if (x.isLeaf() ? x.onePrimitive != y.onePrimitive : !(x.split == y.split)) return false;
+  }
   return true;
 }
 
@@ -154,6 +160,29 @@ TestMesh identicalTriangles(int n) {
   return m;
 }
 
+// Only non-finite triangles: nothing to build, one empty leaf.
+TestMesh nonFiniteTriangles() {
+  TestMesh m;
+  m.name = "non-finite";
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  m.addTriangle({nan, 0, 0}, {1, 0, 0}, {0, 1, 0});
+  m.addTriangle({0, 0, 0}, {inf, 0, 0}, {0, 1, 0});
+  return m;
+}
+
+// Slivers spanning the scene's longest axis: every median split along it duplicates all of them.
+TestMesh slivers(int n) {
+  TestMesh m;
+  m.name = "slivers-" + std::to_string(n);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (int i = 0; i < n; ++i) {
+    const float y = u(rng), z = u(rng);
+    m.addTriangle({-10.f, y, z}, {10.f, y + 0.01f, z}, {10.f, y, z + 0.01f});
+  }
+  return m;
+}
+
 TestMesh randomTriangles(int n, uint32_t seed) {
   TestMesh m;
   m.name = "random-" + std::to_string(n);
@@ -170,9 +199,9 @@ TEST(KdTreeGpuBuild, DegenerateAndSyntheticMeshes) {
   SRT_REQUIRE_DEVICE();
   GpuKdTreeBuilder builder;
   for (const TestMesh& mesh :
-       {emptyMesh(), oneTriangle(), identicalTriangles(1), identicalTriangles(64),
-        identicalTriangles(300), degenerateTriangles(), coplanarTriangles(), axisPlaneTriangles(),
-        randomTriangles(65, 1), randomTriangles(20000, 2)}) {
+       {emptyMesh(), nonFiniteTriangles(), oneTriangle(), identicalTriangles(1),
+        identicalTriangles(64), identicalTriangles(300), degenerateTriangles(), coplanarTriangles(),
+        axisPlaneTriangles(), randomTriangles(65, 1), randomTriangles(20000, 2), slivers(2000)}) {
     const DeviceMesh dm(mesh);
     checkTree(mesh, dm, builder, 1500, 0);
   }

@@ -28,6 +28,10 @@ constexpr int kCandidatesPerTri = 6;            // lo and hi of the clipped box 
 // Scratch a terminal of n triangles may use: nodes 8n + 1 at 8 * refStart + terminalIndex, leaf
 // references 8n at 8 * refStart (the builder stops splitting before it would overflow).
 constexpr uint32_t kScratchPerRef = 8;
+// Once a large level holds more references than this many per triangle (triangles straddling
+// every median split, e.g. long slivers), its children all go to the small-node stage: the
+// reference count would otherwise double per level.
+constexpr uint32_t kMaxReferenceGrowth = 8;
 
 struct SahParams {
   float traversalCost = 15.f, intersectCost = 20.f, emptyBonus = 0.2f;

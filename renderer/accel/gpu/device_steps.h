@@ -9,48 +9,28 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "renderer/accel/gpu/build_common.h"
+#include "renderer/accel/gpu/build_steps.h"
 
 namespace srt::kdgpu {
 
-// Scalars the device produces; copied back to the host in one piece at each round trip.
-struct BuildCounters {
-  uint32_t numValid;                // finite triangles (setup)
-  uint32_t kept;                    // references after the child-list compaction (A)
-  uint32_t nextRefs;                // references of the next large level (compaction B)
-  uint32_t nextLarge;               // large children
-  uint32_t newTerms;                // terminal children
-  uint32_t newTermRefs;             // their references
-  uint32_t totalNodes, totalPrims;  // of the finished tree
-  Aabb rawBounds;                   // of the finite triangles, before widening
-  Aabb rootCell;                    // the tree's bounds
-};
-
-// Per child of a level: what the classification found, and the scan's three counters.
-struct ChildInfo {
-  Aabb cell;
-  uint32_t depth, count, isLarge;
-};
-struct ChildScan {
-  uint32_t large, terms, termRefs;
-};
-
 // ---- setup and large-node stage (large_nodes.cu)
-void launchTriangleBoxes(const TriangleMeshView& mesh, uint32_t* tri, Aabb* box, uint8_t* keep,
+void launchTriangleBoxes(const TriangleMeshView& mesh, Ref* ref, uint8_t* keep,
                          cudaStream_t stream);
-// box: raw -> widened by the epsilon of counters->rawBounds; owner = 0.
-void launchWidenBoxes(const BuildCounters* counters, Aabb* box, uint32_t* owner, uint32_t count,
-                      cudaStream_t stream);
+// Boxes widened by the epsilon of counters->rawBounds.
+void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count, cudaStream_t stream);
+// Boxes and owners as arrays of their own (the segmented reduction's input).
+void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream);
+// The root as the only terminal (few triangles): its cell from tight[0], its references.
+void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Terminal* terms,
+                        uint32_t* termTri, Aabb* termBox, cudaStream_t stream);
 void launchPlanNodes(const LevelNode* in, const Aabb* tight, uint32_t numNodes, float ratio,
                      int maxDepth, LargeNode* out, cudaStream_t stream);
 // Writes the doubled stream: [0, count) below copies, [count, 2 count) above copies.
 void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
-                           const uint32_t* tri, const Aabb* box, const uint32_t* owner,
-                           uint32_t count, const LargeNode* level, uint32_t numNodes,
-                           uint32_t* dTri, Aabb* dBox, uint32_t* dOwner, uint8_t* dKeep,
-                           cudaStream_t stream);
+                           const Ref* cur, uint32_t count, const LargeNode* level,
+                           uint32_t numNodes, Ref* d, uint8_t* dKeep, cudaStream_t stream);
 // start[c] = first reference of child c in the compacted stream, c in [0, numChildren].
-void launchChildStarts(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
+void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                        uint32_t numChildren, uint32_t* start, cudaStream_t stream);
 void launchClassifyChildren(const LargeNode* level, uint32_t numNodes, const uint32_t* start,
                             uint32_t threshold, int maxDepth, ChildInfo* info, ChildScan* scanIn,
@@ -63,15 +43,12 @@ void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* 
                           const ChildScan* inclusive, uint32_t nextBase, uint32_t termBase,
                           uint32_t termRefBase, LevelNode* next, Terminal* terms, uint32_t* handle,
                           cudaStream_t stream);
-// References of terminal children go to the terminal arrays; the rest get keep flags and their
-// new owner for compaction B.
-void launchRouteToChildren(const uint32_t* cTri, const Aabb* cBox, const uint32_t* cOwner,
-                           const uint32_t* numRefs, uint32_t maxRefs, const uint32_t* start,
-                           const uint32_t* handle, uint32_t nextBase, const Terminal* terms,
-                           uint32_t* termTri, Aabb* termBox, uint8_t* keep, uint32_t* newOwner,
+// References of terminal children go to the terminal arrays; the rest get keep flags and, in
+// place, their owner in the next level, for compaction B.
+void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
+                           const uint32_t* start, const uint32_t* handle, uint32_t nextBase,
+                           const Terminal* terms, uint32_t* termTri, Aabb* termBox, uint8_t* keep,
                            cudaStream_t stream);
-// The root as the only terminal (few triangles): its cell from tight[0].
-void launchRootTerminal(const Aabb* tight, uint32_t count, Terminal* terms, cudaStream_t stream);
 
 // ---- small-node stage (small_nodes.cu)
 void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "renderer/accel/gpu/build_common.h"
+#include "renderer/accel/gpu/build_steps.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 
 namespace srt {
@@ -45,180 +45,167 @@ Aabb unite(const Aabb& a, const Aabb& b) {
   return reduction::AabbUnion()(a, b);
 }
 
+// The segmented reduction by owner (owners sorted) and the ordered compaction, on the host.
+std::vector<Aabb> reduceByOwner(const std::vector<Aabb>& in, uint32_t count,
+                                const std::vector<uint32_t>& owner, uint32_t segments) {
+  std::vector<Aabb> out(segments, emptyAabb());
+  for (uint32_t i = 0; i < count; ++i) out[owner[i]] = unite(out[owner[i]], in[i]);
+  return out;
+}
+
+template <typename T>
+uint32_t compact(const std::vector<uint8_t>& keep, uint32_t count, const std::vector<T>& in,
+                 std::vector<T>& out) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count; ++i)
+    if (keep[i]) out[n++] = in[i];
+  return n;
+}
+
+template <typename T>
+void grow(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
 }  // namespace
 
-KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBuildOptions& opt) {
-  validateNumbers(opt);
+// Mirrors GpuKdTreeBuilder::build step for step (kdtree_build_gpu.cpp); each loop below is one
+// kernel launch there, with the same per-thread body from build_steps.h.
+KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBuildOptions& o) {
+  validateNumbers(o);
   if (mesh.triangleCount > 0 && (!mesh.positions || !mesh.indices))
     throw std::invalid_argument("buildKdTreeGpuAlgorithmOnHost: mesh without positions/indices");
-  // Setup: finite triangles, raw bounds, widened boxes.
-  std::vector<uint32_t> tri;
-  std::vector<Aabb> box;
-  Aabb raw = emptyAabb();
-  for (uint32_t t = 0; t < mesh.triangleCount; ++t) {
-    Vec3f v[3];
-    triangleVertices(mesh, t, v);
-    if (!finiteVec(v[0]) || !finiteVec(v[1]) || !finiteVec(v[2])) continue;
-    tri.push_back(t);
-    raw = unite(raw, rawTriangleBox(v));
-  }
   KdTree tree;
-  if (tri.empty()) {
-    tree.nodes.resize(1);
-    tree.nodes[0].initLeaf(0, 0);
-    return tree;
-  }
-  const float eps = clipEpsilon(raw);
-  for (uint32_t t : tri) {
-    Vec3f v[3];
-    triangleVertices(mesh, t, v);
-    box.push_back(widenedTriangleBox(v, eps));
-  }
-  const uint32_t N = uint32_t(tri.size());
-  const int maxDepth = gpuKdMaxDepth(opt, N);
-  const SahParams sah{opt.traversalCost, opt.intersectCost, opt.emptyBonus};
-  const uint32_t threshold = uint32_t(opt.smallNodeThreshold);
+  tree.nodes.resize(1);
+  tree.nodes[0].initLeaf(0, 0);
+  const uint32_t N = mesh.triangleCount;
+  if (N == 0) return tree;
 
+  // Setup.
+  std::vector<Ref> dRef(N), cRef, curRef(N);
+  std::vector<Aabb> curBox(N);
+  std::vector<uint32_t> curOwner(N);
+  std::vector<uint8_t> dKeep(N), keepB;
+  for (uint32_t i = 0; i < N; ++i) stepTriangleBox(i, mesh, dRef.data(), dKeep.data());
+  const uint32_t V = compact(dKeep, N, dRef, curRef);
+  if (V == 0) return tree;
+  const int maxDepth = gpuKdMaxDepth(o, V);
+  const SahParams sah{o.traversalCost, o.intersectCost, o.emptyBonus};
+  const uint32_t threshold = uint32_t(o.smallNodeThreshold);
+  for (uint32_t i = 0; i < V; ++i) stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
+  const float eps = clipEpsilon(reduceByOwner(curBox, V, curOwner, 1)[0]);
+  for (uint32_t i = 0; i < V; ++i) stepWidenBox(i, eps, curRef.data());
+
+  // Large-node stage.
+  std::vector<std::pair<uint32_t, uint32_t>> levels;
   std::vector<LargeNode> large;
-  std::vector<std::pair<uint32_t, uint32_t>> levels;  // base, count
   std::vector<Terminal> terms;
-  std::vector<uint32_t> termTri;
+  std::vector<uint32_t> termTri, start, handle;
   std::vector<Aabb> termBox;
-  std::vector<uint32_t> owner(N, 0);
-  std::vector<LevelNode> levelNodes{{emptyAabb(), 0}};
-
-  if (N <= threshold || maxDepth == 0) {
-    Aabb tight = emptyAabb();
-    for (const Aabb& b : box) tight = unite(tight, b);
-    terms.push_back({tight, 0, 0, N});
-    termTri = tri;
-    termBox = box;
+  std::vector<ChildInfo> info;
+  std::vector<ChildScan> scanIn, scanOut;
+  std::vector<LevelNode> levelIn{{emptyAabb(), 0}}, levelNext;
+  uint32_t base = 0, numTerms = 0, numTermRefs = 0;
+  if (V <= threshold || maxDepth == 0) {
+    for (uint32_t i = 0; i < V; ++i) stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
+    terms.push_back({reduceByOwner(curBox, V, curOwner, 1)[0], 0, 0, V});
+    termTri.resize(V);
+    termBox.resize(V);
+    for (uint32_t i = 0; i < V; ++i)
+      stepRootTerminalRef(i, curRef.data(), termTri.data(), termBox.data());
+    numTerms = 1;
+    numTermRefs = V;
   } else {
-    uint32_t base = 0;
-    while (!levelNodes.empty()) {
-      const uint32_t A = uint32_t(levelNodes.size()), count = uint32_t(tri.size());
-      // Bounds (segmented reduction by owner).
-      std::vector<Aabb> tight(A, emptyAabb());
-      for (uint32_t i = 0; i < count; ++i) tight[owner[i]] = unite(tight[owner[i]], box[i]);
-      // Plan.
-      for (uint32_t i = 0; i < A; ++i)
-        large.push_back(planLargeNode(levelNodes[i], tight[i], opt.emptySpaceRatio, maxDepth));
-      // Route into the doubled stream, then the ordered compaction (below part, then above part).
-      std::vector<uint32_t> cTri, cOwner;
-      std::vector<Aabb> cBox;
-      std::vector<uint8_t> keepAbove(count);
-      std::vector<Aabb> boxAbove(count);
-      for (uint32_t i = 0; i < count; ++i) {
-        Vec3f v[3];
-        triangleVertices(mesh, tri[i], v);
-        bool below, above;
-        Aabb bb;
-        routeReference(large[base + owner[i]], box[i], v, eps, &below, &bb, &above, &boxAbove[i]);
-        keepAbove[i] = above;
-        if (below) cTri.push_back(tri[i]), cBox.push_back(bb), cOwner.push_back(owner[i]);
-      }
+    uint32_t count = V, A = 1;
+    while (A > 0) {
+      const uint32_t C = 2 * A, D = 2 * count, nextBase = base + A;
+      grow(curBox, count), grow(curOwner, count);
       for (uint32_t i = 0; i < count; ++i)
-        if (keepAbove[i])
-          cTri.push_back(tri[i]), cBox.push_back(boxAbove[i]), cOwner.push_back(owner[i] + A);
-      // Child counts and classification.
-      std::vector<uint32_t> childCount(2 * A, 0), handle(2 * A);
-      for (uint32_t o : cOwner) ++childCount[o];
-      std::vector<LevelNode> next;
-      uint32_t termRefs = uint32_t(termTri.size());
-      for (uint32_t c = 0; c < 2 * A; ++c) {
-        LargeNode& parent = large[base + c % A];
-        const int side = int(c / A);
-        const Aabb cell = childCell(parent, side);
-        const uint32_t depth = parent.depth + parent.numCuts + 1;
-        const bool isLarge = !parent.noSplit && childCount[c] > threshold && int(depth) < maxDepth;
-        if (isLarge) {
-          handle[c] = base + A + uint32_t(next.size());
-          next.push_back({cell, depth});
-        } else {
-          handle[c] = kTerminalBit | uint32_t(terms.size());
-          terms.push_back({cell, depth, termRefs, childCount[c]});
-          termRefs += childCount[c];
-        }
-        parent.child[side] = handle[c];
-      }
-      // Large children's references go on (owner renumbered), the rest to the terminals.
-      tri.clear(), box.clear(), owner.clear();
-      for (size_t i = 0; i < cTri.size(); ++i) {
-        const uint32_t h = handle[cOwner[i]];
-        if (h & kTerminalBit) {
-          termTri.push_back(cTri[i]);
-          termBox.push_back(cBox[i]);
-        } else {
-          tri.push_back(cTri[i]), box.push_back(cBox[i]), owner.push_back(h - (base + A));
-        }
-      }
+        stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
+      const std::vector<Aabb> tight = reduceByOwner(curBox, count, curOwner, A);
+      grow(large, nextBase);
+      LargeNode* level = large.data() + base;
+      for (uint32_t i = 0; i < A; ++i)
+        level[i] = planLargeNode(levelIn[i], tight[i], o.emptySpaceRatio, maxDepth);
+      grow(dRef, D), grow(dKeep, D);
+      for (uint32_t i = 0; i < count; ++i)
+        stepRouteReference(i, mesh, eps, curRef.data(), count, level, A, dRef.data(), dKeep.data());
+      grow(cRef, D);
+      const uint32_t kept = compact(dKeep, D, dRef, cRef);
+      grow(start, C + 1), grow(info, C), grow(scanIn, C), grow(scanOut, C);
+      for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef.data(), kept, C, start.data());
+      const int childDepthLimit = count > kMaxReferenceGrowth * V ? 0 : maxDepth;
+      for (uint32_t c = 0; c < C; ++c)
+        stepClassifyChild(c, level, A, start.data(), threshold, childDepthLimit, info.data(),
+                          scanIn.data());
+      ChildScan sum{0, 0, 0};
+      for (uint32_t c = 0; c < C; ++c) scanOut[c] = sum = sum + scanIn[c];
+      grow(terms, numTerms + C), grow(termTri, numTermRefs + D), grow(termBox, numTermRefs + D);
+      grow(levelNext, C), grow(handle, C);
+      for (uint32_t c = 0; c < C; ++c)
+        stepAssignChild(c, level, A, info.data(), scanOut.data(), nextBase, numTerms, numTermRefs,
+                        levelNext.data(), terms.data(), handle.data());
+      grow(keepB, D);
+      for (uint32_t i = 0; i < D; ++i)
+        stepRouteToChild(i, kept, cRef.data(), start.data(), handle.data(), nextBase, terms.data(),
+                         termTri.data(), termBox.data(), keepB.data());
+      grow(curRef, D);
+      count = compact(keepB, D, cRef, curRef);
       levels.push_back({base, A});
-      base += A;
-      levelNodes = std::move(next);
+      base = nextBase;
+      numTerms += sum.terms;
+      numTermRefs += sum.termRefs;
+      A = sum.large;
+      std::swap(levelIn, levelNext);
     }
   }
 
-  // Small nodes.
-  const uint32_t T = uint32_t(terms.size());
-  const size_t R = termTri.size();
-  std::vector<KdNode> scratchNodes(kScratchPerRef * R + T);
+  // Small-node stage.
+  const size_t R = numTermRefs;
+  std::vector<KdNode> scratchNodes(kScratchPerRef * R + numTerms);
   std::vector<uint32_t> scratchRefs(kScratchPerRef * R + 1);
-  std::vector<uint32_t> termNodes(T), termRefs(T);
-  auto shared = std::make_unique<SmallShared>();
-  SequentialTeam team;
-  for (uint32_t t = 0; t < T; ++t) {
-    const Terminal& term = terms[t];
-    const size_t n0 = kScratchPerRef * size_t(term.refStart);
-    SmallOutput out{scratchNodes.data() + n0 + t, kScratchPerRef * term.refCount + 1,
-                    scratchRefs.data() + n0, kScratchPerRef * term.refCount};
-    buildSmallSubtree(team, *shared, term, termTri.data() + term.refStart,
-                      termBox.data() + term.refStart, maxDepth, mesh, eps, sah, out, &termNodes[t],
-                      &termRefs[t]);
+  std::vector<uint32_t> termNodes(numTerms), termRefs(numTerms);
+  // Terminals are independent (one warp each on the device): one thread each here.
+#pragma omp parallel
+  {
+    auto shared = std::make_unique<SmallShared>();
+    SequentialTeam team;
+#pragma omp for schedule(dynamic, 64)
+    for (int64_t t = 0; t < int64_t(numTerms); ++t) {
+      const Terminal& term = terms[size_t(t)];
+      const size_t n0 = kScratchPerRef * size_t(term.refStart);
+      SmallOutput out{scratchNodes.data() + n0 + t, kScratchPerRef * term.refCount + 1,
+                      scratchRefs.data() + n0, kScratchPerRef * term.refCount};
+      buildSmallSubtree(team, *shared, term, termTri.data() + term.refStart,
+                        termBox.data() + term.refStart, maxDepth, mesh, eps, sah, out,
+                        &termNodes[size_t(t)], &termRefs[size_t(t)]);
+    }
   }
 
-  // Finalize: sizes bottom-up, offsets top-down, then the terminals' subtrees.
-  std::vector<uint32_t> largeSize(large.size()), largePrims(large.size());
-  auto sizeOf = [&](uint32_t h) {
-    return h & kTerminalBit ? termNodes[h & ~kTerminalBit] : largeSize[h];
-  };
-  auto primsOf = [&](uint32_t h) {
-    return h & kTerminalBit ? termRefs[h & ~kTerminalBit] : largePrims[h];
-  };
+  // Finalize.
+  const size_t numLarge = std::max<size_t>(base, 1);
+  std::vector<uint32_t> largeSize(numLarge), largePrims(numLarge), largeOffset(numLarge),
+      largePrimOffset(numLarge), termOffset(numTerms), termPrimOffset(numTerms);
+  const Sizes sizes{termNodes.data(), termRefs.data(), largeSize.data(), largePrims.data()};
+  const Offsets offsets{largeOffset.data(), largePrimOffset.data(), termOffset.data(),
+                        termPrimOffset.data()};
   for (size_t l = levels.size(); l-- > 0;)
-    for (uint32_t g = levels[l].first; g < levels[l].first + levels[l].second; ++g) {
-      largeSize[g] =
-          largeOwnNodes(large[g]) + sizeOf(large[g].child[0]) + sizeOf(large[g].child[1]);
-      largePrims[g] = primsOf(large[g].child[0]) + primsOf(large[g].child[1]);
-    }
-  const uint32_t root = large.empty() ? kTerminalBit : 0u;
-  tree.nodes.resize(sizeOf(root));
-  tree.primIndices.resize(primsOf(root));
-  tree.bounds = toBounds(large.empty() ? terms[0].cell : large[0].cell);
-  std::vector<uint32_t> largeOffset(large.size()), largePrimOffset(large.size());
-  std::vector<uint32_t> termOffset(T), termPrimOffset(T);
-  auto place = [&](uint32_t h, uint32_t o, uint32_t p) {
-    if (h & kTerminalBit)
-      termOffset[h & ~kTerminalBit] = o, termPrimOffset[h & ~kTerminalBit] = p;
-    else
-      largeOffset[h] = o, largePrimOffset[h] = p;
-  };
-  place(root, 0, 0);
+    for (uint32_t g = levels[l].first; g < levels[l].first + levels[l].second; ++g)
+      stepSubtreeSize(g, large.data(), sizes, largeSize.data(), largePrims.data());
+  BuildCounters counters{};
+  stepPlaceRoot(levels.empty(), large.data(), terms.data(), sizes, offsets, &counters);
+  tree.nodes.assign(counters.totalNodes, KdNode{});
+  tree.primIndices.assign(counters.totalPrims, 0);
+  tree.bounds = toBounds(counters.rootCell);
   for (const auto& level : levels)
-    for (uint32_t g = level.first; g < level.first + level.second; ++g) {
-      const LargeNode& n = large[g];
-      const uint32_t belowSize = sizeOf(n.child[0]);
-      const uint32_t below =
-          writeLargeNode(n, largeOffset[g], largeSize[g], belowSize, tree.nodes.data());
-      place(n.child[0], below, largePrimOffset[g]);
-      place(n.child[1], below + belowSize, largePrimOffset[g] + primsOf(n.child[0]));
-    }
-  for (uint32_t t = 0; t < T; ++t) {
-    const size_t n0 = kScratchPerRef * size_t(terms[t].refStart);
-    for (uint32_t k = 0; k < termNodes[t]; ++k)
-      tree.nodes[termOffset[t] + k] =
-          relocate(scratchNodes[n0 + t + k], termOffset[t], termPrimOffset[t]);
-    for (uint32_t k = 0; k < termRefs[t]; ++k)
-      tree.primIndices[termPrimOffset[t] + k] = scratchRefs[n0 + k];
+    for (uint32_t g = level.first; g < level.first + level.second; ++g)
+      stepPlaceLarge(g, large.data(), sizes, offsets, tree.nodes.data());
+  for (uint32_t t = 0; t < numTerms; ++t) {
+    const uint32_t items = std::max(termNodes[t], termRefs[t]);
+    for (uint32_t k = 0; k < items; ++k)
+      stepPlaceTerminalItem(t, k, terms.data(), sizes, termOffset.data(), termPrimOffset.data(),
+                            scratchNodes.data(), scratchRefs.data(), tree.nodes.data(),
+                            tree.primIndices.data());
   }
   return tree;
 }

@@ -127,8 +127,9 @@ class BuildScratch {
   PinnedCounters host;
   StageTimer timer;
   DeviceArray<BuildCounters> counters;
-  DeviceArray<uint32_t> curTri, curOwner, dTri, dOwner, cTri, cOwner, newOwner, offsets;
-  DeviceArray<Aabb> curBox, dBox, cBox, tight;
+  DeviceArray<Ref> curRef, dRef, cRef;  // level references, doubled stream, child lists
+  DeviceArray<Aabb> curBox, tight;      // the reduction's input and output
+  DeviceArray<uint32_t> curOwner, offsets;
   DeviceArray<uint8_t> dKeep, keepB;
   DeviceArray<LargeNode> large;
   DeviceArray<LevelNode> levelIn, levelNext;
@@ -136,7 +137,6 @@ class BuildScratch {
   DeviceArray<ChildInfo> info;
   DeviceArray<ChildScan> scanIn, scanOut;
   DeviceArray<uint8_t> scanTemp;
-  size_t scanTempBytes = 0;
   DeviceArray<Terminal> terms;
   DeviceArray<uint32_t> termTri;
   DeviceArray<Aabb> termBox;
@@ -217,7 +217,9 @@ GpuKdTreeBuilder& GpuKdTreeBuilder::operator=(GpuKdTreeBuilder&&) noexcept = def
 
 namespace {
 
-DeviceKdTree emptyTree() {
+// One empty leaf (no triangle, or none finite), as the CPU builder makes.
+DeviceKdTree emptyTree(GpuKdBuildStats* stats) {
+  stats->nodes = stats->leaves = 1;
   KdTree t;
   t.nodes.resize(1);
   t.nodes[0].initLeaf(0, 0);
@@ -248,7 +250,7 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
   GpuKdBuildStats local;
   GpuKdBuildStats& st = stats ? *stats : local;
   st = GpuKdBuildStats();
-  if (mesh.triangleCount == 0) return emptyTree();
+  if (mesh.triangleCount == 0) return emptyTree(&st);
   BuildCounters* counters = s.counters.reserve(1, stream);
   const BuildCounters& host = *s.host.get();
   s.timer.start(stream);
@@ -256,37 +258,33 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
   // Setup: boxes of the finite triangles.
   s.timer.mark(kSetup);
   const uint32_t N = mesh.triangleCount;
-  launchTriangleBoxes(mesh, s.dTri.reserve(N, stream), s.dBox.reserve(N, stream),
-                      s.dKeep.reserve(N, stream), stream);
+  launchTriangleBoxes(mesh, s.dRef.reserve(N, stream), s.dKeep.reserve(N, stream), stream);
   {
-    const compaction::Field f[2] = {
-        field(s.dTri.data(), s.curTri.reserve(N, stream), 4),
-        field(s.dBox.data(), s.curBox.reserve(N, stream), sizeof(Aabb))};
-    s.compact(s.dKeep.data(), N, f, 2, &counters->numValid, stream);
+    const compaction::Field f = field(s.dRef.data(), s.curRef.reserve(N, stream), sizeof(Ref));
+    s.compact(s.dKeep.data(), N, &f, 1, &counters->numValid, stream);
   }
   s.readBack(stream);
   const uint32_t V = host.numValid;
-  if (V == 0) return emptyTree();
+  if (V == 0) return emptyTree(&st);
   const int maxDepth = gpuKdMaxDepth(o, V);
   const SahParams sah{o.traversalCost, o.intersectCost, o.emptyBonus};
   s.timer.mark(kBounds);
-  SRT_CUDA_CHECK(cudaMemsetAsync(s.curOwner.reserve(V, stream), 0, V * sizeof(uint32_t), stream));
+  launchUnpack(s.curRef.data(), V, s.curBox.reserve(V, stream), s.curOwner.reserve(V, stream),
+               stream);
   s.reduce(s.curBox.data(), V, &counters->rawBounds, 1, s.curOwner.data(), stream);
   s.timer.mark(kSetup);
-  launchWidenBoxes(counters, s.curBox.data(), s.curOwner.data(), V, stream);
+  launchWidenBoxes(counters, s.curRef.data(), V, stream);
 
   // Large-node stage.
   std::vector<std::pair<uint32_t, uint32_t>> levels;  // first large node, count
   uint32_t base = 0, numTerms = 0, numTermRefs = 0;
   if (V <= uint32_t(o.smallNodeThreshold) || maxDepth == 0) {
     s.timer.mark(kBounds);
+    launchUnpack(s.curRef.data(), V, s.curBox.data(), s.curOwner.data(), stream);
     s.reduce(s.curBox.data(), V, s.tight.reserve(1, stream), 1, s.curOwner.data(), stream);
     s.timer.mark(kSplit);
-    launchRootTerminal(s.tight.data(), V, s.terms.reserve(1, stream), stream);
-    SRT_CUDA_CHECK(cudaMemcpyAsync(s.termTri.reserve(V, stream), s.curTri.data(),
-                                   V * sizeof(uint32_t), cudaMemcpyDeviceToDevice, stream));
-    SRT_CUDA_CHECK(cudaMemcpyAsync(s.termBox.reserve(V, stream), s.curBox.data(), V * sizeof(Aabb),
-                                   cudaMemcpyDeviceToDevice, stream));
+    launchRootTerminal(s.tight.data(), s.curRef.data(), V, s.terms.reserve(1, stream),
+                       s.termTri.reserve(V, stream), s.termBox.reserve(V, stream), stream);
     numTerms = 1;
     numTermRefs = V;
   } else {
@@ -298,32 +296,34 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
       const uint32_t C = 2 * A;      // children
       const uint32_t D = 2 * count;  // the doubled reference stream
       const uint32_t nextBase = base + A;
+      // Both level arrays get the same capacity, so which one is "next" (they swap every level)
+      // never decides whether a rebuild allocates.
+      s.levelIn.reserve(C, stream, A);
+      s.levelNext.reserve(C, stream);
       s.timer.mark(kBounds);
+      launchUnpack(s.curRef.data(), count, s.curBox.reserve(count, stream),
+                   s.curOwner.reserve(count, stream), stream);
       s.reduce(s.curBox.data(), count, s.tight.reserve(A, stream), A, s.curOwner.data(), stream);
       s.timer.mark(kSplit);
       LargeNode* level = s.large.reserve(nextBase, stream, base) + base;
       launchPlanNodes(s.levelIn.data(), s.tight.data(), A, o.emptySpaceRatio, maxDepth, level,
                       stream);
-      launchRouteReferences(mesh, counters, s.curTri.data(), s.curBox.data(), s.curOwner.data(),
-                            count, level, A, s.dTri.reserve(D, stream), s.dBox.reserve(D, stream),
-                            s.dOwner.reserve(D, stream), s.dKeep.reserve(D, stream), stream);
+      launchRouteReferences(mesh, counters, s.curRef.data(), count, level, A,
+                            s.dRef.reserve(D, stream), s.dKeep.reserve(D, stream), stream);
       s.timer.mark(kCompaction);
       {
-        const compaction::Field f[3] = {
-            field(s.dTri.data(), s.cTri.reserve(D, stream), 4),
-            field(s.dBox.data(), s.cBox.reserve(D, stream), sizeof(Aabb)),
-            field(s.dOwner.data(), s.cOwner.reserve(D, stream), 4)};
-        s.compact(s.dKeep.data(), D, f, 3, &counters->kept, stream);
+        const compaction::Field f = field(s.dRef.data(), s.cRef.reserve(D, stream), sizeof(Ref));
+        s.compact(s.dKeep.data(), D, &f, 1, &counters->kept, stream);
       }
       s.timer.mark(kSplit);
-      launchChildStarts(s.cOwner.data(), &counters->kept, D, C, s.childStart.reserve(C + 1, stream),
+      launchChildStarts(s.cRef.data(), &counters->kept, D, C, s.childStart.reserve(C + 1, stream),
                         stream);
+      const int childDepthLimit = count > kMaxReferenceGrowth * V ? 0 : maxDepth;
       launchClassifyChildren(level, A, s.childStart.data(), uint32_t(o.smallNodeThreshold),
-                             maxDepth, s.info.reserve(C, stream), s.scanIn.reserve(C, stream),
-                             stream);
+                             childDepthLimit, s.info.reserve(C, stream),
+                             s.scanIn.reserve(C, stream), stream);
       const size_t scanBytes = scanChildrenTempBytes(C);
       void* scanTemp = s.scanTemp.reserve(scanBytes, stream);
-      s.scanTempBytes = std::max(s.scanTempBytes, scanBytes);
       size_t tempBytes = scanBytes;
       scanChildren(s.scanIn.data(), s.scanOut.reserve(C, stream), C, &scanTemp, &tempBytes,
                    counters, stream);
@@ -331,18 +331,14 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
       uint32_t* termTri = s.termTri.reserve(size_t(numTermRefs) + D, stream, numTermRefs);
       Aabb* termBox = s.termBox.reserve(size_t(numTermRefs) + D, stream, numTermRefs);
       launchAssignChildren(level, A, s.info.data(), s.scanOut.data(), nextBase, numTerms,
-                           numTermRefs, s.levelNext.reserve(C, stream), terms,
-                           s.handle.reserve(C, stream), stream);
-      launchRouteToChildren(s.cTri.data(), s.cBox.data(), s.cOwner.data(), &counters->kept, D,
-                            s.childStart.data(), s.handle.data(), nextBase, terms, termTri, termBox,
-                            s.keepB.reserve(D, stream), s.newOwner.reserve(D, stream), stream);
+                           numTermRefs, s.levelNext.data(), terms, s.handle.reserve(C, stream),
+                           stream);
+      launchRouteToChildren(s.cRef.data(), &counters->kept, D, s.childStart.data(), s.handle.data(),
+                            nextBase, terms, termTri, termBox, s.keepB.reserve(D, stream), stream);
       s.timer.mark(kCompaction);
       {
-        const compaction::Field f[3] = {
-            field(s.cTri.data(), s.curTri.reserve(D, stream), 4),
-            field(s.cBox.data(), s.curBox.reserve(D, stream), sizeof(Aabb)),
-            field(s.newOwner.data(), s.curOwner.reserve(D, stream), 4)};
-        s.compact(s.keepB.data(), D, f, 3, &counters->nextRefs, stream);
+        const compaction::Field f = field(s.cRef.data(), s.curRef.reserve(D, stream), sizeof(Ref));
+        s.compact(s.keepB.data(), D, &f, 1, &counters->nextRefs, stream);
       }
       s.readBack(stream);
       levels.push_back({base, A});

@@ -21,93 +21,60 @@ __device__ inline uint32_t globalIndex() {
   return blockIdx.x * blockDim.x + threadIdx.x;
 }
 
-__global__ void triangleBoxesKernel(TriangleMeshView mesh, uint32_t* tri, Aabb* box,
-                                    uint8_t* keep) {
+__global__ void triangleBoxesKernel(TriangleMeshView mesh, Ref* ref, uint8_t* keep) {
   const uint32_t i = globalIndex();
-  if (i >= mesh.triangleCount) return;
-  Vec3f v[3];
-  triangleVertices(mesh, i, v);
-  const bool finite = finiteVec(v[0]) && finiteVec(v[1]) && finiteVec(v[2]);
-  tri[i] = i;
-  box[i] = finite ? rawTriangleBox(v) : emptyAabb();
-  keep[i] = finite;
+  if (i < mesh.triangleCount) stepTriangleBox(i, mesh, ref, keep);
 }
 
-__global__ void widenBoxesKernel(const BuildCounters* counters, Aabb* box, uint32_t* owner,
-                                 uint32_t count) {
+__global__ void widenBoxesKernel(const BuildCounters* counters, Ref* ref, uint32_t count) {
   const uint32_t i = globalIndex();
-  if (i >= count) return;
-  const float eps = clipEpsilon(counters->rawBounds);
-  Aabb b = box[i];
-  for (int k = 0; k < 3; ++k)
-    if (b.lo[k] < b.hi[k]) b.lo[k] -= eps, b.hi[k] += eps;
-  box[i] = b;
-  owner[i] = 0;
+  if (i < count) stepWidenBox(i, clipEpsilon(counters->rawBounds), ref);
+}
+
+__global__ void unpackKernel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner) {
+  const uint32_t i = globalIndex();
+  if (i < count) stepUnpack(i, ref, box, owner);
+}
+
+__global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t* termTri,
+                                       Aabb* termBox) {
+  const uint32_t i = globalIndex();
+  if (i < count) stepRootTerminalRef(i, ref, termTri, termBox);
 }
 
 __global__ void planNodesKernel(const LevelNode* in, const Aabb* tight, uint32_t numNodes,
                                 float ratio, int maxDepth, LargeNode* out) {
   const uint32_t i = globalIndex();
-  if (i >= numNodes) return;
-  out[i] = planLargeNode(in[i], tight[i], ratio, maxDepth);
+  if (i < numNodes) out[i] = planLargeNode(in[i], tight[i], ratio, maxDepth);
 }
 
 __global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters* counters,
-                                      const uint32_t* tri, const Aabb* box, const uint32_t* owner,
-                                      uint32_t count, const LargeNode* level, uint32_t numNodes,
-                                      uint32_t* dTri, Aabb* dBox, uint32_t* dOwner,
-                                      uint8_t* dKeep) {
+                                      const Ref* cur, uint32_t count, const LargeNode* level,
+                                      uint32_t numNodes, Ref* d, uint8_t* dKeep) {
   const uint32_t i = globalIndex();
-  if (i >= count) return;
-  const uint32_t o = owner[i];
-  assert(o < numNodes);
-  const uint32_t t = tri[i];
-  Vec3f v[3];
-  triangleVertices(mesh, t, v);
-  bool below, above;
-  Aabb bb, ba;
-  routeReference(level[o], box[i], v, clipEpsilon(counters->rawBounds), &below, &bb, &above, &ba);
-  dTri[i] = t;
-  dTri[count + i] = t;
-  dBox[i] = bb;
-  dBox[count + i] = ba;
-  dOwner[i] = o;
-  dOwner[count + i] = o + numNodes;
-  dKeep[i] = below;
-  dKeep[count + i] = above;
+  if (i < count)
+    stepRouteReference(i, mesh, clipEpsilon(counters->rawBounds), cur, count, level, numNodes, d,
+                       dKeep);
 }
 
-__global__ void childStartsKernel(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
+__global__ void childStartsKernel(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                                   uint32_t numChildren, uint32_t* start) {
   const uint32_t i = globalIndex();
   const uint32_t n = *numRefs;
-  if (i > n || i > maxRefs) return;
-  const int64_t prev = i == 0 ? -1 : int64_t(owner[i - 1]);
-  const int64_t cur = i == n ? int64_t(numChildren) : int64_t(owner[i]);
-  assert(cur >= prev && cur <= int64_t(numChildren));
-  for (int64_t s = prev + 1; s <= cur; ++s) start[s] = i;
+  assert(n <= maxRefs);
+  if (i <= n) stepChildStarts(i, ref, n, numChildren, start);
 }
 
 __global__ void classifyChildrenKernel(const LargeNode* level, uint32_t numNodes,
                                        const uint32_t* start, uint32_t threshold, int maxDepth,
                                        ChildInfo* info, ChildScan* scanIn) {
   const uint32_t c = globalIndex();
-  if (c >= 2 * numNodes) return;
-  const LargeNode& parent = level[c % numNodes];
-  const int side = int(c / numNodes);
-  ChildInfo ci;
-  ci.cell = childCell(parent, side);
-  ci.depth = parent.depth + parent.numCuts + 1;
-  ci.count = start[c + 1] - start[c];
-  ci.isLarge = !parent.noSplit && ci.count > threshold && int(ci.depth) < maxDepth;
-  info[c] = ci;
-  scanIn[c] = {ci.isLarge, 1u - ci.isLarge, ci.isLarge ? 0u : ci.count};
+  if (c < 2 * numNodes)
+    stepClassifyChild(c, level, numNodes, start, threshold, maxDepth, info, scanIn);
 }
 
 struct ChildScanSum {
-  __device__ ChildScan operator()(const ChildScan& a, const ChildScan& b) const {
-    return {a.large + b.large, a.terms + b.terms, a.termRefs + b.termRefs};
-  }
+  __device__ ChildScan operator()(const ChildScan& a, const ChildScan& b) const { return a + b; }
 };
 
 __global__ void childTotalsKernel(const ChildScan* inclusive, uint32_t n, BuildCounters* c) {
@@ -122,46 +89,18 @@ __global__ void assignChildrenKernel(LargeNode* level, uint32_t numNodes, const 
                                      uint32_t termBase, uint32_t termRefBase, LevelNode* next,
                                      Terminal* terms, uint32_t* handle) {
   const uint32_t c = globalIndex();
-  if (c >= 2 * numNodes) return;
-  const ChildInfo ci = info[c];
-  const ChildScan s = inclusive[c];
-  uint32_t h;
-  if (ci.isLarge) {
-    next[s.large - 1] = {ci.cell, ci.depth};
-    h = nextBase + s.large - 1;
-  } else {
-    const uint32_t t = termBase + s.terms - 1;
-    terms[t] = {ci.cell, ci.depth, termRefBase + s.termRefs - ci.count, ci.count};
-    h = kTerminalBit | t;
-  }
-  level[c % numNodes].child[c / numNodes] = h;
-  handle[c] = h;
+  if (c < 2 * numNodes)
+    stepAssignChild(c, level, numNodes, info, inclusive, nextBase, termBase, termRefBase, next,
+                    terms, handle);
 }
 
-__global__ void routeToChildrenKernel(const uint32_t* cTri, const Aabb* cBox,
-                                      const uint32_t* cOwner, const uint32_t* numRefs,
-                                      uint32_t maxRefs, const uint32_t* start,
-                                      const uint32_t* handle, uint32_t nextBase,
-                                      const Terminal* terms, uint32_t* termTri, Aabb* termBox,
-                                      uint8_t* keep, uint32_t* newOwner) {
+__global__ void routeToChildrenKernel(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
+                                      const uint32_t* start, const uint32_t* handle,
+                                      uint32_t nextBase, const Terminal* terms, uint32_t* termTri,
+                                      Aabb* termBox, uint8_t* keep) {
   const uint32_t i = globalIndex();
-  if (i >= maxRefs) return;
-  if (i >= *numRefs) {
-    keep[i] = 0;
-    return;
-  }
-  const uint32_t c = cOwner[i], h = handle[c];
-  if (h & kTerminalBit) {
-    const Terminal& t = terms[h & ~kTerminalBit];
-    const uint32_t k = t.refStart + (i - start[c]);
-    assert(i - start[c] < t.refCount);
-    termTri[k] = cTri[i];
-    termBox[k] = cBox[i];
-    keep[i] = 0;
-  } else {
-    keep[i] = 1;
-    newOwner[i] = h - nextBase;
-  }
+  if (i < maxRefs)
+    stepRouteToChild(i, *numRefs, ref, start, handle, nextBase, terms, termTri, termBox, keep);
 }
 
 __global__ void rootTerminalKernel(const Aabb* tight, uint32_t count, Terminal* terms) {
@@ -170,17 +109,32 @@ __global__ void rootTerminalKernel(const Aabb* tight, uint32_t count, Terminal* 
 
 }  // namespace
 
-void launchTriangleBoxes(const TriangleMeshView& mesh, uint32_t* tri, Aabb* box, uint8_t* keep,
+void launchTriangleBoxes(const TriangleMeshView& mesh, Ref* ref, uint8_t* keep,
                          cudaStream_t stream) {
   if (mesh.triangleCount == 0) return;
-  triangleBoxesKernel<<<blocks(mesh.triangleCount), kBlock, 0, stream>>>(mesh, tri, box, keep);
+  triangleBoxesKernel<<<blocks(mesh.triangleCount), kBlock, 0, stream>>>(mesh, ref, keep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchWidenBoxes(const BuildCounters* counters, Aabb* box, uint32_t* owner, uint32_t count,
+void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count,
                       cudaStream_t stream) {
   if (count == 0) return;
-  widenBoxesKernel<<<blocks(count), kBlock, 0, stream>>>(counters, box, owner, count);
+  widenBoxesKernel<<<blocks(count), kBlock, 0, stream>>>(counters, ref, count);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream) {
+  if (count == 0) return;
+  unpackKernel<<<blocks(count), kBlock, 0, stream>>>(ref, count, box, owner);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Terminal* terms,
+                        uint32_t* termTri, Aabb* termBox, cudaStream_t stream) {
+  rootTerminalKernel<<<1, 1, 0, stream>>>(tight, count, terms);
+  SRT_CUDA_CHECK_LAUNCH();
+  if (count == 0) return;
+  rootTerminalRefsKernel<<<blocks(count), kBlock, 0, stream>>>(ref, count, termTri, termBox);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
@@ -193,19 +147,17 @@ void launchPlanNodes(const LevelNode* in, const Aabb* tight, uint32_t numNodes, 
 }
 
 void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
-                           const uint32_t* tri, const Aabb* box, const uint32_t* owner,
-                           uint32_t count, const LargeNode* level, uint32_t numNodes,
-                           uint32_t* dTri, Aabb* dBox, uint32_t* dOwner, uint8_t* dKeep,
-                           cudaStream_t stream) {
+                           const Ref* cur, uint32_t count, const LargeNode* level,
+                           uint32_t numNodes, Ref* d, uint8_t* dKeep, cudaStream_t stream) {
   if (count == 0) return;
-  routeReferencesKernel<<<blocks(count), kBlock, 0, stream>>>(
-      mesh, counters, tri, box, owner, count, level, numNodes, dTri, dBox, dOwner, dKeep);
+  routeReferencesKernel<<<blocks(count), kBlock, 0, stream>>>(mesh, counters, cur, count, level,
+                                                              numNodes, d, dKeep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchChildStarts(const uint32_t* owner, const uint32_t* numRefs, uint32_t maxRefs,
+void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                        uint32_t numChildren, uint32_t* start, cudaStream_t stream) {
-  childStartsKernel<<<blocks(uint64_t(maxRefs) + 1), kBlock, 0, stream>>>(owner, numRefs, maxRefs,
+  childStartsKernel<<<blocks(uint64_t(maxRefs) + 1), kBlock, 0, stream>>>(ref, numRefs, maxRefs,
                                                                           numChildren, start);
   SRT_CUDA_CHECK_LAUNCH();
 }
@@ -252,20 +204,13 @@ void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* 
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchRouteToChildren(const uint32_t* cTri, const Aabb* cBox, const uint32_t* cOwner,
-                           const uint32_t* numRefs, uint32_t maxRefs, const uint32_t* start,
-                           const uint32_t* handle, uint32_t nextBase, const Terminal* terms,
-                           uint32_t* termTri, Aabb* termBox, uint8_t* keep, uint32_t* newOwner,
+void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
+                           const uint32_t* start, const uint32_t* handle, uint32_t nextBase,
+                           const Terminal* terms, uint32_t* termTri, Aabb* termBox, uint8_t* keep,
                            cudaStream_t stream) {
   if (maxRefs == 0) return;
   routeToChildrenKernel<<<blocks(maxRefs), kBlock, 0, stream>>>(
-      cTri, cBox, cOwner, numRefs, maxRefs, start, handle, nextBase, terms, termTri, termBox, keep,
-      newOwner);
-  SRT_CUDA_CHECK_LAUNCH();
-}
-
-void launchRootTerminal(const Aabb* tight, uint32_t count, Terminal* terms, cudaStream_t stream) {
-  rootTerminalKernel<<<1, 1, 0, stream>>>(tight, count, terms);
+      ref, numRefs, maxRefs, start, handle, nextBase, terms, termTri, termBox, keep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
