@@ -8,12 +8,14 @@ out=${1:-.gpu}
 rm -rf "$out" && mkdir -p "$out/scenes"
 stage=$(mktemp -d)
 bins=(build/apps/streamrt)
-for t in build/tests/*/test_*_gpu build/tests/gl/test_gl build/bench/*/streamrt-bench-*; do
-  [[ $t == *.cmake ]] || bins+=("$t")
+for t in build/tests/*/test_*gpu* build/tests/gl/test_gl build/bench/*/streamrt-bench-*; do
+  [[ $t == *.cmake || $t == *_cpu ]] || bins+=("$t")
 done
 ../shared/gpu-host/bundle.sh "$stage" "${bins[@]}" >/dev/null
 strip "$stage"/bin/* 2>/dev/null || true
 cp "$stage/env.sh" "$out/"
 tar czf "$out/bundle.tgz" -C "$stage" bin lib
 for s in conference-room cornell-box teapot; do cp ../shared/scenes/$s/*.zip "$out/scenes/$s.zip"; done
+# Optional extra meshes for the kd-tree bench (e.g. the Stanford dragon as PLY): MESHES="a.ply b.ply"
+for m in ${MESHES:-}; do gzip -c "$m" >"$out/scenes/$(basename "$m").gz"; done
 du -sh "$out"
