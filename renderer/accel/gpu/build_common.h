@@ -305,14 +305,15 @@ SRT_CPU_GPU inline uint32_t writeLargeNode(const LargeNode& n, uint32_t o, uint3
 // cheaper side, as the CPU builder's sweep does. The node's triangles are listed densely first
 // (act), so the team's lanes share its 6m candidates and m clips, not the terminal's 6n and n.
 
+// An above child waiting on the team's stack; its split plane is cell.lo[axis].
 struct SmallStackEntry {
   uint64_t mask;
   Aabb cell;
-  uint32_t depth;
-  uint32_t parent;  // local index of the interior node whose above child this is
-  float split;
-  int axis;
+  uint32_t packed;  // depth << 16 | parent << 2 | axis (parent: the interior node to patch)
 };
+// Pending above children a team can hold: a terminal's subtree stops splitting when full. Only a
+// depth limit over 48 (more than 2^30 triangles) can reach it.
+constexpr int kSmallStackDepth = 48;
 
 // Box bounds as rows lo x, y, z, hi x, y, z; the odd row stride puts a lane's row a of triangle
 // j in bank (a + j) % 32, so lanes counting on different axes do not collide.
@@ -321,9 +322,9 @@ constexpr int kBoundRowStride = kSmallMax + 1;
 // What one team (a warp on the GPU, one thread on the host) keeps in shared memory.
 struct SmallShared {
   float bnd[6][kBoundRowStride];  // boxes clipped to the current node's cell
-  uint32_t tri[kSmallMax];
-  uint8_t act[kSmallMax];  // the current node's triangles, in increasing order
-  SmallStackEntry stack[kKdMaxDepth + 1];
+  float vert[kSmallMax][9];       // the triangles' vertices, read from the mesh once per terminal
+  uint8_t act[kSmallMax];         // the current node's triangles, in increasing order
+  SmallStackEntry stack[kSmallStackDepth];
 };
 
 SRT_CPU_GPU inline void storeBox(SmallShared& sh, uint32_t j, const Aabb& b) {
@@ -391,7 +392,9 @@ SRT_CPU_GPU inline float candidateCost(const SmallShared& sh, uint32_t c, uint32
   const float* rowLo = sh.bnd[a];
   const float* rowHi = sh.bnd[3 + a];
   int nl = 0, nr = 0, np = 0;
+#if SRT_IS_GPU_CODE
 #pragma unroll 4
+#endif
   for (uint32_t k = 0; k < count; ++k) {
     const uint32_t j = sh.act[k];
     const float lo = rowLo[j], hi = rowHi[j];
@@ -459,7 +462,10 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
   }
   for (uint32_t j = team.lane(); j < n; j += team.size()) {
     storeBox(sh, j, boxes[j]);
-    sh.tri[j] = tris[j];
+    Vec3f v[3];
+    triangleVertices(mesh, tris[j], v);
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) sh.vert[j][3 * i + k] = v[i][k];
   }
   team.sync();
 
@@ -476,8 +482,8 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
       const uint32_t before = uint32_t(popcount64(mask));
       for (uint32_t k = team.lane(); k < before; k += team.size()) {
         const uint32_t j = sh.act[k];
-        Vec3f v[3];
-        triangleVertices(mesh, sh.tri[j], v);
+        const float* w = sh.vert[j];
+        const Vec3f v[3] = {{w[0], w[1], w[2]}, {w[3], w[4], w[5]}, {w[6], w[7], w[8]}};
         Aabb b;
         if (clippedBounds(v, cell, eps, &b))
           storeBox(sh, j, b);
@@ -521,7 +527,8 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
           mask & team.mask64(n, [&](uint32_t j) { return sideAbove(sh, j, axis, p, planarBelow); });
       const uint32_t refsAfter = usedRefs + uint32_t(popcount64(maskBelow)) +
                                  uint32_t(popcount64(maskAbove)) + pendingRefs;
-      split = used + 3 + pending <= out.nodeCap && refsAfter <= out.refCap && top < kKdMaxDepth;
+      split =
+          used + 3 + pending <= out.nodeCap && refsAfter <= out.refCap && top < kSmallStackDepth;
     }
     if (split) {
       Aabb cellAbove = cell;
@@ -529,7 +536,7 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
       cellAbove.lo[axis] = p;
       if (team.leader()) {
         out.nodes[used].initInterior(axis, p, 0);  // above child patched when it is reached
-        sh.stack[top] = {maskAbove, cellAbove, depth + 1, used, p, axis};
+        sh.stack[top] = {maskAbove, cellAbove, (depth + 1) << 16 | used << 2 | uint32_t(axis)};
       }
       ++top;
       ++used;
@@ -542,11 +549,11 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     }
     // Leaf.
     if (count == 1) {
-      if (team.leader()) out.nodes[used].initLeaf(1, sh.tri[lowestBit64(mask)]);
+      if (team.leader()) out.nodes[used].initLeaf(1, tris[lowestBit64(mask)]);
     } else {
       for (uint32_t j = team.lane(); j < n; j += team.size())
         if (mask >> j & 1ull)
-          out.refs[usedRefs + uint32_t(popcount64(mask & ((1ull << j) - 1)))] = sh.tri[j];
+          out.refs[usedRefs + uint32_t(popcount64(mask & ((1ull << j) - 1)))] = tris[j];
       if (team.leader()) out.nodes[used].initLeaf(count, usedRefs);
       usedRefs += count > 1 ? count : 0;
     }
@@ -554,12 +561,14 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     if (top == 0) break;
     team.sync();
     const SmallStackEntry e = sh.stack[--top];
-    if (team.leader()) out.nodes[e.parent].initInterior(e.axis, e.split, used);
+    const int eAxis = int(e.packed & 3u);
+    if (team.leader())
+      out.nodes[(e.packed & 0xffffu) >> 2].initInterior(eAxis, e.cell.lo[eAxis], used);
     --pending;
     pendingRefs -= uint32_t(popcount64(e.mask));
     mask = e.mask;
     cell = e.cell;
-    depth = e.depth;
+    depth = e.packed >> 16;
     team.sync();
   }
   if (team.leader()) {

@@ -51,7 +51,7 @@ struct WarpTeam {
   }
 };
 
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(32, 32)
     smallNodesKernel(const Terminal* terms, const uint32_t* termTri, const Aabb* termBox,
                      int maxDepth, TriangleMeshView mesh, const BuildCounters* counters,
                      SahParams sah, KdNode* scratchNodes, uint32_t* scratchRefs,
