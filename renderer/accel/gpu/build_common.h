@@ -302,28 +302,47 @@ SRT_CPU_GPU inline uint32_t writeLargeNode(const LargeNode& n, uint32_t o, uint3
 // triangles are clipped to its cell (perfect splits: a triangle that misses the cell leaves the
 // mask); the candidates are the six faces of those clipped boxes, each counted against every box
 // of the node (O(m^2) for m triangles, spread over the team) with planar triangles put on the
-// cheaper side, as the CPU builder's sweep does.
+// cheaper side, as the CPU builder's sweep does. The node's triangles are listed densely first
+// (act), so the team's lanes share its 6m candidates and m clips, not the terminal's 6n and n.
 
+// An above child waiting on the team's stack; its split plane is cell.lo[axis].
 struct SmallStackEntry {
   uint64_t mask;
   Aabb cell;
-  uint32_t depth;
-  uint32_t parent;  // local index of the interior node whose above child this is
-  float split;
-  int axis;
+  uint32_t packed;  // depth << 16 | parent << 2 | axis (parent: the interior node to patch)
 };
+// Pending above children a team can hold: a terminal's subtree stops splitting when full. Only a
+// depth limit over 48 (more than 2^30 triangles) can reach it.
+constexpr int kSmallStackDepth = 48;
+
+// Box bounds as rows lo x, y, z, hi x, y, z; the odd row stride puts a lane's row a of triangle
+// j in bank (a + j) % 32, so lanes counting on different axes do not collide.
+constexpr int kBoundRowStride = kSmallMax + 1;
 
 // What one team (a warp on the GPU, one thread on the host) keeps in shared memory.
 struct SmallShared {
-  Aabb box[kSmallMax];  // clipped to the current node's cell
-  uint32_t tri[kSmallMax];
-  SmallStackEntry stack[kKdMaxDepth + 1];
+  float bnd[6][kBoundRowStride];  // boxes clipped to the current node's cell
+  float vert[kSmallMax][9];       // the triangles' vertices, read from the mesh once per terminal
+  uint8_t act[kSmallMax];         // the current node's triangles, in increasing order
+  SmallStackEntry stack[kSmallStackDepth];
 };
 
-SRT_CPU_GPU inline float candidatePlane(const Aabb* box, uint32_t c, int* axis) {
+SRT_CPU_GPU inline void storeBox(SmallShared& sh, uint32_t j, const Aabb& b) {
+  for (int k = 0; k < 3; ++k) sh.bnd[k][j] = b.lo[k], sh.bnd[3 + k][j] = b.hi[k];
+}
+SRT_CPU_GPU inline void storeEmpty(SmallShared& sh, uint32_t j) {  // lo > hi on x
+  sh.bnd[0][j] = 1.f;
+  sh.bnd[3][j] = 0.f;
+}
+SRT_CPU_GPU inline bool storedNonEmpty(const SmallShared& sh, uint32_t j) {
+  return sh.bnd[0][j] <= sh.bnd[3][j];
+}
+
+// Candidate c = 6 j + r: the lo (r even) or hi (r odd) face of triangle j's box on axis r / 2.
+SRT_CPU_GPU inline float candidatePlane(const SmallShared& sh, uint32_t c, int* axis) {
   const uint32_t j = c / kCandidatesPerTri, r = c % kCandidatesPerTri;
   *axis = int(r >> 1);
-  return (r & 1u) ? box[j].hi[*axis] : box[j].lo[*axis];
+  return sh.bnd[(r & 1u) * 3 + (r >> 1)][j];
 }
 
 SRT_CPU_GPU inline int popcount64(uint64_t m) {
@@ -343,27 +362,45 @@ SRT_CPU_GPU inline int lowestBit64(uint64_t m) {  // m != 0
 }
 
 // Sides of plane p for the boxes of a node: planar boxes (flat at p) go below when planarBelow.
-SRT_CPU_GPU inline bool sideBelow(const Aabb& b, int a, float p, bool planarBelow) {
-  return b.lo[a] < p || (planarBelow && b.lo[a] == p && b.hi[a] == p);
+SRT_CPU_GPU inline bool sideBelow(const SmallShared& sh, uint32_t j, int a, float p,
+                                  bool planarBelow) {
+  const float lo = sh.bnd[a][j], hi = sh.bnd[3 + a][j];
+  return lo < p || (planarBelow && lo == p && hi == p);
 }
-SRT_CPU_GPU inline bool sideAbove(const Aabb& b, int a, float p, bool planarBelow) {
-  return b.hi[a] > p || (!planarBelow && b.lo[a] == p && b.hi[a] == p);
+SRT_CPU_GPU inline bool sideAbove(const SmallShared& sh, uint32_t j, int a, float p,
+                                  bool planarBelow) {
+  const float lo = sh.bnd[a][j], hi = sh.bnd[3 + a][j];
+  return hi > p || (!planarBelow && lo == p && hi == p);
 }
 
-// SAH cost of splitting `cell` at candidate c with the node's boxes in `mask` (FLT_MAX when the
-// plane is not strictly inside the cell); *planarBelow receives the cheaper side for planar ones.
-SRT_CPU_GPU inline float candidateCost(const SmallShared& sh, uint32_t c, uint64_t mask,
+// Lists the triangles of `mask` densely in sh.act (lane j writes triangle j's slot).
+template <typename Team>
+SRT_CPU_GPU void listActive(const Team& team, SmallShared& sh, uint64_t mask, uint32_t n) {
+  for (uint32_t j = team.lane(); j < n; j += team.size())
+    if (mask >> j & 1ull) sh.act[popcount64(mask & ((1ull << j) - 1))] = uint8_t(j);
+}
+
+// SAH cost of splitting `cell` at candidate c with the node's `count` boxes listed in sh.act
+// (FLT_MAX when the plane is not strictly inside the cell); *planarBelow receives the cheaper
+// side for planar ones.
+SRT_CPU_GPU inline float candidateCost(const SmallShared& sh, uint32_t c, uint32_t count,
                                        const Aabb& cell, float invHalfArea, const SahParams& sah,
                                        bool* planarBelow) {
   int a;
-  const float p = candidatePlane(sh.box, c, &a);
+  const float p = candidatePlane(sh, c, &a);
   if (!(cell.lo[a] < p && p < cell.hi[a])) return FLT_MAX;
+  const float* rowLo = sh.bnd[a];
+  const float* rowHi = sh.bnd[3 + a];
   int nl = 0, nr = 0, np = 0;
-  for (uint64_t m = mask; m != 0; m &= m - 1) {
-    const Aabb& b = sh.box[lowestBit64(m)];
-    nl += b.lo[a] < p;
-    nr += b.hi[a] > p;
-    np += b.lo[a] == p && b.hi[a] == p;
+#if SRT_IS_GPU_CODE
+#pragma unroll 4
+#endif
+  for (uint32_t k = 0; k < count; ++k) {
+    const uint32_t j = sh.act[k];
+    const float lo = rowLo[j], hi = rowHi[j];
+    nl += lo < p;
+    nr += hi > p;
+    np += lo == p && hi == p;
   }
   const float da = cell.hi[(a + 1) % 3] - cell.lo[(a + 1) % 3];
   const float db = cell.hi[(a + 2) % 3] - cell.lo[(a + 2) % 3];
@@ -424,12 +461,14 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     return;
   }
   for (uint32_t j = team.lane(); j < n; j += team.size()) {
-    sh.box[j] = boxes[j];
-    sh.tri[j] = tris[j];
+    storeBox(sh, j, boxes[j]);
+    Vec3f v[3];
+    triangleVertices(mesh, tris[j], v);
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) sh.vert[j][3 * i + k] = v[i][k];
   }
   team.sync();
 
-  const uint32_t numCand = n * kCandidatesPerTri;
   uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1;
   Aabb cell = t.cell;
   uint32_t depth = t.depth;
@@ -438,27 +477,39 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
   bool root = true;
   for (;;) {
     if (!root) {  // the node's boxes: its triangles clipped to its cell
-      for (uint32_t j = team.lane(); j < n; j += team.size()) {
-        if (!(mask >> j & 1ull)) continue;
-        Vec3f v[3];
-        triangleVertices(mesh, sh.tri[j], v);
+      listActive(team, sh, mask, n);
+      team.sync();
+      const uint32_t before = uint32_t(popcount64(mask));
+      for (uint32_t k = team.lane(); k < before; k += team.size()) {
+        const uint32_t j = sh.act[k];
+        const float* w = sh.vert[j];
+        const Vec3f v[3] = {{w[0], w[1], w[2]}, {w[3], w[4], w[5]}, {w[6], w[7], w[8]}};
         Aabb b;
-        sh.box[j] = clippedBounds(v, cell, eps, &b) ? b : emptyAabb();
+        if (clippedBounds(v, cell, eps, &b))
+          storeBox(sh, j, b);
+        else
+          storeEmpty(sh, j);
       }
       team.sync();
-      mask &= team.mask64(n, [&](uint32_t j) { return !isEmpty(sh.box[j]); });
+      mask &= team.mask64(n, [&](uint32_t j) { return storedNonEmpty(sh, j); });
+      team.sync();
     }
     root = false;
     const uint32_t count = uint32_t(popcount64(mask));
+    listActive(team, sh, mask, n);
+    team.sync();
     float bestCost = FLT_MAX;
     uint32_t best = ~0u;  // candidate << 1 | planar below
     const float a2 = area(cell);
     if (count > 0 && int(depth) < maxDepth && a2 > 0.f) {
       const float invHalfArea = 2.f / a2;
-      for (uint32_t c = team.lane(); c < numCand; c += team.size()) {
-        if (!(mask >> (c / kCandidatesPerTri) & 1ull)) continue;
+      // Candidates in increasing c per lane, so ties go to the lowest c as on the host.
+      const uint32_t numCand = count * kCandidatesPerTri;
+      for (uint32_t q = team.lane(); q < numCand; q += team.size()) {
+        const uint32_t c =
+            uint32_t(sh.act[q / kCandidatesPerTri]) * kCandidatesPerTri + q % kCandidatesPerTri;
         bool planarBelow = true;
-        const float cost = candidateCost(sh, c, mask, cell, invHalfArea, sah, &planarBelow);
+        const float cost = candidateCost(sh, c, count, cell, invHalfArea, sah, &planarBelow);
         if (cost < bestCost) bestCost = cost, best = c << 1 | uint32_t(planarBelow);
       }
       team.argmin(&bestCost, &best);
@@ -468,17 +519,16 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     int axis = 0;
     float p = 0.f;
     if (split) {
-      p = candidatePlane(sh.box, best >> 1, &axis);
+      p = candidatePlane(sh, best >> 1, &axis);
       const bool planarBelow = best & 1u;
-      maskBelow = mask & team.mask64(n, [&](uint32_t j) {
-        return sideBelow(sh.box[j], axis, p, planarBelow);
-      });
-      maskAbove = mask & team.mask64(n, [&](uint32_t j) {
-        return sideAbove(sh.box[j], axis, p, planarBelow);
-      });
+      maskBelow =
+          mask & team.mask64(n, [&](uint32_t j) { return sideBelow(sh, j, axis, p, planarBelow); });
+      maskAbove =
+          mask & team.mask64(n, [&](uint32_t j) { return sideAbove(sh, j, axis, p, planarBelow); });
       const uint32_t refsAfter = usedRefs + uint32_t(popcount64(maskBelow)) +
                                  uint32_t(popcount64(maskAbove)) + pendingRefs;
-      split = used + 3 + pending <= out.nodeCap && refsAfter <= out.refCap && top < kKdMaxDepth;
+      split =
+          used + 3 + pending <= out.nodeCap && refsAfter <= out.refCap && top < kSmallStackDepth;
     }
     if (split) {
       Aabb cellAbove = cell;
@@ -486,7 +536,7 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
       cellAbove.lo[axis] = p;
       if (team.leader()) {
         out.nodes[used].initInterior(axis, p, 0);  // above child patched when it is reached
-        sh.stack[top] = {maskAbove, cellAbove, depth + 1, used, p, axis};
+        sh.stack[top] = {maskAbove, cellAbove, (depth + 1) << 16 | used << 2 | uint32_t(axis)};
       }
       ++top;
       ++used;
@@ -499,11 +549,11 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     }
     // Leaf.
     if (count == 1) {
-      if (team.leader()) out.nodes[used].initLeaf(1, sh.tri[lowestBit64(mask)]);
+      if (team.leader()) out.nodes[used].initLeaf(1, tris[lowestBit64(mask)]);
     } else {
       for (uint32_t j = team.lane(); j < n; j += team.size())
         if (mask >> j & 1ull)
-          out.refs[usedRefs + uint32_t(popcount64(mask & ((1ull << j) - 1)))] = sh.tri[j];
+          out.refs[usedRefs + uint32_t(popcount64(mask & ((1ull << j) - 1)))] = tris[j];
       if (team.leader()) out.nodes[used].initLeaf(count, usedRefs);
       usedRefs += count > 1 ? count : 0;
     }
@@ -511,12 +561,14 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     if (top == 0) break;
     team.sync();
     const SmallStackEntry e = sh.stack[--top];
-    if (team.leader()) out.nodes[e.parent].initInterior(e.axis, e.split, used);
+    const int eAxis = int(e.packed & 3u);
+    if (team.leader())
+      out.nodes[(e.packed & 0xffffu) >> 2].initInterior(eAxis, e.cell.lo[eAxis], used);
     --pending;
     pendingRefs -= uint32_t(popcount64(e.mask));
     mask = e.mask;
     cell = e.cell;
-    depth = e.depth;
+    depth = e.packed >> 16;
     team.sync();
   }
   if (team.leader()) {
