@@ -63,7 +63,7 @@ PY
 } | tee "$res/renders.txt"
 # The GPU kd-tree build (Zhou et al.): the Conference Room against the CPU-built tree, an
 # animated scene rebuilt per frame, and the build benchmark per segmented reduction.
-if [ -n "${KD:-1}" ]; then
+if [ -n "${KD-1}" ]; then  # KD= (empty) skips this section
   render kd-cpu 16 --compaction cub
   render kd-gpu 16 --compaction cub --kd-build gpu
   python3 - "$res/conf-kd-cpu-16.pfm" "$res/conf-kd-gpu-16.pfm" <<'PY' | tee "$res/kd-compare.txt"
