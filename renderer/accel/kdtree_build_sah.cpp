@@ -9,6 +9,8 @@
 // an axis plane stay flat and produce planar events.
 #include "renderer/accel/kdtree_build_sah.h"
 
+#include "renderer/accel/clip.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -66,27 +68,6 @@ void appendSubtree(const Subtree& sub, Subtree& out) {
 
 void freeEvents(EventLists& ev) {
   for (auto& e : ev) std::vector<Event>().swap(e);
-}
-
-// Keeps the part of a convex polygon on one side of an axis plane (Sutherland-Hodgman). New
-// vertices lie exactly on the plane; coordinates equal at both ends of an edge stay exact.
-int clipPolygon(const Vec3f* in, int n, int axis, float plane, bool keepAbove, Vec3f* out) {
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    const Vec3f p = in[i], q = in[i + 1 == n ? 0 : i + 1];
-    const bool inP = keepAbove ? p[axis] >= plane : p[axis] <= plane;
-    const bool inQ = keepAbove ? q[axis] >= plane : q[axis] <= plane;
-    if (inP) out[m++] = p;
-    if (inP != inQ) {
-      const float t = (plane - p[axis]) / (q[axis] - p[axis]);
-      Vec3f r = p + (q - p) * t;
-      for (int k = 0; k < 3; ++k)
-        if (p[k] == q[k]) r[k] = p[k];
-      r[axis] = plane;
-      out[m++] = r;
-    }
-  }
-  return m;
 }
 
 class SahBuilder {

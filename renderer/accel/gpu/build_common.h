@@ -16,6 +16,7 @@
 
 #include "primitives/common/host_device.h"
 #include "primitives/reduction/operators.h"
+#include "renderer/accel/clip.h"
 #include "renderer/accel/kdtree.h"
 
 namespace srt::kdgpu {
@@ -95,28 +96,6 @@ SRT_CPU_GPU inline bool finiteVec(Vec3f v) {
 
 SRT_CPU_GPU inline void triangleVertices(const TriangleMeshView& mesh, uint32_t tri, Vec3f v[3]) {
   for (int i = 0; i < 3; ++i) v[i] = mesh.positions[mesh.indices[3 * size_t(tri) + i]];
-}
-
-// Keeps the part of a convex polygon on one side of an axis plane (Sutherland-Hodgman), as the CPU
-// builder does: new vertices lie exactly on the plane.
-SRT_CPU_GPU inline int clipPolygon(const Vec3f* in, int n, int axis, float plane, bool keepAbove,
-                                   Vec3f* out) {
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    const Vec3f p = in[i], q = in[i + 1 == n ? 0 : i + 1];
-    const bool inP = keepAbove ? p[axis] >= plane : p[axis] <= plane;
-    const bool inQ = keepAbove ? q[axis] >= plane : q[axis] <= plane;
-    if (inP) out[m++] = p;
-    if (inP != inQ) {
-      const float t = (plane - p[axis]) / (q[axis] - p[axis]);
-      Vec3f r = p + (q - p) * t;
-      for (int k = 0; k < 3; ++k)
-        if (p[k] == q[k]) r[k] = p[k];
-      r[axis] = plane;
-      out[m++] = r;
-    }
-  }
-  return m;
 }
 
 // Bounds of the part of the triangle inside `voxel`, widened by eps where it is not flat (the CPU
