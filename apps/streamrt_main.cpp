@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -59,6 +60,13 @@ int runRender(const RenderCommand& cmd) {
   Scene scene = loadScene(cmd.scene);
   const double loadSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - load0).count();
+  if (!cmd.quiet && scene.pointLights.empty() && isBlack(scene.environment) &&
+      std::none_of(scene.materials.begin(), scene.materials.end(),
+                   [](const Material& m) { return !isBlack(m.ke); }))
+    std::fprintf(stderr,
+                 "streamrt: warning: %s has no emitters, point lights or environment: the image "
+                 "will be black (a JSON scene file can add lights, see scenes/README.md)\n",
+                 cmd.scene.c_str());
   if (cmd.frames > 1 && scene.animationEnd <= 0.f && !cmd.quiet)
     std::fprintf(stderr, "streamrt: %s has no animation: the %d frames will be the same\n",
                  cmd.scene.c_str(), cmd.frames);
