@@ -19,15 +19,6 @@
 namespace srt::test {
 namespace {
 
-KdTreeView hostView(const KdTree& tree, const TriangleMeshView& mesh) {
-  KdTreeView v;
-  v.nodes = tree.nodes.data();
-  v.primIndices = tree.primIndices.data();
-  v.bounds = tree.bounds;
-  v.mesh = mesh;
-  return v;
-}
-
 size_t countMismatches(const TestMesh& mesh, const KdTree& tree, size_t raysPerFamily) {
   const TriangleMeshView mv = mesh.view();
   const KdTreeView kv = hostView(tree, mv);
@@ -88,48 +79,6 @@ TEST(KdTreeGpuAlgorithm, SyntheticMeshes) {
     checkMesh(mesh, 1500, 0);
 }
 
-TestMesh identicalTriangles(int n) {
-  TestMesh m;
-  m.name = "identical-" + std::to_string(n);
-  for (int i = 0; i < n; ++i) m.addTriangle({0, 0, 0}, {1, 0.2f, 0.1f}, {0.3f, 1, -0.2f});
-  return m;
-}
-
-// Only non-finite triangles: nothing to build, one empty leaf.
-TestMesh nonFiniteTriangles() {
-  TestMesh m;
-  m.name = "non-finite";
-  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
-  m.addTriangle({nan, 0, 0}, {1, 0, 0}, {0, 1, 0});
-  m.addTriangle({0, 0, 0}, {inf, 0, 0}, {0, 1, 0});
-  return m;
-}
-
-// Slivers spanning the scene's longest axis: every median split along it duplicates all of them.
-TestMesh slivers(int n) {
-  TestMesh m;
-  m.name = "slivers-" + std::to_string(n);
-  std::mt19937 rng(13);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (int i = 0; i < n; ++i) {
-    const float y = u(rng), z = u(rng);
-    m.addTriangle({-10.f, y, z}, {10.f, y + 0.01f, z}, {10.f, y, z + 0.01f});
-  }
-  return m;
-}
-
-TestMesh randomTriangles(int n, uint32_t seed) {
-  TestMesh m;
-  m.name = "random-" + std::to_string(n);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f), s(0.f, 0.08f);
-  for (int i = 0; i < n; ++i) {
-    const Vec3f c(u(rng), u(rng) * 0.5f, u(rng) * 2.f);
-    m.addTriangle(c, c + Vec3f(s(rng), s(rng), s(rng)), c + Vec3f(s(rng), -s(rng), s(rng)));
-  }
-  return m;
-}
-
 TEST(KdTreeGpuAlgorithm, AwkwardMeshes) {
   checkMesh(nonFiniteTriangles(), 200, 0);
   checkMesh(identicalTriangles(1), 500, 0);
@@ -159,13 +108,9 @@ TEST(KdTreeGpuAlgorithm, OptionsChangeTheTreeNotTheHits) {
 
 TEST(KdTreeGpuAlgorithm, Scenes) {
   size_t found = 0;
-  for (const char* rel :
-       {"cornell-box/CornellBox-Original.obj", "cornell-box/CornellBox-Sphere.obj",
-        "teapot/teapot.obj", "conference-room/conference.obj"}) {
-    // The brief's bound is 1.1; CornellBox-Sphere measures 1.104 on the host reference (the
-    // spatial-median large stage on a 4K-triangle scene), so it gets 1.12 and the printed ratio.
-    const double maxRatio = std::string(rel).find("Sphere") != std::string::npos ? 1.12 : 1.1;
-    const std::string path = testScenePath(rel);
+  for (const GpuBuildScene& scene : gpuBuildScenes()) {
+    const double maxRatio = scene.maxSahRatio;
+    const std::string path = testScenePath(scene.relativePath);
     if (path.empty()) continue;
     ++found;
     const TestMesh mesh = loadObjMesh(path);

@@ -18,6 +18,7 @@
 #include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "tests/accel/kdtree_gpu_trace.cuh"
 #include "tests/accel/kdtree_test_util.h"
 
 namespace srt::test {
@@ -25,32 +26,6 @@ namespace {
 
 #define SRT_REQUIRE_DEVICE() \
   if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription()
-
-struct Result {
-  Hit hit;
-  uint32_t closest, any;
-};
-
-__global__ void traceKdKernel(KdTreeView tree, const Ray* rays, uint32_t n, Result* out) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Result r;
-  r.closest = intersectClosest(tree, rays[i], &r.hit);
-  r.any = intersectAny(tree, rays[i]);
-  out[i] = r;
-}
-
-__global__ void traceBruteKernel(TriangleMeshView mesh, const Ray* rays, uint32_t n, Result* out) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Result r;
-  r.closest = 0;
-  float tMax = rays[i].tMax;
-  for (uint32_t t = 0; t < mesh.triangleCount; ++t)
-    if (intersectMeshTriangle(mesh, t, rays[i], tMax, &r.hit)) r.closest = 1, tMax = r.hit.t;
-  r.any = r.closest;
-  out[i] = r;
-}
 
 std::vector<Result> trace(bool kd, const KdTreeView& tree, const std::vector<Ray>& hostRays) {
   const Buffer<Ray> rays(MemorySpace::Cuda, hostRays);
@@ -153,48 +128,6 @@ KdTree checkTree(const TestMesh& mesh, const DeviceMesh& dm, GpuKdTreeBuilder& b
   return host;
 }
 
-TestMesh identicalTriangles(int n) {
-  TestMesh m;
-  m.name = "identical-" + std::to_string(n);
-  for (int i = 0; i < n; ++i) m.addTriangle({0, 0, 0}, {1, 0.2f, 0.1f}, {0.3f, 1, -0.2f});
-  return m;
-}
-
-// Only non-finite triangles: nothing to build, one empty leaf.
-TestMesh nonFiniteTriangles() {
-  TestMesh m;
-  m.name = "non-finite";
-  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
-  m.addTriangle({nan, 0, 0}, {1, 0, 0}, {0, 1, 0});
-  m.addTriangle({0, 0, 0}, {inf, 0, 0}, {0, 1, 0});
-  return m;
-}
-
-// Slivers spanning the scene's longest axis: every median split along it duplicates all of them.
-TestMesh slivers(int n) {
-  TestMesh m;
-  m.name = "slivers-" + std::to_string(n);
-  std::mt19937 rng(13);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  for (int i = 0; i < n; ++i) {
-    const float y = u(rng), z = u(rng);
-    m.addTriangle({-10.f, y, z}, {10.f, y + 0.01f, z}, {10.f, y, z + 0.01f});
-  }
-  return m;
-}
-
-TestMesh randomTriangles(int n, uint32_t seed) {
-  TestMesh m;
-  m.name = "random-" + std::to_string(n);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f), s(0.f, 0.08f);
-  for (int i = 0; i < n; ++i) {
-    const Vec3f c(u(rng), u(rng) * 0.5f, u(rng) * 2.f);
-    m.addTriangle(c, c + Vec3f(s(rng), s(rng), s(rng)), c + Vec3f(s(rng), -s(rng), s(rng)));
-  }
-  return m;
-}
-
 TEST(KdTreeGpuBuild, DegenerateAndSyntheticMeshes) {
   SRT_REQUIRE_DEVICE();
   GpuKdTreeBuilder builder;
@@ -234,13 +167,9 @@ TEST(KdTreeGpuBuild, EveryReductionAndCompactionGivesTheSameTree) {
 TEST(KdTreeGpuBuild, ScenesWithEveryReduction) {
   SRT_REQUIRE_DEVICE();
   size_t found = 0;
-  for (const char* rel :
-       {"cornell-box/CornellBox-Original.obj", "cornell-box/CornellBox-Sphere.obj",
-        "teapot/teapot.obj", "conference-room/conference.obj"}) {
-    // The brief's bound is 1.1; CornellBox-Sphere measures 1.104 on the host reference (the
-    // spatial-median large stage on a 4K-triangle scene), so it gets 1.12 and the printed ratio.
-    const double maxRatio = std::string(rel).find("Sphere") != std::string::npos ? 1.12 : 1.1;
-    const std::string path = testScenePath(rel);
+  for (const GpuBuildScene& scene : gpuBuildScenes()) {
+    const double maxRatio = scene.maxSahRatio;
+    const std::string path = testScenePath(scene.relativePath);
     if (path.empty()) continue;
     ++found;
     const TestMesh mesh = loadObjMesh(path);

@@ -9,37 +9,11 @@
 #include "primitives/common/memory.h"
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "tests/accel/kdtree_gpu_trace.cuh"
 #include "tests/accel/kdtree_test_util.h"
 
 namespace srt::test {
 namespace {
-
-struct Result {
-  Hit hit;
-  uint32_t closest;  // 1 when the closest-hit query hit
-  uint32_t any;      // the any-hit query
-};
-
-__global__ void traceKdKernel(KdTreeView tree, const Ray* rays, uint32_t n, Result* out) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Result r;
-  r.closest = intersectClosest(tree, rays[i], &r.hit);
-  r.any = intersectAny(tree, rays[i]);
-  out[i] = r;
-}
-
-__global__ void traceBruteKernel(TriangleMeshView mesh, const Ray* rays, uint32_t n, Result* out) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Result r;
-  r.closest = 0;
-  float tMax = rays[i].tMax;
-  for (uint32_t t = 0; t < mesh.triangleCount; ++t)
-    if (intersectMeshTriangle(mesh, t, rays[i], tMax, &r.hit)) r.closest = 1, tMax = r.hit.t;
-  r.any = r.closest;  // any hit in (0, tMax) exists exactly when a closest one does
-  out[i] = r;
-}
 
 std::vector<Result> launch(bool kd, const KdTreeView& tree, const Buffer<Ray>& rays) {
   const uint32_t n = uint32_t(rays.size());

@@ -15,15 +15,6 @@
 namespace srt::test {
 namespace {
 
-KdTreeView hostView(const KdTree& tree, const TriangleMeshView& mesh) {
-  KdTreeView v;
-  v.nodes = tree.nodes.data();
-  v.primIndices = tree.primIndices.data();
-  v.bounds = tree.bounds;
-  v.mesh = mesh;
-  return v;
-}
-
 // Closest and any hit for every ray family; returns the number of disagreements (reported).
 size_t compareWithBruteForce(const TestMesh& mesh, const KdTree& tree, size_t raysPerFamily,
                              uint64_t seed) {

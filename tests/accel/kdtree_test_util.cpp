@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -277,6 +278,64 @@ std::string describe(const Ray& r, bool hit, const Hit& h) {
   else
     s << " miss";
   return s.str();
+}
+
+KdTreeView hostView(const KdTree& tree, const TriangleMeshView& mesh) {
+  KdTreeView v;
+  v.nodes = tree.nodes.data();
+  v.primIndices = tree.primIndices.data();
+  v.bounds = tree.bounds;
+  v.mesh = mesh;
+  return v;
+}
+
+TestMesh identicalTriangles(int n) {
+  TestMesh m;
+  m.name = "identical-" + std::to_string(n);
+  for (int i = 0; i < n; ++i) m.addTriangle({0, 0, 0}, {1, 0.2f, 0.1f}, {0.3f, 1, -0.2f});
+  return m;
+}
+
+// Only non-finite triangles: nothing to build, one empty leaf.
+TestMesh nonFiniteTriangles() {
+  TestMesh m;
+  m.name = "non-finite";
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  m.addTriangle({nan, 0, 0}, {1, 0, 0}, {0, 1, 0});
+  m.addTriangle({0, 0, 0}, {inf, 0, 0}, {0, 1, 0});
+  return m;
+}
+
+// Slivers spanning the scene's longest axis: every median split along it duplicates all of them.
+TestMesh slivers(int n) {
+  TestMesh m;
+  m.name = "slivers-" + std::to_string(n);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (int i = 0; i < n; ++i) {
+    const float y = u(rng), z = u(rng);
+    m.addTriangle({-10.f, y, z}, {10.f, y + 0.01f, z}, {10.f, y, z + 0.01f});
+  }
+  return m;
+}
+
+TestMesh randomTriangles(int n, uint32_t seed) {
+  TestMesh m;
+  m.name = "random-" + std::to_string(n);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f), s(0.f, 0.08f);
+  for (int i = 0; i < n; ++i) {
+    const Vec3f c(u(rng), u(rng) * 0.5f, u(rng) * 2.f);
+    m.addTriangle(c, c + Vec3f(s(rng), s(rng), s(rng)), c + Vec3f(s(rng), -s(rng), s(rng)));
+  }
+  return m;
+}
+
+std::vector<GpuBuildScene> gpuBuildScenes() {
+  return {{"cornell-box/CornellBox-Original.obj", 1.1},
+          {"cornell-box/CornellBox-Sphere.obj", 1.12},
+          {"teapot/teapot.obj", 1.1},
+          {"conference-room/conference.obj", 1.1}};
 }
 
 }  // namespace srt::test
