@@ -16,6 +16,19 @@ Renderer::Renderer(Scene scene, const Backend& backend, const RenderOptions& opt
 
 Renderer::~Renderer() = default;
 
+void Renderer::setOptions(const RenderOptions& options) {
+  validateRenderOptions(backend_, options);
+  integrator_.reset();  // free the old streams before allocating the new ones
+  options_ = options;
+  integrator_ = makeIntegrator(scene_, *data_, backend_, options_);
+}
+
+void Renderer::setCamera(const Camera& camera) {
+  scene_.camera = camera;
+  integrator_.reset();
+  integrator_ = makeIntegrator(scene_, *data_, backend_, options_);
+}
+
 RenderResult Renderer::render(float time, const ProgressFn& progress) {
   if (time != time_) {
     data_->setTime(scene_, time);

@@ -24,7 +24,13 @@ class Renderer {
   // Renders the scene at `time`; moves the geometry and rebuilds the kd-tree when the time
   // differs from the previous frame's.
   RenderResult render(float time, const ProgressFn& progress = {});
+  // Replaces the render options (primitive, payload, integrator, spp, resolution...), keeping the
+  // scene data and its kd-tree: the viewer and `streamrt profile` switch primitives this way.
+  void setOptions(const RenderOptions& options);
+  // Moves the camera; the next render() shows the new view.
+  void setCamera(const Camera& camera);
   const Scene& scene() const { return scene_; }
+  const RenderOptions& options() const { return options_; }
 
  private:
   Scene scene_;

@@ -7,6 +7,8 @@ packages=(
   libtinyobjloader-dev libstb-dev libcli11-dev nlohmann-json3-dev libassimp-dev libtinyexr-dev
   libgtest-dev libbenchmark-dev
   libepoxy-dev libegl-dev libgl-dev libegl1 libgl1-mesa-dri libegl-mesa0
+  libglfw3-dev libimgui-dev          # the interactive viewer
+  xvfb xauth chromium ccache         # viewer test (a real window), report test (headless browser)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "renderer/core/math.h"
+#include "renderer/shading/rng.h"
 #include "scenes/scene.h"
 
 namespace srt {
@@ -58,5 +59,14 @@ struct CameraView {
     return r;
   }
 };
+
+// The camera ray of a pixel's sample: jitter and lens position from bounce 0 of its sampler.
+SRT_CPU_GPU inline Ray cameraRay(const CameraView& camera, uint32_t pixel, uint32_t sample,
+                                 uint32_t seed) {
+  Sampler sampler = Sampler::at(pixel, sample, 0, seed);
+  const Vec2f jitter = sampler.next2D();
+  const Vec2f lens = sampler.next2D();
+  return camera.generate(pixel, jitter, lens);
+}
 
 }  // namespace srt

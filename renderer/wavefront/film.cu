@@ -1,14 +1,26 @@
+// The film stage: paths that died this pass add their radiance to the fixed-point film.
 #include "renderer/backend/parallel_for.h"
 #include "renderer/wavefront/stages.h"
 
 namespace srt {
 
-void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep, Vec3f* film) {
+void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep,
+                 const FixedFilm& film, PoolControl* ctl) {
   parallelFor(b, paths.count, [=] SRT_CPU_GPU(uint32_t i) {
-    if (!paths.live(i) || keep[i]) return;
+    if (!paths.inStream(i) || !paths.live(i)) return;
     const uint32_t s = paths.slot(i);
-    // One path per pixel per sample, so this add never races and its order is fixed.
-    film[paths.state.pixel[s]] += paths.state.radiance[s];
+    const bool died = !keep[s];
+    if (died) film.add(paths.state.pixel[s], paths.state.radiance[s]);
+#if SRT_IS_GPU_CODE
+    const uint32_t mask = __ballot_sync(__activemask(), died);
+    if (died && (threadIdx.x & 31) == uint32_t(__ffs(mask) - 1))
+      atomicAdd(&ctl->finished, (unsigned long long)__popc(mask));
+#else
+    if (died) {
+#pragma omp atomic
+      ctl->finished += 1;
+    }
+#endif
   });
 }
 

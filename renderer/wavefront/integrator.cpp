@@ -29,28 +29,57 @@ const uint32_t* Counters::readBack(const Backend& backend) {
   return host_;
 }
 
-Image resolveFilm(const Buffer<Vec3f>& film, const RenderOptions& opt, const Backend& backend) {
+Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt,
+                  const Backend& backend) {
   backend.synchronize();
   Image img;
   img.width = opt.width;
   img.height = opt.height;
-  img.pixels = film.download();
-  const float inv = 1.f / float(opt.spp);
-  for (Vec3f& p : img.pixels) p = p * inv;
+  const std::vector<unsigned long long> sum = film.download();
+  img.pixels.resize(sum.size() / 3);
+  const double inv = 1.0 / (kFilmScale * double(opt.spp));
+  for (size_t p = 0; p < img.pixels.size(); ++p)
+    img.pixels[p] = Vec3f(float(double(sum[3 * p]) * inv), float(double(sum[3 * p + 1]) * inv),
+                          float(double(sum[3 * p + 2]) * inv));
   return img;
+}
+
+namespace {
+// Bytes a pool slot costs: two copies of the path (compaction moves between them), shadow
+// candidates and their queue, the hit, flags and index streams.
+constexpr size_t kBytesPerPoolPath = 2 * PathState::kBytesPerElement +
+                                     2 * ShadowRays::kBytesPerElement + sizeof(Hit) + 4 +
+                                     3 * sizeof(uint32_t);
+}  // namespace
+
+uint32_t defaultPoolSize(const Backend& backend, const RenderOptions&) {
+  if (!backend.isCuda()) return 1u << 18;  // enough to keep the CPU's threads busy per stage
+  int device = 0;
+  SRT_CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  SRT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  // Eight times the threads the GPU holds at once: traversal's long tail of slow warps still
+  // leaves other work resident (H100: 132 SMs x 2048 x 8 = 2.16M paths, about 1080p).
+  uint64_t n = uint64_t(prop.multiProcessorCount) * prop.maxThreadsPerMultiProcessor * 8;
+  size_t freeBytes = 0, total = 0;
+  SRT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
+  n = std::min<uint64_t>(n, freeBytes / 4 / kBytesPerPoolPath);
+  return uint32_t(std::max<uint64_t>(n, 1024));
 }
 
 std::string defaultCompaction(const Backend& backend) {
   return backend.isCuda() ? "cub" : "cpu";
 }
 
-size_t estimateRenderBytes(const RenderOptions& opt) {
+size_t estimateRenderBytes(const RenderOptions& opt, uint32_t poolSize) {
   const size_t n = size_t(opt.width) * size_t(opt.height);
-  // Two copies of each stream (compaction moves from one to the other), hits, flags, film.
-  const size_t perPixel = 2 * PathState::kBytesPerElement + 2 * ShadowRays::kBytesPerElement +
-                          sizeof(Hit) + 3 + sizeof(Vec3f) + 2 * sizeof(uint32_t);
-  const size_t perWhitted = 2 * 2 * WhittedRays::kBytesPerElement + sizeof(Hit) + 2;
-  return n * (opt.integrator == "whitted" ? perWhitted + sizeof(Vec3f) : perPixel);
+  const size_t film = n * 3 * sizeof(unsigned long long);
+  if (opt.integrator == "whitted") {
+    // Two copies of the stream of rays and of their two children, hits, flags.
+    return n * (2 * 2 * WhittedRays::kBytesPerElement + sizeof(Hit) + 2) + film;
+  }
+  const uint64_t work = uint64_t(n) * uint64_t(opt.spp);
+  return size_t(std::min<uint64_t>(poolSize, work)) * kBytesPerPoolPath + film;
 }
 
 void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
@@ -67,6 +96,20 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   if (opt.integrator != "path" && opt.integrator != "whitted")
     throw std::invalid_argument("--integrator must be path or whitted (got '" + opt.integrator +
                                 "')");
+  if (opt.schedule != "waves" && opt.schedule != "regenerate")
+    throw std::invalid_argument("--schedule must be waves or regenerate (got '" + opt.schedule +
+                                "')");
+  if (opt.traversal != "standard" && opt.traversal != "persistent")
+    throw std::invalid_argument("--traversal must be standard or persistent (got '" +
+                                opt.traversal + "')");
+  if (opt.traversal == "persistent" && !backend.isCuda())
+    throw std::invalid_argument("--traversal persistent needs the CUDA backend (--backend " +
+                                std::string(backend.name()) + ")");
+  if (opt.poolSize > (1u << 30))
+    throw std::invalid_argument("--pool " + std::to_string(opt.poolSize) +
+                                " is more than 2^30 paths");
+  if (uint64_t(opt.firstSample) + uint64_t(opt.spp) > 0xffffffffull)
+    throw std::invalid_argument("first sample + --spp passes 2^32");
 
   const std::string spec = opt.compaction == "auto" ? defaultCompaction(backend) : opt.compaction;
   auto& registry = compaction::Registry::global();
@@ -83,14 +126,16 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   }
 
   // Check the streams fit before allocating any of them.
-  const size_t need = estimateRenderBytes(opt);
+  const uint32_t pool = opt.poolSize ? opt.poolSize : defaultPoolSize(backend, opt);
+  const size_t need = estimateRenderBytes(opt, pool);
   if (backend.isCuda()) {
     size_t freeBytes = 0, total = 0;
     SRT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
     if (need > freeBytes)
       throw std::invalid_argument(
           "--width x --height: " + std::to_string(opt.width) + "x" + std::to_string(opt.height) +
-          " needs " + std::to_string(need >> 20) + " MiB of GPU memory for its ray streams; " +
+          " needs " + std::to_string(need >> 20) + " MiB of GPU memory for its film and ray " +
+          "streams; " +
           std::to_string(freeBytes >> 20) + " MiB are free");
   } else {
     const size_t physical = size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGE_SIZE));

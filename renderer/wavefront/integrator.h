@@ -23,6 +23,13 @@ struct RenderOptions {
   std::string compaction = "auto";  // a registered primitive (with options), or auto
   std::string payload = "state";    // state: compaction moves whole paths; index: an index stream
   uint32_t seed = 0;
+  // How the path pool is fed (path tracer): "regenerate" refills freed slots with new camera
+  // paths after every bounce; "waves" starts new paths only when the whole pool has died (one
+  // wave per sample when the pool holds every pixel: the classic wavefront loop).
+  std::string schedule = "regenerate";
+  uint32_t poolSize = 0;  // paths in flight; 0: sized from the device (SM count, free memory)
+  std::string traversal = "standard";  // closest-hit kernel: standard | persistent (CUDA)
+  uint32_t firstSample = 0;  // samples [firstSample, firstSample + spp): progressive viewers
 };
 
 // Called after each sample pass with the passes done so far and the rays traced so far.
@@ -46,8 +53,12 @@ std::unique_ptr<Integrator> makeIntegrator(const Scene& scene, const SceneData& 
 // The compaction primitive `auto` stands for on a backend.
 std::string defaultCompaction(const Backend& backend);
 
-// Bytes of memory a render of these options needs on its backend (streams and film), to check a
-// resolution against the memory there before allocating anything.
-size_t estimateRenderBytes(const RenderOptions& options);
+// Paths in flight when RenderOptions::poolSize is 0: enough to fill the device several times
+// over, at most a quarter of its free memory.
+uint32_t defaultPoolSize(const Backend& backend, const RenderOptions& options);
+
+// Bytes of memory a render of these options needs on its backend (the path pool or the Whitted
+// streams, and the film), to check it against the memory there before allocating anything.
+size_t estimateRenderBytes(const RenderOptions& options, uint32_t poolSize);
 
 }  // namespace srt

@@ -72,8 +72,9 @@ class WavefrontIntegrator : public Integrator {
   Counters counters_;
 };
 
-// The film's sum divided by the sample count, as an image.
-Image resolveFilm(const Buffer<Vec3f>& film, const RenderOptions& opt, const Backend& backend);
+// The fixed-point film's sums divided by the sample count, as an image.
+Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt,
+                  const Backend& backend);
 
 std::unique_ptr<Integrator> makePathIntegrator(const Scene& scene, const SceneData& data,
                                                const Backend& backend, const RenderOptions& opt,

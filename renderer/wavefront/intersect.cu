@@ -5,6 +5,7 @@ namespace srt {
 
 void traceClosest(const Backend& b, const SceneView& scene, const RayStreamRef& rays, Hit* hits) {
   parallelFor(b, rays.count, [=] SRT_CPU_GPU(uint32_t i) {
+    if (rays.deviceCount && i >= *rays.deviceCount) return;
     if (rays.lanes && !rays.lanes[i]) return;
     const uint32_t s = rays.slots ? rays.slots[i] : i;
     Ray ray;

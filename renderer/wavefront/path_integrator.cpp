@@ -1,8 +1,20 @@
-// The wavefront path tracer's bounce loop. Per bounce: extend (closest hit), shade (emission,
-// NEE candidates, next direction, roulette), compact the shadow candidates, trace them, add dead
-// paths to the film, compact the live paths. The only host read-back per bounce is the two
-// survivor counts: they size the next launches and end the loop early.
+// The wavefront path tracer over a fixed-size path pool. A pass: extend (closest hit), shade
+// (emission, NEE candidates, next direction, roulette), compact the shadow candidates and trace
+// them, add dead paths to the film, then make room and refill it with new camera paths:
+//   - a compacting primitive moves the survivors to the front and new paths fill the tail;
+//   - "none" leaves dead lanes in place and new paths take them where they are;
+//   - with the index payload the state never moves: dead slots take new paths in place and the
+//     primitive compacts the list of occupied slots into the next pass's stream.
+// The schedule "waves" refills only once the whole pool has died (the classic loop, one wave per
+// sample when the pool holds every pixel); "regenerate" refills after every pass, so the pool
+// stays full and every launch has work for the whole GPU (Laine et al. 2013).
+//
+// Every count lives on the device (PoolControl): kernels are launched at an upper bound and
+// return past the count, compaction runs over the bound (flags past the count are 0). The host
+// reads the control block back one pass late, for progress and to know when to stop, so the GPU
+// always has the next pass queued.
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "renderer/wavefront/integrator_common.h"
@@ -10,147 +22,298 @@
 namespace srt {
 namespace {
 
+// What the host keeps of a pass until its read-back arrives: its stage marks and GL transfers.
+struct PassRecord {
+  std::unique_ptr<StageClock> clock;
+  std::array<StageClock::Mark, 8> marks{};
+  double transferMs = 0;
+  uint32_t bound = 0;  // the launch size the pass ran at
+};
+
 class PathIntegrator final : public WavefrontIntegrator {
  public:
   PathIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
                  const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
                  const compaction::Info& info)
-      : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info) {
+      : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info),
+        capacity_(poolCapacity(backend, opt)),
+        waves_(opt.schedule == "waves"),
+        refill_(!info.compacts             ? Refill::InPlace
+                : opt.payload == "index" ? Refill::InPlaceIndexed
+                                         : Refill::Tail),
+        control_(backend.memory(), 1) {
     const MemorySpace space = backend.memory();
-    const size_t n = size_t(opt.width) * opt.height;
-    const bool compacts = info_.compacts;
-    indexPayload_ = opt.payload == "index";
+    const size_t n = capacity_;
     state_[0].allocate(space, n);
-    if (compacts && !indexPayload_) state_[1].allocate(space, n);
-    if (indexPayload_) {
-      slots_[0] = Buffer<uint32_t>(space, n);
-      if (compacts) slots_[1] = Buffer<uint32_t>(space, n);
-    }
+    if (refill_ == Refill::Tail) state_[1].allocate(space, n);
     hits_ = Buffer<Hit>(space, n);
     keep_[0] = Buffer<uint8_t>(space, n);
-    if (!compacts) keep_[1] = Buffer<uint8_t>(space, n);
+    if (refill_ == Refill::InPlace) keep_[1] = Buffer<uint8_t>(space, n);
     shadowCandidates_.allocate(space, n);
-    if (compacts && indexPayload_) {
-      // Index payload: shadow rays stay where shading wrote them; only their positions move.
+    if (refill_ == Refill::InPlaceIndexed) {
+      // Index payload: paths and shadow rays stay where they were written; positions move.
+      slots_ = Buffer<uint32_t>(space, n);
       identity_ = Buffer<uint32_t>(space, n);
       fillIdentity(backend, identity_.data(), uint32_t(n));
       shadowIndex_ = Buffer<uint32_t>(space, n);
-    } else if (compacts) {
+    } else if (info.compacts) {
       shadowQueue_.allocate(space, n);
     }
     shadowKeep_ = Buffer<uint8_t>(space, n);
-    film_ = Buffer<Vec3f>(space, n);
-    if (compacts) compactor_->reserve(uint32_t(n));
+    film_ = Buffer<unsigned long long>(space, 3 * size_t(opt.width) * opt.height);
+    for (auto& d : depthCounts_) d = Buffer<unsigned long long>(space, kMaxDepths);
+    if (info.compacts) compactor_->reserve(uint32_t(n));
+    for (auto& r : passes_) r.clock = std::make_unique<StageClock>(backend);
+    if (backend.isCuda()) {
+      SRT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&snapshots_),
+                                    kRing * sizeof(PoolControl)));
+      for (auto& e : readBackDone_)
+        SRT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    } else {
+      snapshots_ = new PoolControl[kRing];
+    }
+  }
+
+  ~PathIntegrator() override {
+    if (backend_.isCuda()) {
+      cudaStreamSynchronize(backend_.stream);
+      for (auto& e : readBackDone_) cudaEventDestroy(e);
+      cudaFreeHost(snapshots_);
+    } else {
+      delete[] snapshots_;
+    }
   }
 
   Image render(RenderStats& stats, const ProgressFn& progress) override {
-    const uint32_t n = uint32_t(size_t(opt_.width) * opt_.height);
-    const bool compacts = info_.compacts;
-    const SceneView& scene = data_.view();
-    uint64_t raysSoFar = 0;
-    std::vector<compaction::Field> fields;
+    const uint32_t pixels = uint32_t(size_t(opt_.width) * opt_.height);
     film_.fillBytes(0);
+    for (auto& d : depthCounts_) d.fillBytes(0);
+    for (auto& k : keep_)
+      if (!k.empty()) k.fillBytes(0);
+    cur_ = keepIn_ = 0;
+    PoolControl init;
+    init.totalWork = (unsigned long long)pixels * uint32_t(opt_.spp);
+    control_.upload(&init, 1);
+    source_ = PathSource{camera_, pixels, opt_.firstSample, opt_.seed};
+    film_view_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)};
+    stats.schedule = opt_.schedule;
+    stats.poolSize = capacity_;
+    stats.traversal = opt_.traversal;
 
-    for (int sample = 0; sample < opt_.spp; ++sample) {
-      const SampleKey key{uint32_t(sample), opt_.seed};
-      int cur = 0;
-      generateCameraPaths(backend_, camera_, key, n, state_[0].view(),
-                          indexPayload_ ? slots_[0].data() : nullptr);
-      PathStream paths;
-      paths.count = n;
-      uint64_t liveIn = n;
-      int keepOut = 0;
-
-      for (int bounce = 0; bounce <= opt_.maxDepth; ++bounce) {
-        const int stateIdx = indexPayload_ ? 0 : cur;
-        paths.state = state_[stateIdx].view();
-        paths.slots = indexPayload_ ? slots_[cur].data() : nullptr;
-        uint8_t* keep = keep_[keepOut].data();
-        clock_.reset();
-        const auto m0 = clock_.mark();
-        traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
-        const auto m1 = clock_.mark();
-        ShadeOutputs out{keep, shadowCandidates_.view(), shadowKeep_.data()};
-        shadePaths(backend_, scene, paths, hits_.data(), key, uint32_t(bounce),
-                   uint32_t(opt_.maxDepth), out);
-        const auto m2 = clock_.mark();
-
-        ShadowStream shadows;
-        shadows.maxCount = paths.count;
-        double transferMs = 0;
-        if (compacts) {
-          fields.clear();
-          if (indexPayload_) {
-            fields.push_back({identity_.data(), shadowIndex_.data(), sizeof(uint32_t)});
-            shadows.rays = shadowCandidates_.view();
-            shadows.indices = shadowIndex_.data();
-          } else {
-            ShadowRaysStorage::compactionFields(shadowCandidates_, shadowQueue_, fields);
-            shadows.rays = shadowQueue_.view();
-          }
-          transferMs += compact(shadowKeep_.data(), fields, paths.count, counters_.device() + 1);
-          shadows.deviceCount = counters_.device() + 1;
-        } else {
-          countFlags(backend_, shadowKeep_.data(), paths.count, counters_.device() + 1);
-          shadows.rays = shadowCandidates_.view();
-          shadows.lanes = shadowKeep_.data();
-        }
-        const auto m3 = clock_.mark();
-        traceShadows(backend_, scene, shadows, paths.state);
-        const auto m4 = clock_.mark();
-        finishPaths(backend_, paths, keep, film_.data());
-        const auto m5 = clock_.mark();
-
-        if (compacts) {
-          fields.clear();
-          if (indexPayload_)
-            fields.push_back({slots_[cur].data(), slots_[1 - cur].data(), sizeof(uint32_t)});
-          else
-            PathStateStorage::compactionFields(state_[cur], state_[1 - cur], fields);
-          transferMs += compact(keep, fields, paths.count, counters_.device());
-        } else {
-          countFlags(backend_, keep, paths.count, counters_.device());
-        }
-        const auto m6 = clock_.mark();
-        const uint32_t* counts = counters_.readBack(backend_);  // synchronises
-
-        BounceStats& bs = stats.bounce(size_t(bounce));
-        bs.raysIn += liveIn;
-        bs.lanes += paths.count;
-        bs.raysAlive += counts[0];
-        bs.shadowRays += counts[1];
-        bs.traceMs += clock_.elapsedMs(m0, m1);
-        bs.shadeMs += clock_.elapsedMs(m1, m2) + clock_.elapsedMs(m4, m5);
-        bs.compactionMs += clock_.elapsedMs(m2, m3) + clock_.elapsedMs(m5, m6);
-        bs.transferMs += transferMs;
-        bs.shadowMs += clock_.elapsedMs(m3, m4);
-        raysSoFar += liveIn + counts[1];
-
-        liveIn = counts[0];
-        if (counts[0] == 0) break;
-        if (compacts) {
-          cur = 1 - cur;
-          paths.count = counts[0];
-        } else {
-          paths.lanes = keep;  // dead lanes stay in the stream and return early
-          keepOut = 1 - keepOut;
-        }
+    // The first paths: a pass in which nothing was alive.
+    refill(keep_[0].data());
+    uint32_t bound = capacity_;
+    int lastSamples = -1;
+    int nextDepth = 0;  // waves: the depth of the next pass harvested
+    const bool lagged = backend_.isCuda();
+    for (uint64_t pass = 0;; ++pass) {
+      runPass(bound, passes_[pass % kRing]);
+      readBack(int(pass % kRing));
+      // Harvest the previous pass while this one runs (the CPU's stages are synchronous: this one).
+      if (lagged && pass == 0) continue;
+      const int done = int((lagged ? pass - 1 : pass) % kRing);
+      if (lagged) SRT_CUDA_CHECK(cudaEventSynchronize(readBackDone_[done]));
+      const PoolControl& c = snapshots_[done];
+      recordPass(stats, c, passes_[done], nextDepth);
+      const bool allIssued = c.nextWork >= c.totalWork;
+      // Once no work is left the stream only shrinks: later passes launch at most this count.
+      if (allIssued && refill_ != Refill::InPlace) bound = std::min(bound, c.count);
+      const int samples = int(c.finished / pixels);
+      if (progress && samples != lastSamples) {
+        progress(samples, opt_.spp, c.raysTraced + c.shadowRaysTraced);
+        lastSamples = samples;
       }
-      if (progress) progress(sample + 1, opt_.spp, raysSoFar);
+      if (allIssued && c.live == 0) break;
     }
+    backend_.synchronize();  // (on CUDA one more pass was queued; it found nothing to do)
+    collectDepthStats(stats);
     return resolveFilm(film_, opt_, backend_);
   }
 
  private:
-  bool indexPayload_ = false;
-  PathStateStorage state_[2];
-  Buffer<uint32_t> slots_[2];
+  static constexpr int kRing = 3;        // passes in flight between queueing and harvest
+  static constexpr int kMaxDepths = 66;  // depths 0..64 and one spare
+
+  static uint32_t poolCapacity(const Backend& backend, const RenderOptions& opt) {
+    const uint64_t work = uint64_t(opt.width) * uint64_t(opt.height) * uint64_t(opt.spp);
+    const uint64_t want = opt.poolSize ? opt.poolSize : defaultPoolSize(backend, opt);
+    return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(want, work)));
+  }
+
+  DepthCounters depthCounters() const {
+    return {depthCounts_[0].data(), depthCounts_[1].data(), depthCounts_[2].data()};
+  }
+
+  // One pass over the stream, launched at `bound` (the device count decides who works).
+  void runPass(uint32_t bound, PassRecord& rec) {
+    const SceneView& scene = data_.view();
+    PoolControl* ctl = control_.data();
+    const bool indexed = refill_ == Refill::InPlaceIndexed;
+    const bool inPlace = refill_ == Refill::InPlace;
+    StageClock& clock = *rec.clock;
+    clock.reset();
+    transferMs_ = 0;
+
+    PathStream paths;
+    paths.state = state_[cur_].view();
+    paths.slots = indexed ? slots_.data() : nullptr;
+    paths.lanes = inPlace ? keep_[keepIn_].data() : nullptr;
+    paths.count = bound;
+    paths.deviceCount = &ctl->count;
+    uint8_t* keep = keep_[inPlace ? 1 - keepIn_ : 0].data();
+
+    const auto m0 = clock.mark();
+    traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
+    const auto m1 = clock.mark();
+    const ShadeOutputs out{keep, shadowCandidates_.view(), shadowKeep_.data(), depthCounters()};
+    shadePaths(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
+    const auto m2 = clock.mark();
+
+    ShadowStream shadows;
+    shadows.maxCount = bound;
+    if (info_.compacts) {
+      fields_.clear();
+      if (indexed) {
+        fields_.push_back({identity_.data(), shadowIndex_.data(), sizeof(uint32_t)});
+        shadows.rays = shadowCandidates_.view();
+        shadows.indices = shadowIndex_.data();
+      } else {
+        ShadowRaysStorage::compactionFields(shadowCandidates_, shadowQueue_, fields_);
+        shadows.rays = shadowQueue_.view();
+      }
+      transferMs_ += compact(shadowKeep_.data(), fields_, bound, &ctl->shadowCount);
+      shadows.deviceCount = &ctl->shadowCount;
+    } else {
+      countFlags(backend_, shadowKeep_.data(), bound, &ctl->shadowCount);
+      shadows.rays = shadowCandidates_.view();
+      shadows.lanes = shadowKeep_.data();
+    }
+    const auto m3 = clock.mark();
+    traceShadows(backend_, scene, shadows, paths.state);
+    const auto m4 = clock.mark();
+    finishPaths(backend_, paths, keep, film_view_, ctl);
+    const auto m5 = clock.mark();
+
+    if (refill_ == Refill::Tail) {
+      fields_.clear();
+      PathStateStorage::compactionFields(state_[cur_], state_[1 - cur_], fields_);
+      transferMs_ += compact(keep, fields_, bound, &ctl->kept);
+      cur_ = 1 - cur_;
+    } else {
+      countFlags(backend_, keep, capacity_, &ctl->kept);
+    }
+    const auto m6 = clock.mark();
+    refill(keep);
+    if (inPlace) keepIn_ = 1 - keepIn_;  // this pass's flags are the next pass's lanes
+    const auto m7 = clock.mark();
+    rec.marks = {m0, m1, m2, m3, m4, m5, m6, m7};
+    rec.transferMs = transferMs_;
+    rec.bound = bound;
+  }
+
+  // New paths into the room a pass left, then its bookkeeping. `alive`: the flags per slot after
+  // the pass (in-place refills set them for the paths they start).
+  void refill(uint8_t* alive) {
+    PoolControl* ctl = control_.data();
+    const PathState st = state_[cur_].view();
+    if (refill_ == Refill::Tail) {
+      refillTail(backend_, source_, st, ctl, capacity_, waves_);
+    } else {
+      refillInPlace(backend_, source_, st, alive, ctl, capacity_, waves_);
+      if (refill_ == Refill::InPlaceIndexed) {
+        // The next stream: the occupied slots, in slot order.
+        fields_.clear();
+        fields_.push_back({identity_.data(), slots_.data(), sizeof(uint32_t)});
+        transferMs_ += compact(alive, fields_, capacity_, &ctl->nextCount);
+      }
+    }
+    endPass(backend_, ctl, refill_, capacity_, waves_);
+  }
+
+  void readBack(int ring) {
+    if (backend_.isCuda()) {
+      SRT_CUDA_CHECK(cudaMemcpyAsync(&snapshots_[ring], control_.data(), sizeof(PoolControl),
+                                     cudaMemcpyDeviceToHost, backend_.stream));
+      SRT_CUDA_CHECK(cudaEventRecord(readBackDone_[ring], backend_.stream));
+    } else {
+      snapshots_[ring] = *control_.data();
+    }
+  }
+
+  // The least the primitives had to move this pass: flags read, survivors read and written.
+  uint64_t compactionBytes(const PoolControl& c, uint32_t bound) const {
+    if (!info_.compacts) return 0;
+    if (refill_ == Refill::InPlaceIndexed)
+      return uint64_t(bound) + 8ull * c.lastShadow + capacity_ + 8ull * c.count;
+    return uint64_t(bound) * 2 + 2ull * c.lastShadow * ShadowRays::kBytesPerElement +
+           2ull * c.lastKept * PathState::kBytesPerElement;
+  }
+
+  void recordPass(RenderStats& stats, const PoolControl& c, const PassRecord& rec,
+                  int& nextDepth) {
+    const auto& m = rec.marks;
+    const StageClock& k = *rec.clock;
+    IterationStats it;
+    it.lanes = c.lastLanes;
+    it.alive = c.lastKept;
+    it.regenerated = c.lastRegenerated;
+    it.idle = capacity_ - std::min(capacity_, c.live);
+    it.traceMs = k.elapsedMs(m[0], m[1]);
+    it.shadeMs = k.elapsedMs(m[1], m[2]) + k.elapsedMs(m[4], m[5]);
+    it.compactionMs = k.elapsedMs(m[2], m[3]) + k.elapsedMs(m[5], m[6]);
+    it.shadowMs = k.elapsedMs(m[3], m[4]);
+    it.regenerateMs = k.elapsedMs(m[6], m[7]);
+    it.transferMs = rec.transferMs;
+    it.compactionBytes = compactionBytes(c, rec.bound);
+    stats.iterations.push_back(it);
+    // Waves: every pass is one depth of one wave, so stage times can be given per depth too.
+    if (waves_) {
+      BounceStats& b = stats.bounce(size_t(nextDepth));
+      b.lanes += c.lastLanes;
+      b.traceMs += it.traceMs;
+      b.shadeMs += it.shadeMs;
+      b.compactionMs += it.compactionMs;
+      b.shadowMs += it.shadowMs;
+      b.transferMs += it.transferMs;
+      b.compactionBytes += it.compactionBytes;
+      nextDepth = c.lastRegenerated > 0 ? 0 : nextDepth + 1;
+    }
+  }
+
+  void collectDepthStats(RenderStats& stats) const {
+    const auto in = depthCounts_[0].download(), alive = depthCounts_[1].download(),
+               shadow = depthCounts_[2].download();
+    for (int d = 0; d < kMaxDepths; ++d) {
+      if (!in[d] && !shadow[d]) continue;
+      BounceStats& b = stats.bounce(size_t(d));
+      b.raysIn = in[d];
+      b.raysAlive = alive[d];
+      b.shadowRays = shadow[d];
+      if (!waves_) b.lanes = in[d];  // paths of all depths share each pass: no lanes per depth
+    }
+  }
+
+  const uint32_t capacity_;
+  const bool waves_;
+  const Refill refill_;
+  Buffer<PoolControl> control_;
+  PathSource source_;
+  FixedFilm film_view_;
+  PathStateStorage state_[2];  // Tail: compaction moves paths from one to the other
+  int cur_ = 0;
+  Buffer<uint8_t> keep_[2];  // InPlace: lanes alive at the start of a pass, and after it
+  int keepIn_ = 0;
   Buffer<Hit> hits_;
-  Buffer<uint8_t> keep_[2];
+  Buffer<uint32_t> slots_, identity_, shadowIndex_;  // index payload
   ShadowRaysStorage shadowCandidates_, shadowQueue_;
-  Buffer<uint32_t> identity_, shadowIndex_;  // index payload: 0..n-1, and the compacted positions
   Buffer<uint8_t> shadowKeep_;
-  Buffer<Vec3f> film_;
+  Buffer<unsigned long long> film_;
+  Buffer<unsigned long long> depthCounts_[3];  // rays in, alive, shadow rays per depth
+  std::vector<compaction::Field> fields_;
+  double transferMs_ = 0;
+  std::array<PassRecord, kRing> passes_;
+  PoolControl* snapshots_ = nullptr;  // pinned on CUDA
+  std::array<cudaEvent_t, kRing> readBackDone_{};
 };
 
 }  // namespace

@@ -12,10 +12,12 @@
 
 namespace srt {
 
-// A path in flight. The bounce and sample index are the same for the whole stream and are not
-// stored; random numbers are keyed by (pixel, sample, bounce), never by stream slot.
+// A path in flight. Paths of every depth share the pool, so each carries its pixel, sample and
+// depth: random numbers are keyed by (pixel, sample, depth), never by stream slot.
 #define SRT_PATH_FIELDS(X)                                                        \
   X(uint32_t, pixel) /* film pixel this path belongs to (and the RNG key) */      \
+  X(uint32_t, sample) /* sample index within its pixel */                         \
+  X(uint32_t, depth)  /* bounces so far: 0 for the camera ray */                  \
   X(Vec3f, origin)   /* next ray */                                               \
   X(Vec3f, direction)                                                             \
   X(Vec3f, throughput) /* product of f cos / pdf so far */                        \

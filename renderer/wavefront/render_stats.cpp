@@ -1,9 +1,28 @@
 #include "renderer/wavefront/render_stats.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace srt {
+
+StageTotals stageTotals(const RenderStats& s) {
+  StageTotals t;
+  if (!s.iterations.empty()) {  // the path tracer times passes (which may mix depths)
+    for (const IterationStats& it : s.iterations) {
+      t.traceMs += it.traceMs, t.shadeMs += it.shadeMs, t.shadowMs += it.shadowMs;
+      t.compactionMs += it.compactionMs, t.transferMs += it.transferMs;
+      t.regenerateMs += it.regenerateMs, t.compactionBytes += it.compactionBytes;
+    }
+    return t;
+  }
+  for (const BounceStats& b : s.bounces) {
+    t.traceMs += b.traceMs, t.shadeMs += b.shadeMs, t.shadowMs += b.shadowMs;
+    t.compactionMs += b.compactionMs, t.transferMs += b.transferMs;
+    t.compactionBytes += b.compactionBytes;
+  }
+  return t;
+}
 
 uint64_t RenderStats::totalRays() const {
   uint64_t n = 0;
@@ -19,6 +38,11 @@ std::string statsToJson(const RenderStats& s) {
   j["device"] = s.device;
   j["compaction"] = s.compaction;
   j["payload"] = s.payload;
+  if (!s.schedule.empty()) {
+    j["schedule"] = s.schedule;
+    j["pool_size"] = s.poolSize;
+    j["traversal"] = s.traversal;
+  }
   j["resolution"] = {s.width, s.height};
   j["spp"] = s.spp;
   j["max_depth"] = s.maxDepth;
@@ -58,12 +82,25 @@ std::string statsToJson(const RenderStats& s) {
                        {"compaction_transfer_ms", b.transferMs},
                        {"trace_ms", b.traceMs},
                        {"shade_ms", b.shadeMs},
-                       {"shadow_ms", b.shadowMs}});
+                       {"shadow_ms", b.shadowMs},
+                       {"compaction_bytes", b.compactionBytes}});
   }
   j["bounces"] = bounces;
-  double compaction = 0, trace = 0, shade = 0, shadow = 0;
-  for (const BounceStats& b : s.bounces)
-    compaction += b.compactionMs, trace += b.traceMs, shade += b.shadeMs, shadow += b.shadowMs;
+  nlohmann::json passes = nlohmann::json::array();
+  for (const IterationStats& it : s.iterations)
+    passes.push_back({{"lanes", it.lanes},
+                      {"alive", it.alive},
+                      {"regenerated", it.regenerated},
+                      {"idle", it.idle},
+                      {"trace_ms", it.traceMs},
+                      {"shade_ms", it.shadeMs},
+                      {"shadow_ms", it.shadowMs},
+                      {"compaction_ms", it.compactionMs},
+                      {"compaction_transfer_ms", it.transferMs},
+                      {"regenerate_ms", it.regenerateMs},
+                      {"compaction_bytes", it.compactionBytes}});
+  if (!s.iterations.empty()) j["passes"] = passes;
+  const StageTotals t = stageTotals(s);
   j["totals"] = {{"rays", s.totalRays()},
                  {"rays_per_second", s.raysPerSecond()},
                  {"samples_per_second", s.samplesPerSecond()},
@@ -71,10 +108,14 @@ std::string statsToJson(const RenderStats& s) {
                  {"wall_seconds", s.wallSeconds},
                  {"scene_load_seconds", s.sceneLoadSeconds},
                  {"accel_build_ms", s.accel.buildMs},
-                 {"compaction_ms", compaction},
-                 {"trace_ms", trace},
-                 {"shade_ms", shade},
-                 {"shadow_ms", shadow}};
+                 {"compaction_ms", t.compactionMs},
+                 {"compaction_transfer_ms", t.transferMs},
+                 {"compaction_bytes", t.compactionBytes},
+                 {"trace_ms", t.traceMs},
+                 {"shade_ms", t.shadeMs},
+                 {"shadow_ms", t.shadowMs},
+                 {"regenerate_ms", t.regenerateMs},
+                 {"passes", s.iterations.size()}};
   return j.dump(2) + "\n";
 }
 
@@ -85,6 +126,12 @@ std::string statsTable(const RenderStats& s) {
                 s.scene.c_str(), s.width, s.height, s.spp, s.integrator.c_str(), s.backend.c_str(),
                 s.compaction.c_str(), s.payload.c_str());
   out += line;
+  if (!s.schedule.empty()) {
+    std::snprintf(line, sizeof line, "schedule %s, pool %u paths, traversal %s, %zu passes%s\n",
+                  s.schedule.c_str(), s.poolSize, s.traversal.c_str(), s.iterations.size(),
+                  s.schedule == "waves" ? "" : " (passes mix depths: stage times are per pass)");
+    out += line;
+  }
   out +=
       "bounce      rays in   rays alive  shadow rays  compact ms  (xfer ms)   trace ms   "
       "shade ms  shadow ms\n";
@@ -101,12 +148,25 @@ std::string statsTable(const RenderStats& s) {
     t.compactionMs += b.compactionMs, t.transferMs += b.transferMs, t.traceMs += b.traceMs;
     t.shadeMs += b.shadeMs, t.shadowMs += b.shadowMs;
   }
+  const StageTotals tt = stageTotals(s);
   std::snprintf(line, sizeof line,
                 " total %12llu %12llu %12llu %11.2f %10.2f %10.2f %10.2f %10.2f\n",
                 (unsigned long long)t.raysIn, (unsigned long long)t.raysAlive,
-                (unsigned long long)t.shadowRays, t.compactionMs, t.transferMs, t.traceMs,
-                t.shadeMs, t.shadowMs);
+                (unsigned long long)t.shadowRays, tt.compactionMs, tt.transferMs, tt.traceMs,
+                tt.shadeMs, tt.shadowMs);
   out += line;
+  if (!s.iterations.empty()) {
+    uint64_t lanes = 0, alive = 0, regenerated = 0, idle = 0;
+    for (const IterationStats& it : s.iterations)
+      lanes += it.lanes, alive += it.alive, regenerated += it.regenerated, idle += it.idle;
+    const double n = double(s.iterations.size()) * std::max<uint32_t>(s.poolSize, 1);
+    std::snprintf(line, sizeof line,
+                  "pool per pass: %.1f%% lanes launched, %.1f%% alive after the bounce, %.1f%% "
+                  "regenerated, %.1f%% idle; refill %.2f ms\n",
+                  100.0 * lanes / n, 100.0 * alive / n, 100.0 * regenerated / n, 100.0 * idle / n,
+                  tt.regenerateMs);
+    out += line;
+  }
   std::snprintf(line, sizeof line,
                 "%.3g rays/s, %.3g samples/s, render %.2f s, wall %.2f s (load %.2f s, kd-tree "
                 "%s %.1f ms, SAH cost %.1f)\n",

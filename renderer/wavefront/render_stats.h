@@ -19,6 +19,20 @@ struct BounceStats {
   double traceMs = 0;       // closest-hit traversal
   double shadeMs = 0;       // shading, NEE sampling, next-direction sampling
   double shadowMs = 0;      // shadow-ray traversal
+  uint64_t compactionBytes = 0;  // bytes the primitive must move at least: flags read, survivors'
+                                 // payload read and written
+};
+
+// One pass over the path pool: its occupancy and the time of each stage. With the "regenerate"
+// schedule a pass mixes paths of every depth, so times are per pass and counts per depth.
+struct IterationStats {
+  uint32_t lanes = 0;        // pool slots launched this pass
+  uint32_t alive = 0;        // paths going on to another bounce after this pass
+  uint32_t regenerated = 0;  // new camera paths started in freed slots after this pass
+  uint32_t idle = 0;         // slots left without a path (no sample left to start)
+  double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0, regenerateMs = 0;
+  double transferMs = 0;         // part of compactionMs crossing memory spaces (GL interop)
+  uint64_t compactionBytes = 0;  // as BounceStats::compactionBytes
 };
 
 struct RenderStats {
@@ -31,7 +45,10 @@ struct RenderStats {
   double sceneLoadSeconds = 0;
   double renderSeconds = 0;  // the sample loop alone
   double wallSeconds = 0;    // the whole command
-  std::vector<BounceStats> bounces;
+  std::vector<BounceStats> bounces;        // per path depth (bounce 0: camera rays)
+  std::vector<IterationStats> iterations;  // per pass over the pool (path tracer)
+  std::string schedule, traversal;
+  uint32_t poolSize = 0;
 
   uint64_t totalRays() const;  // camera + bounce + shadow rays traced
   double raysPerSecond() const { return renderSeconds > 0 ? totalRays() / renderSeconds : 0; }
@@ -43,6 +60,14 @@ struct RenderStats {
     return bounces[d];
   }
 };
+
+// Stage times over the whole render: from the passes when there are any, else the bounces.
+struct StageTotals {
+  double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0, transferMs = 0;
+  double regenerateMs = 0;
+  uint64_t compactionBytes = 0;
+};
+StageTotals stageTotals(const RenderStats& s);
 
 std::string statsToJson(const RenderStats& s);
 std::string statsTable(const RenderStats& s);

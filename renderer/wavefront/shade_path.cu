@@ -8,15 +8,21 @@
 namespace srt {
 
 void shadePaths(const Backend& b, const SceneView& scene, const PathStream& paths, const Hit* hits,
-                SampleKey key, uint32_t bounce, uint32_t maxDepth, const ShadeOutputs& out) {
+                uint32_t seed, uint32_t maxDepth, const ShadeOutputs& out) {
   parallelFor(b, paths.count, [=] SRT_CPU_GPU(uint32_t i) {
     out.shadowKeep[i] = 0;
-    if (!paths.live(i)) {
-      out.keep[i] = 0;  // a dead lane stays dead (nothing is compacted)
+    if (!paths.inStream(i)) {
+      if (!paths.slots) out.keep[i] = 0;  // past the stream: no stale flag for the compaction
       return;
     }
     const PathState st = paths.state;
     const uint32_t s = paths.slot(i);
+    if (!paths.live(i)) {
+      out.keep[s] = 0;  // a dead lane stays dead (nothing is compacted)
+      return;
+    }
+    const uint32_t bounce = st.depth[s];
+    countByKey(out.depths.raysIn, bounce);
     const Hit hit = hits[i];
     Vec3f throughput = st.throughput[s];
     Vec3f radiance = st.radiance[s];
@@ -41,7 +47,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
         radiance += throughput * m.ke * w;
       }
       if (bounce < maxDepth) {
-        Sampler sampler = Sampler::at(st.pixel[s], key.sample, bounce + 1, key.seed);
+        Sampler sampler = Sampler::at(st.pixel[s], st.sample[s], bounce + 1, seed);
         const Bsdf bsdf = makeBsdf(m, scene.textures, bsdfNormal(h, m.type), h.uv);
         const Vec3f wo = -ray.d;
         const Vec2f uLight = sampler.next2D();
@@ -87,6 +93,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
               out.shadowCandidates.tMax[i] = length(lightPoint - origin) * (1.f - 1e-3f);
               out.shadowCandidates.contribution[i] = throughput * f * Le * (w / pdf);
               out.shadowKeep[i] = 1;
+              countByKey(out.depths.shadowRays, bounce);
             }
           }
         }
@@ -109,12 +116,14 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
             st.direction[s] = bs.wi;
             st.throughput[s] = throughput;
             st.bsdfPdf[s] = bs.specular ? 0.f : bs.pdf;
+            st.depth[s] = bounce + 1;
+            countByKey(out.depths.raysAlive, bounce);
           }
         }
       }
     }
     st.radiance[s] = radiance;
-    out.keep[i] = alive;
+    out.keep[s] = alive;
   });
 }
 

@@ -118,11 +118,7 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
       }
     }
     L *= weight;
-    if (!isBlack(L)) {
-      atomicAddFloat(out.film + 3 * pixel + 0, L.x);
-      atomicAddFloat(out.film + 3 * pixel + 1, L.y);
-      atomicAddFloat(out.film + 3 * pixel + 2, L.z);
-    }
+    if (!isBlack(L)) out.film.add(pixel, L);
   });
 }
 

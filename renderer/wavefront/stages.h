@@ -7,6 +7,8 @@
 #include "renderer/accel/kdtree.h"
 #include "renderer/backend/backend.h"
 #include "renderer/wavefront/camera.h"
+#include "renderer/wavefront/film.h"
+#include "renderer/wavefront/path_pool.h"
 #include "renderer/wavefront/path_state.h"
 #include "renderer/wavefront/scene_data.h"
 
@@ -18,7 +20,9 @@ struct PathStream {
   PathState state;
   const uint32_t* slots = nullptr;  // null: slot == position
   const uint8_t* lanes = nullptr;   // null: every position is a live path
-  uint32_t count = 0;
+  uint32_t count = 0;                     // launch size (an upper bound when deviceCount is set)
+  const uint32_t* deviceCount = nullptr;  // paths in the stream, read on the device
+  SRT_CPU_GPU bool inStream(uint32_t i) const { return !deviceCount || i < *deviceCount; }
   SRT_CPU_GPU bool live(uint32_t i) const { return !lanes || lanes[i]; }
   SRT_CPU_GPU uint32_t slot(uint32_t i) const { return slots ? slots[i] : i; }
 };
@@ -27,11 +31,12 @@ struct PathStream {
 struct RayStreamRef {
   const Vec3f* origin = nullptr;
   const Vec3f* direction = nullptr;
-  const uint32_t* slots = nullptr;
-  const uint8_t* lanes = nullptr;
-  uint32_t count = 0;
+  const uint32_t* slots = nullptr;   // null: slot == position
+  const uint8_t* lanes = nullptr;    // null: every position below the count is a ray
+  uint32_t count = 0;                // launch size (an upper bound when deviceCount is set)
+  const uint32_t* deviceCount = nullptr;  // rays in the stream, read on the device (no host sync)
   static RayStreamRef of(const PathStream& p) {
-    return {p.state.origin, p.state.direction, p.slots, p.lanes, p.count};
+    return {p.state.origin, p.state.direction, p.slots, p.lanes, p.count, p.deviceCount};
   }
 };
 
@@ -47,9 +52,24 @@ struct SampleKey {
   uint32_t sample = 0, seed = 0;
 };
 
-// camera.cu: one path per pixel, state slot = pixel; fills `slots` with the identity when given.
-void generateCameraPaths(const Backend& b, const CameraView& camera, SampleKey key,
-                         uint32_t numPixels, PathState state, uint32_t* slots);
+// Where new paths come from: work item w is pixel w % numPixels of sample
+// firstSample + w / numPixels.
+struct PathSource {
+  CameraView camera;
+  uint32_t numPixels = 0, firstSample = 0, seed = 0;
+};
+
+// regenerate.cu: after compaction, slots [kept, ...) take new camera paths, as many as fit and
+// remain (waves: only once the pool is empty). Reads kept and nextWork from ctl.
+void refillTail(const Backend& b, const PathSource& src, PathState state, PoolControl* ctl,
+                uint32_t capacity, bool waves);
+// regenerate.cu: every slot whose alive flag is 0 claims a work item in place and sets its flag
+// (waves: only once ctl->kept, the count of alive flags, is 0).
+void refillInPlace(const Backend& b, const PathSource& src, PathState state, uint8_t* alive,
+                   PoolControl* ctl, uint32_t capacity, bool waves);
+// regenerate.cu: one thread closes the pass: statistics of the pass, work issued, the next
+// pass's count and live paths (see PoolControl).
+void endPass(const Backend& b, PoolControl* ctl, Refill refill, uint32_t capacity, bool waves);
 
 // intersect.cu: closest hits of the paths' rays (hit.triangle == kNoHit for a miss).
 constexpr uint32_t kNoHit = 0xffffffffu;
@@ -59,13 +79,16 @@ void traceShadows(const Backend& b, const SceneView& scene, const ShadowStream& 
                   PathState state);
 
 struct ShadeOutputs {
-  uint8_t* keep = nullptr;        // 1: the path goes on to the next bounce
+  uint8_t* keep = nullptr;        // per slot, 1: the path goes on to the next bounce
   ShadowRays shadowCandidates;    // one candidate slot per stream position
-  uint8_t* shadowKeep = nullptr;  // 1: that candidate is a shadow ray to trace
+  uint8_t* shadowKeep = nullptr;  // per position, 1: that candidate is a shadow ray to trace
+  DepthCounters depths;           // rays in, alive and shadow rays per depth
 };
 // shade_path.cu: emission with MIS, next-event estimation, BSDF sampling, Russian roulette.
+// Positions past the stream's device count up to paths.count get keep (when slots are
+// positions) and shadowKeep 0, so a compaction over the launch size sees no stale flags.
 void shadePaths(const Backend& b, const SceneView& scene, const PathStream& paths, const Hit* hits,
-                SampleKey key, uint32_t bounce, uint32_t maxDepth, const ShadeOutputs& out);
+                uint32_t seed, uint32_t maxDepth, const ShadeOutputs& out);
 
 // camera.cu: one Whitted ray per pixel, weight 1.
 void generateCameraRays(const Backend& b, const CameraView& camera, SampleKey key,
@@ -79,7 +102,7 @@ struct WhittedStream {
 struct WhittedOutputs {
   WhittedRays children;  // two candidate slots per ray: 2i (reflection), 2i+1 (refraction)
   uint8_t* childKeep = nullptr;
-  float* film = nullptr;           // RGB per pixel, added to atomically (several rays per pixel)
+  FixedFilm film;                  // several rays add to one pixel: fixed point, order-free
   uint32_t* shadowRays = nullptr;  // counter of shadow rays traced
 };
 // shade_whitted.cu: direct light from point lights and emitters with shadow rays, emission,
@@ -88,8 +111,10 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
                   const Hit* hits, SampleKey key, uint32_t bounce, uint32_t maxDepth,
                   const WhittedOutputs& out);
 
-// film.cu: paths that died at this bounce add their radiance to the film.
-void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep, Vec3f* film);
+// film.cu: paths of the stream that died this pass (keep, per slot, is 0) add their radiance to
+// the film; ctl->finished counts them.
+void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep,
+                 const FixedFilm& film, PoolControl* ctl);
 // stream_util.cu: counts the non-zero flags (for statistics when nothing is compacted).
 void countFlags(const Backend& b, const uint8_t* flags, uint32_t n, uint32_t* counter);
 // stream_util.cu: out[i] = i, the source of index streams.

@@ -16,7 +16,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
                     const compaction::Info& info)
       : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info) {
     const size_t n = size_t(opt.width) * opt.height;
-    film_ = Buffer<float>(backend.memory(), 3 * n);
+    film_ = Buffer<unsigned long long>(backend.memory(), 3 * n);
     grow(n);
   }
 
@@ -28,7 +28,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
     film_.fillBytes(0);
 
     for (int sample = 0; sample < opt_.spp; ++sample) {
-      const SampleKey key{uint32_t(sample), opt_.seed};
+      const SampleKey key{opt_.firstSample + uint32_t(sample), opt_.seed};
       generateCameraRays(backend_, camera_, key, n, stream_.view());
       WhittedStream rays{stream_.view(), nullptr, n};
       uint64_t liveIn = n;
@@ -46,7 +46,8 @@ class WhittedIntegrator final : public WavefrontIntegrator {
                      {rays.rays.origin, rays.rays.direction, nullptr, rays.lanes, rays.count},
                      hits_.data());
         const auto m1 = clock_.mark();
-        WhittedOutputs out{candidates_.view(), childKeep_[0].data(), film_.data(),
+        WhittedOutputs out{candidates_.view(), childKeep_[0].data(),
+                           FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)},
                            counters_.device() + 1};
         shadeWhitted(backend_, scene, rays, hits_.data(), key, uint32_t(bounce),
                      uint32_t(opt_.maxDepth), out);
@@ -88,16 +89,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
       }
       if (progress) progress(sample + 1, opt_.spp, raysSoFar);
     }
-    backend_.synchronize();
-    Image img;
-    img.width = opt_.width;
-    img.height = opt_.height;
-    const std::vector<float> sum = film_.download();
-    img.pixels.resize(n);
-    const float inv = 1.f / float(opt_.spp);
-    for (uint32_t p = 0; p < n; ++p)
-      img.pixels[p] = Vec3f(sum[3 * p], sum[3 * p + 1], sum[3 * p + 2]) * inv;
-    return img;
+    return resolveFilm(film_, opt_, backend_);
   }
 
  private:
@@ -145,7 +137,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
   WhittedRaysStorage stream_, candidates_;
   Buffer<uint8_t> childKeep_[2];
   Buffer<Hit> hits_;
-  Buffer<float> film_;
+  Buffer<unsigned long long> film_;
 };
 
 }  // namespace

@@ -1,15 +1,15 @@
-// streamrt: render scenes from the command line, and list the registered primitives.
-//   streamrt render SCENE -o OUT [options]     (SCENE: a built-in name or a scene file)
-//   streamrt list
+// `streamrt render SCENE -o OUT [options]` and `streamrt list`.
 #include <unistd.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+
+#include <memory>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 
+#include "apps/command.h"
 #include "apps/progress_bar.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
@@ -125,24 +125,18 @@ int runList() {
 }
 
 }  // namespace
-}  // namespace srt
 
-int main(int argc, char** argv) {
-  using namespace srt;
-  CLI::App app{"streamrt: a wavefront GPU ray tracer built around stream compaction"};
-  app.set_version_flag("--version", "streamrt 0.1.0");
-  app.require_subcommand(1);
-
-  RenderCommand cmd;
-  RenderOptions& o = cmd.options;
+Command addRenderCommand(CLI::App& app) {
+  auto cmd = std::make_shared<RenderCommand>();
+  RenderOptions& o = cmd->options;
   CLI::App* render = app.add_subcommand("render", "Render a scene to an image (PNG, EXR or PFM)");
   render
-      ->add_option("scene", cmd.scene,
+      ->add_option("scene", cmd->scene,
                    "Built-in scene name (see `streamrt list`) or a scene file: .obj, .ply, "
                    ".gltf, .glb, .fbx, .json")
       ->capture_default_str();
   render
-      ->add_option("-o,--output", cmd.output,
+      ->add_option("-o,--output", cmd->output,
                    "Output image; the extension picks the format: .png (tone mapped sRGB), "
                    ".exr or .pfm (linear float)")
       ->required();
@@ -171,55 +165,48 @@ int main(int argc, char** argv) {
                    "What compaction moves: state (whole paths) or index (an index stream)")
       ->capture_default_str()
       ->check(CLI::IsMember({"state", "index"}));
-  render->add_option("--backend", cmd.backend, "auto, cuda or cpu")
+  render->add_option("--backend", cmd->backend, "auto, cuda or cpu")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   render->add_option("--seed", o.seed, "Random seed")->capture_default_str();
-  render->add_option("--exposure", cmd.exposure, "Exposure in stops for PNG output")
+  render->add_option("--exposure", cmd->exposure, "Exposure in stops for PNG output")
       ->capture_default_str();
-  render->add_option("--stats", cmd.stats, "Write per-bounce statistics as JSON to this file");
+  render->add_option("--stats", cmd->stats, "Write per-bounce statistics as JSON to this file");
   render
-      ->add_option("--frames", cmd.frames,
+      ->add_option("--frames", cmd->frames,
                    "Render N frames over the scene's animation, rebuilding the kd-tree each "
                    "frame; outputs are numbered (out-0000.png, ...)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  render->add_option("--time", cmd.time, "Scene time of a single frame (animated scenes)")
+  render->add_option("--time", cmd->time, "Scene time of a single frame (animated scenes)")
       ->capture_default_str();
   render
-      ->add_option("--kd-build", cmd.accel.builder,
+      ->add_option("--kd-build", cmd->accel.builder,
                    "kd-tree builder: cpu (full SAH, Wald & Havran) or gpu (Zhou et al., CUDA "
                    "backend)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "gpu"}));
   render
-      ->add_option("--segreduce", cmd.accel.gpu.segreduce,
+      ->add_option("--segreduce", cmd->accel.gpu.segreduce,
                    "Segmented reduction the GPU kd-tree build uses for node bounds (see "
                    "`streamrt list`)")
       ->capture_default_str();
   render
-      ->add_option("--kd-compaction", cmd.accel.gpu.compaction,
+      ->add_option("--kd-compaction", cmd->accel.gpu.compaction,
                    "Ordered CUDA compaction primitive the GPU kd-tree build forms child "
                    "triangle lists with")
       ->capture_default_str();
-  render->add_flag("-v,--verbose", cmd.verbose, "Print the per-bounce statistics table");
-  render->add_flag("--progress", cmd.progress,
+  render->add_flag("-v,--verbose", cmd->verbose, "Print the per-bounce statistics table");
+  render->add_flag("--progress", cmd->progress,
                    "Show the progress bar even when stderr is no terminal");
-  render->add_flag("-q,--quiet", cmd.quiet, "Print nothing but errors");
+  render->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");
 
-  CLI::App* list = app.add_subcommand("list", "List compaction primitives and built-in scenes");
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  try {
-    if (render->parsed()) return runRender(cmd);
-    if (list->parsed()) return runList();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "streamrt: error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return {render, [cmd] { return runRender(*cmd); }};
 }
+
+Command addListCommand(CLI::App& app) {
+  CLI::App* list = app.add_subcommand("list", "List compaction primitives and built-in scenes");
+  return {list, runList};
+}
+
+}  // namespace srt

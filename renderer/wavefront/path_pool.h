@@ -1,0 +1,59 @@
+// The path pool's bookkeeping, kept on the device so no bounce waits for the host (pbrt-v4's
+// queue sizes, Laine et al. 2013's path regeneration). Work items are (pixel, sample) pairs in
+// sample-major order: item w is pixel w % pixels of sample firstSample + w / pixels.
+#pragma once
+
+#include <cstdint>
+
+#include "primitives/common/host_device.h"
+
+namespace srt {
+
+// How freed slots are refilled; see RenderOptions::schedule and PathIntegrator.
+enum class Refill : uint32_t {
+  Tail,      // compaction moved the survivors to the front: new paths go to [kept, ...)
+  InPlace,   // nothing moved: a slot whose path died takes a new work item where it is, and
+             // the stream is every slot with dead lanes flagged ("none")
+  InPlaceIndexed,  // as InPlace, then the stream is an index list of the occupied slots
+};
+
+struct PoolControl {
+  // The pass being run.
+  uint32_t count = 0;  // stream positions in use: [0, count) (may include dead lanes: none)
+  uint32_t live = 0;   // paths among them at the start of the pass
+  // Written during the pass.
+  uint32_t kept = 0;         // paths going on after this pass (compaction's numKept)
+  uint32_t shadowCount = 0;  // shadow rays to trace this pass
+  uint32_t regenerated = 0;  // new paths started after this pass
+  uint32_t nextCount = 0;    // InPlaceIndexed: the next stream's length (its compaction's count)
+  // The whole render.
+  unsigned long long nextWork = 0;   // next work item to start (claims may overshoot total)
+  unsigned long long totalWork = 0;  // pixels x spp
+  unsigned long long finished = 0;   // paths that have added to the film
+  unsigned long long raysTraced = 0, shadowRaysTraced = 0;
+  // The last finished pass, for the host's statistics (endPass copies them here).
+  uint32_t lastLanes = 0, lastLive = 0, lastKept = 0, lastRegenerated = 0, lastShadow = 0;
+  uint32_t passes = 0;
+};
+
+// Per-depth ray counts over the whole render (64-bit: 4K at 4096 spp passes 2^32).
+struct DepthCounters {
+  unsigned long long* raysIn = nullptr;      // closest-hit rays traced at depth d
+  unsigned long long* raysAlive = nullptr;   // paths that went on from depth d to d + 1
+  unsigned long long* shadowRays = nullptr;  // shadow rays traced from depth d
+};
+
+// Adds 1 to counter[key]; on the GPU the lanes of a warp that share a key add once together.
+SRT_CPU_GPU inline void countByKey(unsigned long long* counter, uint32_t key) {
+#if SRT_IS_GPU_CODE
+  const uint32_t mask = __activemask();
+  const uint32_t peers = __match_any_sync(mask, key);
+  if ((threadIdx.x & 31) == uint32_t(__ffs(peers) - 1))
+    atomicAdd(counter + key, (unsigned long long)__popc(peers));
+#else
+#pragma omp atomic
+  counter[key] += 1;
+#endif
+}
+
+}  // namespace srt

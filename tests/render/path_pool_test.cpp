@@ -1,0 +1,175 @@
+// The path pool (issue 8) on the CPU backend: the image is the same bit for bit whatever the
+// schedule, the pool size, the compaction primitive and the payload; the per-depth counts and
+// the per-pass occupancy add up; the pool's memory depends on neither resolution nor spp.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "primitives/compaction/compaction.h"
+#include "tests/render/render_test_util.h"
+
+namespace srt {
+namespace {
+
+const Backend kCpu = selectBackend("cpu");
+
+RenderOptions small(int w, int h, int spp, int depth) {
+  RenderOptions o;
+  o.width = w, o.height = h, o.spp = spp, o.maxDepth = depth;
+  o.compaction = "cpu";
+  return o;
+}
+
+struct Variant {
+  std::string compaction, payload, schedule;
+  uint32_t pool;
+};
+
+std::string describe(const Variant& v) {
+  return v.compaction + " / " + v.payload + " / " + v.schedule + " / pool " +
+         std::to_string(v.pool);
+}
+
+// Pools of one path, of a prime number of paths (never a multiple of anything), of less than
+// one sample's pixels, of exactly one sample, and of every path at once.
+TEST(PathPool, ImageIsTheSameForEveryScheduleAndPoolSizeAndPrimitive) {
+  const RenderOptions base = small(24, 20, 3, 6);
+  const uint32_t pixels = 24 * 20;
+  Renderer renderer(loadScene("cornell"), kCpu, base);
+  RenderOptions o = base;
+  o.schedule = "waves";
+  o.poolSize = pixels;  // the classic loop: one wave per sample
+  renderer.setOptions(o);
+  const Image reference = renderer.render(0.f).image;
+  ASSERT_GT(test::meanOf(reference).y, 0.01f);
+
+  std::vector<Variant> variants;
+  for (const char* compaction : {"cpu", "none"})
+    for (const char* payload : {"state", "index"})
+      for (const char* schedule : {"waves", "regenerate"})
+        for (uint32_t pool : {97u, pixels - 1, pixels, 3 * pixels})
+          variants.push_back({compaction, payload, schedule, pool});
+  variants.push_back({"cpu", "state", "regenerate", 1u});  // one path at a time
+  variants.push_back({"none", "state", "regenerate", 1u});
+  // Every other primitive that takes host memory (the OpenGL family): a pool that regenerates.
+  for (const auto& e : compaction::Registry::global().entries())
+    if (e.info.accepts_(MemorySpace::Host) && e.info.name != "cpu" && e.info.name != "none")
+      variants.push_back({e.info.name, "state", "regenerate", pixels / 2});
+
+  int compared = 0;
+  for (const Variant& v : variants) {
+    o.compaction = v.compaction, o.payload = v.payload, o.schedule = v.schedule;
+    o.poolSize = v.pool;
+    RenderResult r;
+    try {
+      renderer.setOptions(o);
+      r = renderer.render(0.f);
+    } catch (const std::exception& ex) {
+      const auto* info = compaction::Registry::global().find(v.compaction);
+      if (info && info->device == compaction::Device::Gl) {  // no GL context here
+        std::printf("skipping %s: %s\n", v.compaction.c_str(), ex.what());
+        continue;
+      }
+      throw;
+    }
+    EXPECT_TRUE(test::bitIdentical(reference, r.image)) << describe(v);
+    EXPECT_EQ(r.stats.poolSize, std::min(v.pool, 3 * pixels)) << describe(v);
+    ++compared;
+  }
+  EXPECT_GE(compared, 34);
+}
+
+TEST(PathPool, DepthCountsAndPassOccupancyAddUp) {
+  RenderOptions o = small(12, 10, 4, 8);
+  const uint64_t work = 12 * 10 * 4;
+  for (const char* compaction : {"cpu", "none"})
+    for (const char* payload : {"state", "index"})
+      for (const char* schedule : {"waves", "regenerate"}) {
+        o.compaction = compaction, o.payload = payload, o.schedule = schedule;
+        o.poolSize = 50;
+        const RenderStats s = renderScene(loadScene("cornell"), kCpu, o).stats;
+        const std::string what = std::string(compaction) + "/" + payload + "/" + schedule;
+        ASSERT_GE(s.bounces.size(), 2u) << what;
+        EXPECT_EQ(s.bounces[0].raysIn, work) << what << ": every (pixel, sample) started once";
+        for (size_t d = 0; d + 1 < s.bounces.size(); ++d)
+          EXPECT_EQ(s.bounces[d + 1].raysIn, s.bounces[d].raysAlive) << what << " depth " << d;
+        EXPECT_EQ(s.bounces.back().raysAlive, 0u) << what;
+        // Paths started: the first fill of the pool, then what each pass regenerated.
+        uint64_t started = 50;
+        for (const IterationStats& it : s.iterations) {
+          started += it.regenerated;
+          EXPECT_LE(it.alive + it.regenerated + it.idle, 50u) << what;
+          EXPECT_EQ(it.alive + it.regenerated + it.idle, 50u) << what;
+        }
+        EXPECT_EQ(started, work) << what;
+        EXPECT_EQ(s.iterations.back().alive + s.iterations.back().regenerated, 0u) << what;
+      }
+}
+
+// Regeneration keeps the pool full: while work remains every pass launches the whole pool, and
+// the render takes fewer passes than waves that wait for the slowest path of each wave.
+TEST(PathPool, RegenerationKeepsThePoolFull) {
+  RenderOptions o = small(32, 32, 4, 8);
+  o.poolSize = 256;
+  o.schedule = "regenerate";
+  const RenderStats regen = renderScene(loadScene("cornell"), kCpu, o).stats;
+  o.schedule = "waves";
+  const RenderStats waves = renderScene(loadScene("cornell"), kCpu, o).stats;
+  EXPECT_LT(regen.iterations.size(), waves.iterations.size());
+  size_t full = 0;
+  for (const IterationStats& it : regen.iterations) full += it.lanes == 256;
+  // All but the drain at the end (at most max-depth + 1 passes) run full.
+  EXPECT_GE(full + 9, regen.iterations.size());
+  size_t wavesFull = 0;
+  for (const IterationStats& it : waves.iterations) wavesFull += it.lanes == 256;
+  EXPECT_LT(wavesFull, waves.iterations.size() / 2) << "waves shrink as paths die";
+}
+
+// The viewer's progressive accumulation: samples [0, 2) and [2, 4) average to samples [0, 4).
+TEST(PathPool, FirstSampleContinuesTheSequence) {
+  RenderOptions o = small(20, 16, 4, 6);
+  const Image all = renderScene(loadScene("cornell"), kCpu, o).image;
+  o.spp = 2;
+  const Image a = renderScene(loadScene("cornell"), kCpu, o).image;
+  o.firstSample = 2;
+  const Image b = renderScene(loadScene("cornell"), kCpu, o).image;
+  EXPECT_FALSE(test::bitIdentical(a, b)) << "firstSample changed nothing";
+  for (size_t i = 0; i < all.pixels.size(); ++i) {
+    const float mean = 0.5f * (a.pixels[i].y + b.pixels[i].y);
+    ASSERT_NEAR(all.pixels[i].y, mean, 1e-5f * (1.f + mean)) << "pixel " << i;
+  }
+}
+
+// The pool's streams cost the same whatever the resolution and sample count: only the film
+// grows with the pixels.
+TEST(PathPool, StreamMemoryDependsOnlyOnThePoolSize) {
+  auto streamBytes = [](int w, int h, int spp) {
+    RenderOptions o = small(w, h, spp, 8);
+    o.poolSize = 4096;
+    const size_t before = bytesInUse(MemorySpace::Host);
+    Renderer r(loadScene("cornell"), kCpu, o);
+    const size_t film = size_t(w) * h * 3 * sizeof(unsigned long long);
+    return bytesInUse(MemorySpace::Host) - before - film;
+  };
+  const size_t tiny = streamBytes(64, 64, 1), large = streamBytes(512, 384, 4096);
+  // (The kd-tree and scene are the same in both; the pool of 4096 paths is the rest.)
+  EXPECT_EQ(tiny, large);
+  RenderOptions o = small(3840, 2160, 4096, 8);
+  EXPECT_EQ(estimateRenderBytes(o, 1u << 21) - size_t(3840) * 2160 * 24,
+            estimateRenderBytes(small(1920, 1080, 16, 8), 1u << 21) - size_t(1920) * 1080 * 24);
+}
+
+TEST(PathPool, BadPoolOptionsAreClearErrors) {
+  RenderOptions o = small(8, 8, 1, 2);
+  o.schedule = "sometimes";
+  EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
+  o.schedule = "waves";
+  o.traversal = "persistent";  // CUDA only
+  EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
+  o.traversal = "standard";
+  o.poolSize = (1u << 30) + 1;
+  EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace srt
