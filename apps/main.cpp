@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
   CLI::App app{"streamrt: a wavefront GPU ray tracer built around stream compaction"};
   app.set_version_flag("--version", "streamrt 0.1.0");
   app.require_subcommand(1);
-  const std::vector<Command> commands = {addRenderCommand(app), addListCommand(app)};
+  const std::vector<Command> commands = {addRenderCommand(app), addListCommand(app),
+                                         addViewCommand(app)};
 
   try {
     app.parse(argc, argv);

@@ -14,3 +14,9 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(STB REQUIRED IMPORTED_TARGET stb)   # libstb-dev
 find_package(OpenGL REQUIRED COMPONENTS OpenGL EGL)   # libgl-dev, libegl-dev (GL 4.5 core via EGL)
 pkg_check_modules(EPOXY REQUIRED IMPORTED_TARGET epoxy) # libepoxy-dev: GL function loading
+# The interactive viewer (`streamrt view`): a GLFW window and a Dear ImGui panel. Debian's
+# libimgui-dev is a static library that already holds the GLFW and OpenGL3 backends
+# (backends/imgui_impl_glfw.h, backends/imgui_impl_opengl3.h); the OpenGL3 one loads GL through
+# dlopen, hence CMAKE_DL_LIBS where it is linked.
+find_package(glfw3 3.3 REQUIRED)                         # libglfw3-dev
+pkg_check_modules(IMGUI REQUIRED IMPORTED_TARGET imgui)  # libimgui-dev

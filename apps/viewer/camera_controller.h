@@ -1,0 +1,31 @@
+// Orbit and fly camera: left drag orbits around the point looked at, right drag looks around,
+// W/A/S/D move, Q/E move down/up, the wheel dollies; Shift moves faster. Each change yields a new
+// scene Camera, and the viewer restarts accumulation.
+#pragma once
+
+#include "scenes/scene.h"
+
+struct GLFWwindow;
+
+namespace srt::viewer {
+
+class CameraController {
+ public:
+  explicit CameraController(const Camera& start);
+  // Reads the mouse and keys (those the UI panel does not claim); returns true when the camera
+  // moved. `seconds` is the time since the last call (movement speed is per second).
+  bool update(GLFWwindow* window, double seconds, bool uiWantsMouse, bool uiWantsKeyboard);
+  void addScroll(double offset) { scroll_ += offset; }
+  const Camera& camera() const { return camera_; }
+
+ private:
+  void rotate(float yawRadians, float pitchRadians, bool aroundTarget);
+  Camera camera_;
+  Vec3f worldUp_;
+  float distance_;  // from the eye to the point orbited around
+  double scroll_ = 0;
+  bool dragging_ = false;
+  double lastX_ = 0, lastY_ = 0;
+};
+
+}  // namespace srt::viewer

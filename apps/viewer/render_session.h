@@ -1,0 +1,45 @@
+// The renderer side of the viewer: one Renderer kept across frames, one sample per frame with
+// RenderOptions::firstSample counting up, so N frames accumulate the same samples an N-spp
+// `streamrt render` takes. Any change of camera, options or backend restarts the accumulation.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "apps/viewer/accumulator.h"
+#include "renderer/render.h"
+
+namespace srt::viewer {
+
+class RenderSession {
+ public:
+  // Builds the scene data and kd-tree on `backendName` ("cpu" or "cuda"). Throws like Renderer.
+  RenderSession(const Scene& scene, const std::string& backendName, const RenderOptions& options);
+  ~RenderSession();
+
+  // Each throws std::invalid_argument (or the renderer's error) and then keeps what it had.
+  void setOptions(const RenderOptions& options);
+  void setBackend(const std::string& backendName);
+  void setCamera(const Camera& camera);
+
+  // Renders the next sample and folds it into the mean.
+  void renderFrame();
+
+  const Accumulator& accumulator() const { return accumulator_; }
+  const RenderStats& lastStats() const { return lastStats_; }
+  bool hasStats() const { return accumulator_.frames() > 0; }
+  const Backend& backend() const { return backend_; }
+  const RenderOptions& options() const { return options_; }
+  Camera camera() const { return *renderer_->scene().camera; }  // the renderer places one
+
+ private:
+  void restart();
+  Scene scene_;  // kept to rebuild the renderer on another backend
+  Backend backend_;
+  RenderOptions options_;  // spp 1; firstSample set per frame
+  std::unique_ptr<Renderer> renderer_;
+  Accumulator accumulator_;
+  RenderStats lastStats_;
+};
+
+}  // namespace srt::viewer

@@ -1,0 +1,25 @@
+// `streamrt view`: the interactive viewer's main loop (window, panel, camera, accumulation).
+#pragma once
+
+#include <string>
+
+#include "apps/viewer/panel.h"
+
+namespace srt::viewer {
+
+struct ViewerConfig {
+  std::string scene = "cornell";
+  std::string backend = "auto";
+  ViewSettings settings;         // options, exposure, spp target as the panel starts
+  int exitAfterFrames = 0;       // > 0: accumulate this many frames, save, close (tests, scripts)
+  std::string screenshot;        // the accumulated image, written when the viewer exits
+  std::string windowScreenshot;  // the window as shown (panel included), read back from GL
+  int windowWidth = 1280, windowHeight = 800;
+  bool quiet = false;
+};
+
+// Runs until the window closes (or exitAfterFrames frames). Throws on bad input (the CLI prints
+// "streamrt: error: ..."): an unknown primitive, a missing scene, no display.
+int runViewer(const ViewerConfig& config);
+
+}  // namespace srt::viewer
