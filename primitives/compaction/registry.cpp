@@ -1,5 +1,6 @@
 #include <stdexcept>
 
+#include "primitives/compaction/adaptive/adaptive_compactor.h"
 #include "primitives/compaction/compaction.h"
 
 namespace srt::compaction {
@@ -43,6 +44,7 @@ Registry& Registry::global() {
     registerCpuCompactors(*r);
     registerCudaCompactors(*r);
     registerGlCompactors(*r);
+    registerAdaptiveCompactors(*r);  // last: "auto" picks among the others
     return r;
   }();
   return *registry;

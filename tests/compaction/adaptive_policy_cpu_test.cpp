@@ -1,0 +1,144 @@
+// The decision half of `auto` (ChoicePolicy) driven by synthetic costs: what it explores, what it
+// settles on, how often it re-probes, and how it follows a workload that changes.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "primitives/compaction/adaptive/choice_policy.h"
+
+namespace srt::compaction {
+namespace {
+
+// Runs `calls` calls, reporting cost[c] for every timed pick; returns the picks.
+std::vector<int> drive(ChoicePolicy& p, const std::vector<double>& cost, int calls) {
+  std::vector<int> picks;
+  for (int i = 0; i < calls; ++i) {
+    const auto pick = p.next();
+    if (pick.timed) p.record(pick.candidate, cost[pick.candidate]);
+    picks.push_back(pick.candidate);
+  }
+  return picks;
+}
+
+TEST(ChoicePolicy, ExploresEveryCandidateThenSettlesOnTheCheapest) {
+  ChoiceParams params;  // samples 2, probe 64, contend 1.25
+  ChoicePolicy p(3, params);
+  const std::vector<int> picks = drive(p, {1.1, 1.0, 3.0}, 200);
+  EXPECT_EQ(picks[0], 0);  // every candidate once, in order, before any second sample
+  EXPECT_EQ(picks[1], 1);
+  EXPECT_EQ(picks[2], 2);
+  EXPECT_EQ(p.best(), 1);
+  EXPECT_FALSE(p.exploring());
+  EXPECT_EQ(p.runs(2), 1u) << "3x slower: dropped after one sample, never re-probed";
+  EXPECT_FALSE(p.contender(2));
+  EXPECT_TRUE(p.contender(0));
+  // Candidate 0 (10% slower) gets its 2 samples, then one re-probe per 64 exploiting calls.
+  EXPECT_GE(p.runs(0), 2u + 2u);
+  EXPECT_LE(p.runs(0), 2u + 4u);
+  EXPECT_EQ(p.runs(0) + p.runs(1) + p.runs(2), 200u);
+  for (int i = 100; i < 200; ++i) EXPECT_TRUE(picks[i] == 1 || picks[i] == 0) << "call " << i;
+}
+
+TEST(ChoicePolicy, FollowsAWorkloadThatChanges) {
+  ChoiceParams params;
+  params.probeEvery = 8;
+  ChoicePolicy p(2, params);
+  std::vector<double> cost{1.0, 1.1};
+  drive(p, cost, 50);
+  ASSERT_EQ(p.choice(), 0);
+  cost[0] = 3.0;  // the chosen one gets slower: its own timings and candidate 1's probes show it
+  const std::vector<int> picks = drive(p, cost, 200);
+  EXPECT_EQ(p.choice(), 1);
+  int lastZero = -1;
+  for (int i = 0; i < int(picks.size()); ++i)
+    if (picks[i] == 0) lastZero = i;
+  EXPECT_LT(lastZero, 60) << "still running the slower candidate late after the change";
+  EXPECT_FALSE(p.contender(0));
+}
+
+TEST(ChoicePolicy, OneSampleCannotDropACandidateThatIsWithinTwiceContend) {
+  ChoicePolicy p(2, ChoiceParams{});
+  drive(p, {1.0, 2.4}, 2);
+  EXPECT_TRUE(p.contender(1)) << "a single sample 2.4x slower may be an outlier";
+  drive(p, {1.0, 2.4}, 2);
+  EXPECT_EQ(p.samples(1), 2u);
+  EXPECT_FALSE(p.contender(1));
+  ChoicePolicy q(2, ChoiceParams{});
+  drive(q, {1.0, 2.6}, 10);
+  EXPECT_EQ(q.runs(1), 1u) << "2.6x slower after one sample: dropped";
+}
+
+TEST(ChoicePolicy, DroppedCandidateWithinTwiceTheBestIsReprobedRarely) {
+  ChoiceParams params;
+  params.probeEvery = 8;
+  ChoicePolicy p(3, params);
+  drive(p, {1.0, 1.6, 2.1}, 200);  // 1.6: dropped after 2 samples, re-probed; 2.1: not
+  EXPECT_FALSE(p.contender(1));
+  EXPECT_GE(p.runs(1), 2u + 4u);
+  EXPECT_LE(p.runs(1), 2u + 7u);
+  EXPECT_EQ(p.runs(2), 2u);
+  EXPECT_EQ(p.choice(), 0);
+}
+
+TEST(ChoicePolicy, ReadmitsACandidateWhenTheBestWorsens) {
+  ChoiceParams params;
+  ChoicePolicy p(2, params);
+  std::vector<double> cost{1.0, 1.5};
+  drive(p, cost, 20);
+  ASSERT_FALSE(p.contender(1));
+  const uint64_t before = p.runs(1);
+  cost[0] = 1.4;  // 1.5 is within 1.25 x 1.4: candidate 1 is explored again
+  drive(p, cost, 100);
+  EXPECT_TRUE(p.contender(1));
+  EXPECT_GT(p.runs(1), before);
+}
+
+TEST(ChoicePolicy, PriorFromASimilarShapeSkipsClearLosers) {
+  ChoiceParams params;
+  ChoicePolicy p(3, params, {1.0, 5.0, 1.1});
+  const std::vector<int> picks = drive(p, {1.0, 5.0, 1.1}, 100);
+  EXPECT_EQ(p.runs(1), 0u);
+  EXPECT_EQ(picks[0], 0);  // the most promising first
+  EXPECT_EQ(p.choice(), 0);
+  const std::vector<double> rel = p.relativeCosts();
+  EXPECT_DOUBLE_EQ(rel[0], 1.0);
+  EXPECT_DOUBLE_EQ(rel[1], 5.0);  // the prior stands in for a candidate never timed
+  EXPECT_NEAR(rel[2], 1.1, 1e-12);
+}
+
+TEST(ChoicePolicy, SamplesInFlightAreNotExploredTwice) {
+  ChoiceParams params;  // samples 2
+  ChoicePolicy p(2, params);
+  std::vector<int> picks;
+  for (int i = 0; i < 6; ++i) picks.push_back(p.next().candidate);  // nothing recorded yet
+  EXPECT_EQ(picks, (std::vector<int>{0, 1, 0, 1, 0, 0}));
+  EXPECT_EQ(p.best(), -1);
+  p.record(1, 0.5);
+  p.record(0, 1.0);
+  EXPECT_EQ(p.choice(), 1);
+}
+
+TEST(ChoicePolicy, UntimedRunsDoNotCountAsSamples) {
+  ChoicePolicy p(2, ChoiceParams{});
+  const auto first = p.next();
+  ASSERT_TRUE(first.timed);
+  p.untimed(first.candidate);
+  EXPECT_EQ(p.next().candidate, first.candidate) << "its exploration run is still owed";
+}
+
+TEST(ChoicePolicy, OneCandidateIsNeverTimed) {
+  ChoicePolicy p(1, ChoiceParams{});
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(p.next().timed);
+  EXPECT_EQ(p.choice(), 0);
+  EXPECT_EQ(p.runs(0), 10u);
+}
+
+TEST(ChoicePolicy, MedianIgnoresOneOutlier) {
+  ChoicePolicy p(2, ChoiceParams{});
+  for (double c : {1.0, 50.0, 1.2}) p.record(0, c);
+  EXPECT_DOUBLE_EQ(p.median(0), 1.2);
+  EXPECT_LT(p.median(1), 0);
+}
+
+}  // namespace
+}  // namespace srt::compaction
