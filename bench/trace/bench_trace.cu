@@ -1,0 +1,277 @@
+// streamrt-bench-trace: closest-hit tracing, traceClosest (one thread per ray) against the
+// persistent-thread while-while traversal (Aila & Laine 2009) in each of its variants, on primary
+// rays and on diffuse bounce-1 rays, at full stream size and at sparse subsets of it (what a
+// compacted stream with 10% survivors looks like: the same rays, fewer of them, order kept).
+//
+//   streamrt-bench-trace SCENE [--width 1920 --height 1080] [--fractions 1,0.1]
+//                        [--repeats 20] [--warmup 3] [--json out.json]
+//
+// Timing: CUDA events around each call on one stream, warm-up first, the median of the repeats.
+// Every persistent variant's hits are compared with traceClosest's bit for bit ("check").
+// "copy" is a device-to-device copy of the stream's ray bytes (origins and directions), for scale.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "primitives/common/cuda_check.h"
+#include "primitives/common/memory.h"
+#include "renderer/shading/rng.h"
+#include "renderer/shading/sampling.h"
+#include "renderer/wavefront/camera.h"
+#include "renderer/wavefront/intersect_persistent.h"
+#include "renderer/wavefront/scene_data.h"
+#include "scenes/loader.h"
+
+namespace srt::bench {
+namespace {
+
+struct Rays {
+  std::vector<Vec3f> origin, direction;
+  size_t size() const { return origin.size(); }
+};
+
+__global__ void primaryKernel(CameraView camera, uint32_t numPixels, Vec3f* origin,
+                              Vec3f* direction) {
+  const uint32_t pixel = blockIdx.x * blockDim.x + threadIdx.x;
+  if (pixel >= numPixels) return;
+  Sampler sampler = Sampler::at(pixel, 0, 0, 1);
+  const Ray ray = camera.generate(pixel, sampler.next2D(), sampler.next2D());
+  origin[pixel] = ray.o;
+  direction[pixel] = ray.d;
+}
+
+// Bounce 1 of a diffuse path: a cosine-distributed direction about the facing normal of the
+// primary hit, from the offset hit point. keep[i] = 0 where the primary ray missed.
+__global__ void bounceKernel(SceneView scene, uint32_t n, const Vec3f* origin,
+                             const Vec3f* direction, const Hit* hits, Vec3f* outOrigin,
+                             Vec3f* outDirection, uint8_t* keep) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  keep[i] = hits[i].triangle != kNoHit;
+  if (!keep[i]) return;
+  Ray ray;
+  ray.o = origin[i];
+  ray.d = direction[i];
+  ray.tMax = kInf;
+  const SurfaceHit sh = surfaceAt(scene, ray, hits[i]);
+  Sampler sampler = Sampler::at(i, 0, 1, 1);
+  const Vec3f d = Frame::fromNormal(sh.ng).toWorld(sampleCosineHemisphere(sampler.next2D()));
+  outOrigin[i] = offsetOrigin(scene, sh.p, sh.ng, d);
+  outDirection[i] = d;
+}
+
+// Ordered subset: ray i is kept when its hash falls below `fraction` (like a compacted stream).
+Rays subset(const Rays& all, double fraction) {
+  if (fraction >= 1.0) return all;
+  Rays r;
+  for (size_t i = 0; i < all.size(); ++i) {
+    uint32_t h = uint32_t(i) * 0x9e3779b9u;
+    h ^= h >> 16, h *= 0x85ebca6bu, h ^= h >> 13, h *= 0xc2b2ae35u, h ^= h >> 16;
+    if (double(h) / 4294967296.0 < fraction) {
+      r.origin.push_back(all.origin[i]);
+      r.direction.push_back(all.direction[i]);
+    }
+  }
+  return r;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+class Timer {
+ public:
+  Timer(cudaStream_t s, int warmup, int repeats) : stream_(s), warmup_(warmup), repeats_(repeats) {
+    SRT_CUDA_CHECK(cudaEventCreate(&start_));
+    SRT_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~Timer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  double medianMs(const std::function<void()>& call) {
+    for (int i = 0; i < warmup_; ++i) call();
+    std::vector<double> ms;
+    for (int i = 0; i < repeats_; ++i) {
+      SRT_CUDA_CHECK(cudaEventRecord(start_, stream_));
+      call();
+      SRT_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+      SRT_CUDA_CHECK(cudaEventSynchronize(stop_));
+      float t = 0;
+      SRT_CUDA_CHECK(cudaEventElapsedTime(&t, start_, stop_));
+      ms.push_back(t);
+    }
+    return median(ms);
+  }
+
+ private:
+  cudaStream_t stream_;
+  int warmup_, repeats_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+struct Options {
+  std::string scene = "cornell", jsonPath;
+  int width = 1920, height = 1080, repeats = 20, warmup = 3;
+  std::vector<double> fractions{1.0, 0.1};
+};
+
+int run(const Options& opt) {
+  if (!cudaDeviceAvailable())
+    throw std::runtime_error("needs a CUDA device: " + cudaDeviceDescription());
+  const Backend backend = selectBackend("cuda");
+  const Scene scene = loadScene(opt.scene);
+  const SceneData data(scene, backend);
+  const SceneView& view = data.view();
+  const uint32_t numPixels = uint32_t(opt.width) * uint32_t(opt.height);
+  const Camera cam =
+      scene.camera ? *scene.camera : frameScene(scene, float(opt.width) / opt.height);
+  const CameraView camera = CameraView::from(cam, opt.width, opt.height);
+  std::printf("device: %s\nscene: %s, %zu triangles, %dx%d\n", cudaDeviceDescription().c_str(),
+              opt.scene.c_str(), data.triangleCount(), opt.width, opt.height);
+
+  // Primary rays, their hits, and the bounce-1 rays of the primary rays that hit.
+  Rays primary, secondary;
+  {
+    Buffer<Vec3f> o(MemorySpace::Cuda, numPixels), d(MemorySpace::Cuda, numPixels);
+    Buffer<Vec3f> o2(MemorySpace::Cuda, numPixels), d2(MemorySpace::Cuda, numPixels);
+    Buffer<Hit> hits(MemorySpace::Cuda, numPixels);
+    Buffer<uint8_t> keep(MemorySpace::Cuda, numPixels);
+    const uint32_t grid = (numPixels + 255) / 256;
+    primaryKernel<<<grid, 256, 0, backend.stream>>>(camera, numPixels, o.data(), d.data());
+    SRT_CUDA_CHECK_LAUNCH();
+    RayStreamRef rays;
+    rays.origin = o.data();
+    rays.direction = d.data();
+    rays.count = numPixels;
+    traceClosest(backend, view, rays, hits.data());
+    bounceKernel<<<grid, 256, 0, backend.stream>>>(view, numPixels, o.data(), d.data(), hits.data(),
+                                                   o2.data(), d2.data(), keep.data());
+    SRT_CUDA_CHECK_LAUNCH();
+    backend.synchronize();
+    primary.origin = o.download();
+    primary.direction = d.download();
+    const std::vector<Vec3f> ho = o2.download(), hd = d2.download();
+    const std::vector<uint8_t> k = keep.download();
+    for (uint32_t i = 0; i < numPixels; ++i)
+      if (k[i]) secondary.origin.push_back(ho[i]), secondary.direction.push_back(hd[i]);
+  }
+  std::printf("primary rays %zu, bounce-1 rays %zu (primary hits)\n", primary.size(),
+              secondary.size());
+
+  nlohmann::json out;
+  out["device"] = cudaDeviceDescription();
+  out["scene"] = opt.scene;
+  out["triangles"] = data.triangleCount();
+  out["width"] = opt.width;
+  out["height"] = opt.height;
+  out["repeats"] = opt.repeats;
+  out["warmup"] = opt.warmup;
+  for (PersistentVariant v : kAllPersistentVariants)
+    out["residentWarps"][toString(v)] = persistentResidentWarps(v);
+  out["defaultVariant"] = toString(kDefaultPersistentVariant);
+
+  Timer timer(backend.stream, opt.warmup, opt.repeats);
+  std::printf("\n%-9s %8s %9s  %-28s %9s %9s %8s  %s\n", "rays", "fraction", "n", "method", "ms",
+              "Mrays/s", "vs std", "check");
+  int mismatches = 0;
+  const std::pair<const char*, const Rays*> sets[] = {{"primary", &primary},
+                                                      {"bounce1", &secondary}};
+  for (const auto& set : sets) {
+    const char* setName = set.first;
+    const Rays* all = set.second;
+    for (double fraction : opt.fractions) {
+      const Rays r = subset(*all, fraction);
+      const uint32_t n = uint32_t(r.size());
+      if (n == 0) continue;
+      const Buffer<Vec3f> o(MemorySpace::Cuda, r.origin), d(MemorySpace::Cuda, r.direction);
+      Buffer<Vec3f> copyDst(MemorySpace::Cuda, 2 * size_t(n));
+      Buffer<Hit> refHits(MemorySpace::Cuda, n), hits(MemorySpace::Cuda, n);
+      RayStreamRef rays;
+      rays.origin = o.data();
+      rays.direction = d.data();
+      rays.count = n;
+      auto row = [&](const std::string& method, double ms, const std::string& check, double stdMs) {
+        const double mrays = n / (ms * 1e3);
+        std::printf("%-9s %8.3f %9u  %-28s %9.3f %9.1f %7.2fx  %s\n", setName, fraction, n,
+                    method.c_str(), ms, mrays, stdMs / ms, check.c_str());
+        out["results"].push_back({{"rays", setName},
+                                  {"fraction", fraction},
+                                  {"n", n},
+                                  {"method", method},
+                                  {"ms", ms},
+                                  {"mraysPerSecond", mrays},
+                                  {"speedupVsStandard", stdMs / ms},
+                                  {"check", check}});
+      };
+      const double stdMs =
+          timer.medianMs([&] { traceClosest(backend, view, rays, refHits.data()); });
+      row("standard", stdMs, "reference", stdMs);
+      const std::vector<Hit> expected = refHits.download();
+      for (PersistentVariant v : kAllPersistentVariants) {
+        const double ms =
+            timer.medianMs([&] { traceClosestPersistent(backend, view, rays, hits.data(), v); });
+        const std::vector<Hit> got = hits.download();
+        size_t bad = 0;
+        for (uint32_t i = 0; i < n; ++i)
+          bad += std::memcmp(&got[i], &expected[i], sizeof(Hit)) != 0;
+        mismatches += bad != 0;
+        row(std::string("persistent-") + toString(v), ms,
+            bad ? "MISMATCH " + std::to_string(bad) : "identical", stdMs);
+      }
+      const double copyMs = timer.medianMs([&] {
+        SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data(), o.data(), o.bytes(),
+                                       cudaMemcpyDeviceToDevice, backend.stream));
+        SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data() + n, d.data(), d.bytes(),
+                                       cudaMemcpyDeviceToDevice, backend.stream));
+      });
+      row("copy (ray bytes, D2D)", copyMs, "-", stdMs);
+    }
+  }
+  if (!opt.jsonPath.empty()) {
+    std::ofstream f(opt.jsonPath);
+    if (!(f << out.dump(2) << "\n")) throw std::runtime_error("cannot write " + opt.jsonPath);
+    std::printf("\nwrote %s\n", opt.jsonPath.c_str());
+  }
+  if (mismatches) {
+    std::fprintf(stderr,
+                 "streamrt-bench-trace: error: %d configuration(s) differ from traceClosest\n",
+                 mismatches);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace srt::bench
+
+int main(int argc, char** argv) {
+  CLI::App app{"Closest-hit tracing: traceClosest against the persistent while-while traversal"};
+  srt::bench::Options opt;
+  app.add_option("scene", opt.scene, "built-in scene name or scene file (default cornell)");
+  app.add_option("--width", opt.width, "primary rays per row")->check(CLI::Range(1, 16384));
+  app.add_option("--height", opt.height, "rows")->check(CLI::Range(1, 16384));
+  app.add_option("--fractions", opt.fractions, "stream sizes as fractions of the rays")
+      ->delimiter(',')
+      ->check(CLI::Range(1e-6, 1.0));
+  app.add_option("--repeats", opt.repeats, "timed calls per configuration (median reported)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--warmup", opt.warmup, "untimed calls first")->check(CLI::Range(0, 100));
+  app.add_option("--json", opt.jsonPath, "write the results as JSON to this file");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return srt::bench::run(opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "streamrt-bench-trace: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,182 @@
+// The kd-tree traversal of kdtree.h cut into resumable steps, for persistent-thread kernels that
+// keep one ray per lane in flight and run Aila & Laine's (2009) while-while loop over a warp:
+// walkToLeaf() descends interior nodes until the lane holds a leaf, testLeaf() runs its triangles.
+// Between the two the warp re-converges, so lanes that reach leaves at different depths wait for
+// each other once per leaf instead of once per node (the if-if loop of a plain kernel).
+//
+// Results are bit-identical to intersectClosest(): the same front-to-back order, the same interval
+// arithmetic, the same triangle test with the same running tMax, so the same triangles are tested
+// in the same order and the first of equal-t hits wins as there.
+//
+// Speculative traversal (Aila & Laine 2009, section 4): a lane that found a leaf keeps walking
+// until every lane of the warp holds one, so the warp tests triangles together. It walks with a
+// stale `closest` (the postponed leaf may still shorten it). That walk only adds node visits: the
+// skip test `closest < tMin` is re-done with the true `closest` before any leaf is tested, tMin
+// never decreases along a descent, and entries pushed under a node the standard traversal would
+// have skipped start at or after that node's tMin, so they are skipped too. No triangle test is
+// added, dropped or reordered. The steps are host-device code so a CPU test can drive them with
+// any speculation pattern (tests/accel/traversal_persistent_test.cu).
+#pragma once
+
+#include "renderer/accel/kdtree.h"
+
+#if !defined(__CUDACC__)
+#error "kdtree_traverse_persistent.cuh holds device code: include it from .cu files only"
+#endif
+
+namespace srt::persistent {
+
+constexpr uint32_t kFullWarp = 0xffffffffu;
+constexpr uint32_t kNoNode = 0xffffffffu;
+
+// One lane's ray in flight. The stack (kKdMaxDepth entries) lives beside it in the kernel.
+struct KdLane {
+  Ray ray;
+  Vec3f invDir;
+  float tMin, tMax;  // the interval of `node`
+  float closest;     // tMax of the triangle tests: the nearest hit so far, or ray.tMax
+  uint32_t node;     // next node to visit; kNoNode once the stack ran empty
+  uint32_t leaf;     // a leaf waiting for its triangle tests; kNoNode when none
+  float leafTMin;    // that leaf's tMin, for the skip test redone with the final `closest`
+  int top;
+  bool found;
+  Hit hit;
+};
+
+SRT_CPU_GPU SRT_INLINE KdNode loadNode(const KdTreeView& tree, uint32_t index) {
+#if SRT_IS_GPU_CODE
+  // Nodes are read-only during traversal: the read-only data path.
+  const uint2 raw = __ldg(reinterpret_cast<const uint2*>(tree.nodes) + index);
+  KdNode node;
+  node.onePrimitive = raw.x;
+  node.flags = raw.y;
+  return node;
+#else
+  return tree.nodes[index];
+#endif
+}
+
+SRT_CPU_GPU SRT_INLINE uint32_t loadPrimIndex(const KdTreeView& tree, uint32_t i) {
+#if SRT_IS_GPU_CODE
+  return __ldg(tree.primIndices + i);
+#else
+  return tree.primIndices[i];
+#endif
+}
+
+// The speculation vote of a warp: whether every lane still walking holds a leaf.
+struct WarpHoldsLeaves {
+  __device__ bool operator()(bool mine) const { return __all_sync(__activemask(), mine); }
+};
+
+// Sets the lane up for `ray`; false when the ray misses the tree's bounds (or the tree is empty),
+// exactly where traverseKdTree returns false before its loop.
+SRT_CPU_GPU SRT_INLINE bool startLane(const KdTreeView& tree, const Ray& ray, KdLane& l) {
+  if (tree.nodes == nullptr || !detail::clipRayToBounds(tree.bounds, ray, &l.tMin, &l.tMax))
+    return false;
+  l.ray = ray;
+  l.invDir = Vec3f(1.f / ray.d.x, 1.f / ray.d.y, 1.f / ray.d.z);
+  l.closest = ray.tMax;
+  l.node = 0;
+  l.leaf = kNoNode;
+  l.leafTMin = 0.f;
+  l.top = 0;
+  l.found = false;
+  return true;
+}
+
+SRT_CPU_GPU SRT_INLINE void popNode(KdLane& l, const detail::KdStackEntry* stack) {
+  if (l.top == 0) {
+    l.node = kNoNode;
+    return;
+  }
+  --l.top;
+  l.node = stack[l.top].node;
+  l.tMin = stack[l.top].tMin;
+  l.tMax = stack[l.top].tMax;
+}
+
+// One interior node, exactly as traverseKdTree handles it.
+SRT_CPU_GPU SRT_INLINE void descend(const KdNode& node, KdLane& l, detail::KdStackEntry* stack) {
+  const int axis = node.axis();
+  const float split = node.split, o = l.ray.o[axis], d = l.ray.d[axis];
+  const uint32_t below = l.node + 1, above = node.aboveChild();
+  if (d == 0.f) {  // parallel to the plane: the side holding the origin, both if on it
+    if (o < split) {
+      l.node = below;
+    } else if (o > split) {
+      l.node = above;
+    } else {
+      if (l.top < kKdMaxDepth) stack[l.top++] = {above, l.tMin, l.tMax};
+      l.node = below;
+    }
+    return;
+  }
+  const float tPlane = (split - o) * l.invDir[axis];
+  const bool belowFirst = o < split || (o == split && d < 0.f);
+  const uint32_t first = belowFirst ? below : above, second = belowFirst ? above : below;
+  if (tPlane <= 0.f || tPlane > l.tMax * (1.f + kKdIntervalSlack)) {
+    l.node = first;
+  } else if (tPlane < l.tMin * (1.f - kKdIntervalSlack)) {
+    l.node = second;
+  } else {
+    if (l.top < kKdMaxDepth)
+      stack[l.top++] = {second, fmaxf(l.tMin, tPlane * (1.f - kKdIntervalSlack)), l.tMax};
+    l.node = first;
+    l.tMax = fminf(l.tMax, tPlane * (1.f + kKdIntervalSlack));
+  }
+}
+
+// The inner "while node is interior" loop: walks until the lane holds a leaf (l.leaf) or its stack
+// is empty. Without speculation a lane stops at its first leaf; with it, it goes on (remembering
+// the first leaf) until allHoldLeaves(l.leaf != kNoNode) says every lane still walking holds one
+// (WarpHoldsLeaves on the device), or it meets a second leaf.
+template <bool kSpeculative, typename Vote>
+SRT_CPU_GPU SRT_INLINE void walkToLeaf(const KdTreeView& tree, KdLane& l,
+                                       detail::KdStackEntry* stack, Vote allHoldLeaves) {
+  while (l.node != kNoNode) {
+    bool stop = false;
+    if (l.closest < l.tMin) {
+      popNode(l, stack);  // everything in this node is behind the nearest hit
+    } else {
+      const KdNode node = loadNode(tree, l.node);
+      if (!node.isLeaf()) {
+        descend(node, l, stack);
+      } else if (l.leaf != kNoNode) {
+        stop = true;  // a leaf is already waiting: this one is visited in the next round
+      } else {
+        l.leaf = l.node;
+        l.leafTMin = l.tMin;
+        popNode(l, stack);
+        stop = !kSpeculative;
+      }
+    }
+    if (stop) break;
+    if (kSpeculative && allHoldLeaves(l.leaf != kNoNode)) break;
+  }
+}
+
+// The "while the leaf has triangles" loop, with the skip test redone for a postponed leaf.
+SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
+  if (l.leaf == kNoNode) return;
+  if (!(l.closest < l.leafTMin)) {
+    const KdNode node = loadNode(tree, l.leaf);
+    const uint32_t count = node.primitiveCount();
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t tri =
+          count == 1 ? node.onePrimitive : loadPrimIndex(tree, node.primitiveOffset + i);
+      if (intersectMeshTriangle(tree.mesh, tri, l.ray, l.closest, &l.hit)) {
+        l.closest = l.hit.t;
+        l.found = true;
+      }
+    }
+  }
+  l.leaf = kNoNode;
+}
+
+// The lane's ray has no node and no leaf left.
+SRT_CPU_GPU SRT_INLINE bool laneDone(const KdLane& l) {
+  return l.node == kNoNode && l.leaf == kNoNode;
+}
+
+}  // namespace srt::persistent

@@ -1,0 +1,38 @@
+// Closest-hit tracing with persistent threads (Aila & Laine 2009): just enough warps to fill the
+// GPU, each taking rays from a global counter until the stream is drained, running the kd-tree
+// traversal as a while-while loop (renderer/accel/kdtree_traverse_persistent.cuh). The hits are
+// those of traceClosest() bit for bit; only the schedule differs. CUDA backend only.
+#pragma once
+
+#include <string>
+
+#include "renderer/wavefront/stages.h"
+
+namespace srt {
+
+// How a warp keeps its lanes busy. Batch: the paper's persistent while-while, a warp fetches 32
+// rays once all of its lanes are done. DynamicFetch: once fewer than 20 lanes are still
+// traversing, the finished lanes fetch new rays (the 2012 Kepler addendum). Speculative: lanes that
+// found a leaf keep walking until the whole warp holds leaves (section 4 of the paper).
+enum class PersistentVariant { Batch, DynamicFetch, Speculative, SpeculativeDynamicFetch };
+constexpr PersistentVariant kAllPersistentVariants[] = {
+    PersistentVariant::Batch, PersistentVariant::DynamicFetch, PersistentVariant::Speculative,
+    PersistentVariant::SpeculativeDynamicFetch};
+// The variant traceClosestPersistent() uses when none is named.
+constexpr PersistentVariant kDefaultPersistentVariant = PersistentVariant::SpeculativeDynamicFetch;
+const char* toString(PersistentVariant v);  // batch, dynamic, speculative, speculative-dynamic
+
+// Same contract as traceClosest(): positions i < rays.count, and below *rays.deviceCount when it is
+// set (read on the device), skipping dead lanes; hits[i] for the ray of slot slots[i] (or i), with
+// triangle == kNoHit on a miss. Positions that are skipped are not written. Queued on b.stream.
+// The ray counter is one device global per process, reset with cudaMemsetAsync before each launch:
+// calls must be ordered on one stream (as a render's stages are), not run on two streams at once.
+// Throws std::invalid_argument on the CPU backend.
+void traceClosestPersistent(const Backend& b, const SceneView& scene, const RayStreamRef& rays,
+                            Hit* hits, PersistentVariant variant = kDefaultPersistentVariant);
+
+// Warps the launch uses for `variant` on the current device (blocks that fit at once x warps per
+// block), for benchmarks' reports. CUDA only.
+uint32_t persistentResidentWarps(PersistentVariant variant);
+
+}  // namespace srt
