@@ -35,6 +35,10 @@ Command addViewCommand(CLI::App& app) {
   view->add_option("--payload", o.payload, "state or index")
       ->capture_default_str()
       ->check(CLI::IsMember({"state", "index"}));
+  view->add_option("--schedule", o.schedule,
+                   "How the path pool is fed: regenerate or waves (stage times per bounce)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"regenerate", "waves"}));
   view->add_option("--backend", cfg->backend, "auto, cuda or cpu")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));

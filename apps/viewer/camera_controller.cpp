@@ -40,6 +40,21 @@ void CameraController::rotate(float yaw, float pitch, bool aroundTarget) {
   }
 }
 
+void CameraController::move(Vec3f along) {
+  const Vec3f forward = normalize(camera_.target - camera_.position);
+  const Vec3f side = normalize(cross(forward, worldUp_));
+  const Vec3f delta = (side * along.x + worldUp_ * along.y + forward * along.z) * distance_;
+  camera_.position = camera_.position + delta;
+  camera_.target = camera_.target + delta;
+}
+
+void CameraController::dolly(float fraction) {
+  const Vec3f forward = normalize(camera_.target - camera_.position);
+  const float step = distance_ * std::min(fraction, 0.9f);
+  camera_.position = camera_.position + forward * step;
+  distance_ -= step;
+}
+
 bool CameraController::update(GLFWwindow* window, double seconds, bool uiWantsMouse,
                               bool uiWantsKeyboard) {
   bool moved = false;
@@ -61,31 +76,18 @@ bool CameraController::update(GLFWwindow* window, double seconds, bool uiWantsMo
     moved = true;
   }
   if (scroll_ != 0 && !uiWantsMouse) {
-    // Each wheel step moves 10% of the way to the orbit point (never through it).
-    const Vec3f forward = normalize(camera_.target - camera_.position);
-    const float step = distance_ * std::clamp(float(scroll_) * 0.1f, -1.f, 0.9f);
-    camera_.position = camera_.position + forward * step;
-    distance_ -= step;
+    dolly(std::max(float(scroll_) * 0.1f, -1.f));  // a wheel step: 10% of the way to the target
     moved = true;
   }
   scroll_ = 0;
   if (!uiWantsKeyboard) {
-    const Vec3f forward = normalize(camera_.target - camera_.position);
-    const Vec3f side = normalize(cross(forward, worldUp_));
-    Vec3f move{0.f, 0.f, 0.f};
-    auto held = [&](int key) { return glfwGetKey(window, key) == GLFW_PRESS; };
-    if (held(GLFW_KEY_W)) move = move + forward;
-    if (held(GLFW_KEY_S)) move = move - forward;
-    if (held(GLFW_KEY_D)) move = move + side;
-    if (held(GLFW_KEY_A)) move = move - side;
-    if (held(GLFW_KEY_E)) move = move + worldUp_;
-    if (held(GLFW_KEY_Q)) move = move - worldUp_;
-    if (lengthSquared(move) > 0.f) {
+    auto held = [&](int key) { return glfwGetKey(window, key) == GLFW_PRESS ? 1.f : 0.f; };
+    const Vec3f along{held(GLFW_KEY_D) - held(GLFW_KEY_A), held(GLFW_KEY_E) - held(GLFW_KEY_Q),
+                      held(GLFW_KEY_W) - held(GLFW_KEY_S)};
+    if (lengthSquared(along) > 0.f) {
       // Half the orbit distance per second, so the speed suits the scene's size.
-      const float speed = 0.5f * distance_ * (held(GLFW_KEY_LEFT_SHIFT) ? 4.f : 1.f);
-      const Vec3f delta = normalize(move) * (speed * float(seconds));
-      camera_.position = camera_.position + delta;
-      camera_.target = camera_.target + delta;
+      const float speed = 0.5f * (held(GLFW_KEY_LEFT_SHIFT) ? 4.f : 1.f) * float(seconds);
+      move(normalize(along) * speed);
       moved = true;
     }
   }

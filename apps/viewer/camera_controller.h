@@ -18,6 +18,17 @@ class CameraController {
   void addScroll(double offset) { scroll_ += offset; }
   const Camera& camera() const { return camera_; }
 
+  // The moves update() maps the input to (public so tests can drive them without a window).
+  // Orbit: the eye turns around the target at its distance. Look: the target turns around the
+  // eye. Angles in radians about the world up axis (yaw) and the camera's right axis (pitch).
+  void orbit(float yaw, float pitch) { rotate(yaw, pitch, true); }
+  void look(float yaw, float pitch) { rotate(yaw, pitch, false); }
+  // Moves eye and target together; `along` is (right, up, forward) in units of the orbit distance.
+  void move(Vec3f along);
+  // Moves the eye toward the target by `fraction` of the distance (negative: away); never
+  // reaches it.
+  void dolly(float fraction);
+
  private:
   void rotate(float yawRadians, float pitchRadians, bool aroundTarget);
   Camera camera_;

@@ -28,15 +28,23 @@ bool comboOf(const char* label, std::string& value, const std::vector<std::strin
   return changed;
 }
 
-// One histogram per stage, bar d is bounce d.
-void plotStage(const char* label, const std::vector<BounceStats>& bounces,
-               double BounceStats::*field) {
+// One histogram per stage: bar i is bounce i (or pass i over the pool).
+template <typename T>
+void plotStage(const char* label, const std::vector<T>& rows, double T::*field) {
   std::vector<float> v;
-  for (const BounceStats& b : bounces) v.push_back(float(b.*field));
+  for (const T& r : rows) v.push_back(float(r.*field));
   const float top = v.empty() ? 1.f : std::max(1e-3f, *std::max_element(v.begin(), v.end()));
   char overlay[64];
   std::snprintf(overlay, sizeof overlay, "max %.3f ms", top);
   ImGui::PlotHistogram(label, v.data(), int(v.size()), 0, overlay, 0.f, top, ImVec2(0, 48));
+}
+
+template <typename T>
+void plotStages(const std::vector<T>& rows) {
+  plotStage("trace ms", rows, &T::traceMs);
+  plotStage("shade ms", rows, &T::shadeMs);
+  plotStage("shadow ms", rows, &T::shadowMs);
+  plotStage("compaction ms", rows, &T::compactionMs);
 }
 
 void drawStats(const PanelStatus& status) {
@@ -56,10 +64,18 @@ void drawStats(const PanelStatus& status) {
   ImGui::PlotLines("rays in", in.data(), int(in.size()), 0, nullptr, 0.f, top, ImVec2(0, 56));
   ImGui::PlotLines("rays alive", alive.data(), int(alive.size()), 0, nullptr, 0.f, top,
                    ImVec2(0, 56));
-  plotStage("trace ms", s.bounces, &BounceStats::traceMs);
-  plotStage("shade ms", s.bounces, &BounceStats::shadeMs);
-  plotStage("shadow ms", s.bounces, &BounceStats::shadowMs);
-  plotStage("compaction ms", s.bounces, &BounceStats::compactionMs);
+  // The path tracer's regenerate schedule mixes depths in one pass over the pool, so it times
+  // stages per pass; the waves schedule (and Whitted) time them per bounce.
+  const bool perBounce = std::any_of(s.bounces.begin(), s.bounces.end(), [](const BounceStats& b) {
+    return b.traceMs + b.shadeMs + b.shadowMs + b.compactionMs > 0;
+  });
+  if (perBounce || s.iterations.empty()) {
+    plotStages(s.bounces);
+  } else {
+    ImGui::TextDisabled("stage times per pass (schedule %s; waves times each bounce)",
+                        s.schedule.c_str());
+    plotStages(s.iterations);
+  }
   if (!s.iterations.empty()) {
     // The path tracer's pool passes: occupancy after each pass over the pool.
     std::vector<float> occupancy;
@@ -97,6 +113,7 @@ PanelActions drawPanel(ViewSettings& settings, const PanelStatus& status) {
       comboOf("compaction", o.compaction, compactionChoices(settings.backend, status.glPrimitives));
   act.optionsChanged |= comboOf("payload", o.payload, {"state", "index"});
   act.optionsChanged |= comboOf("integrator", o.integrator, {"path", "whitted"});
+  act.optionsChanged |= comboOf("schedule", o.schedule, {"regenerate", "waves"});
   int depth = o.maxDepth;
   if (ImGui::SliderInt("max depth", &depth, 0, 32) && depth != o.maxDepth) {
     o.maxDepth = depth;

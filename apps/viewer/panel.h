@@ -1,6 +1,6 @@
 // The Dear ImGui panel: what the user can switch live (backend, compaction primitive, payload,
-// integrator, depth, spp target, exposure), the screenshot file, and the live statistics of the
-// last frame (rays/s, per-bounce rays and per-stage time).
+// integrator, path-pool schedule, depth, spp target, exposure), the screenshot file, and the live
+// statistics of the last frame (rays/s, per-bounce rays and per-stage time).
 #pragma once
 
 #include <string>
@@ -32,7 +32,7 @@ struct PanelStatus {
 
 // What the user asked for this frame.
 struct PanelActions {
-  bool optionsChanged = false;  // compaction, payload, integrator or depth
+  bool optionsChanged = false;  // compaction, payload, integrator, schedule or depth
   bool backendChanged = false;
   bool screenshot = false;
 };

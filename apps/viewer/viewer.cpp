@@ -206,6 +206,7 @@ int runViewer(const ViewerConfig& cfg) {
       if (!cfg.windowScreenshot.empty())
         saveImage(cfg.windowScreenshot, readWindowPixels(fbWidth, fbHeight), 0.f, cfg.quiet,
                   "window");
+      if (!cfg.quiet) std::fprintf(stderr, "streamrt: %s\n", uploader.line().c_str());
       break;
     }
     window.swapBuffers();
