@@ -111,7 +111,9 @@ TEST(ChoicePolicy, SamplesInFlightAreNotExploredTwice) {
   ChoicePolicy p(2, params);
   std::vector<int> picks;
   for (int i = 0; i < 6; ++i) picks.push_back(p.next().candidate);  // nothing recorded yet
-  EXPECT_EQ(picks, (std::vector<int>{0, 1, 0, 1, 0, 0}));
+  // First samples of both, then (their times still in flight) the most promising by prior.
+  EXPECT_EQ(picks, (std::vector<int>{0, 1, 0, 0, 0, 0}));
+  EXPECT_TRUE(p.exploring());
   EXPECT_EQ(p.best(), -1);
   p.record(1, 0.5);
   p.record(0, 1.0);

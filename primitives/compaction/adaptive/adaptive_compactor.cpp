@@ -160,10 +160,12 @@ AdaptiveCompactor::Family& AdaptiveCompactor::family(MemorySpace m) {
                                 (list.empty() ? std::string() : " (candidates: " + list + ")"));
   }
   if (!f.active) {  // the first request here: make and size the candidates once
+    std::vector<std::unique_ptr<Compactor>> made;
     for (const std::string& spec : f.specs) {
-      f.compactors.push_back(registry_.create(spec));
-      if (maxCount_) f.compactors.back()->reserve(maxCount_);
+      made.push_back(registry_.create(spec));
+      if (maxCount_) made.back()->reserve(maxCount_);
     }
+    f.compactors = std::move(made);
     f.active = true;
   }
   return f;
@@ -317,8 +319,9 @@ void registerAdaptiveCompactors(Registry& r) {
          false,
          true,
          {MemorySpace::Host, MemorySpace::Cuda},
-         "picks per stream shape the fastest registered primitive from measured costs (Moreira "
-         "2010's meta-algorithm); unordered [candidates=a+b,gl=0,ordered=0,samples=2,probe=64]"},
+         "per stream shape, the fastest registered primitive by measured cost (Moreira 2010's "
+         "meta-algorithm): the CUDA ones on CUDA memory, cpu on host "
+         "[candidates=a+b,gl=0,ordered=0,samples=2,probe=64]"},
         [registry](OptionReader& o) {
           return std::make_unique<AdaptiveCompactor>(*registry, AdaptiveOptions::read(o));
         });

@@ -73,7 +73,8 @@ class AdaptiveCompactor final : public Compactor {
   void compact(const Request& r) override;
   double lastTransferMs() const override { return lastTransferMs_; }
 
-  // True when every candidate keeps input order (ordered=1, or only ordered ones named).
+  // True when every candidate, in either memory space, keeps input order (ordered=1, or only
+  // ordered ones named; the default "auto" is unordered).
   bool ordered() const { return ordered_; }
   // The candidate the last compact() ran ("" before the first call).
   const std::string& lastChoice() const { return lastChoice_; }

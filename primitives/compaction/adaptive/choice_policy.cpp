@@ -56,15 +56,20 @@ bool ChoicePolicy::contender(int c) const {
 
 int ChoicePolicy::explorationPick() const {
   // Fewest issued runs first, then the most promising: every contender gets its first sample
-  // before any gets a second.
+  // before any gets a second, and a second run waits for the first one's time (a candidate that
+  // lost badly is not run again just because its time was still in flight).
   for (int pass = 0; pass < params_.samples; ++pass)
     for (int c : rank_)
-      if (issued_[c] <= uint64_t(pass) && contender(c)) return c;
+      if (issued_[c] <= uint64_t(pass) && (pass == 0 || recorded_[c] >= issued_[c]) && contender(c))
+        return c;
   return -1;
 }
 
 bool ChoicePolicy::exploring() const {
-  return numCandidates() > 1 && explorationPick() >= 0;
+  if (numCandidates() == 1) return false;
+  for (int c = 0; c < numCandidates(); ++c)
+    if (issued_[c] < uint64_t(params_.samples) && contender(c)) return true;
+  return false;
 }
 
 ChoicePolicy::Pick ChoicePolicy::next() {
