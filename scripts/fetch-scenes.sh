@@ -2,7 +2,8 @@
 # Puts the public test scenes into scenes/data/ (one folder each), where scenes/examples/*.json
 # look for them: conference-room, cornell-box, dabrovic-sponza, teapot (McGuire's Computer
 # Graphics Archive, https://casual-effects.com/data/). Copies the zips from ../shared/scenes when
-# that folder exists, otherwise downloads them with curl. For users: the build never runs it.
+# that folder has them (as NAME/ZIP or NAME.zip), otherwise downloads them with curl. For users:
+# the build never runs it.
 #
 #   scripts/fetch-scenes.sh [--shared DIR] [--dest DIR] [--force] [NAME...]
 set -euo pipefail
@@ -63,6 +64,9 @@ for name in "${names[@]}"; do
   if [ -f "$shared/$name/${zip[$name]}" ]; then
     echo "fetch-scenes: $name: copying from $shared/$name"
     cp "$shared/$name/${zip[$name]}" "$tmp/archive.zip"
+  elif [ -f "$shared/$name.zip" ]; then  # flat layout (scripts/gpu-bundle.sh's scenes/NAME.zip)
+    echo "fetch-scenes: $name: copying $shared/$name.zip"
+    cp "$shared/$name.zip" "$tmp/archive.zip"
   else
     echo "fetch-scenes: $name: downloading ${url[$name]}"
     curl -fL --retry 2 -o "$tmp/archive.zip" "${url[$name]}"
