@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "streamrt 0.1.0");
   app.require_subcommand(1);
   const std::vector<Command> commands = {addRenderCommand(app), addListCommand(app),
+                                         addProfileCommand(app),
                                          addViewCommand(app)};
   // Usage errors in the one-line form of every other error, naming the help of the subcommand.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {

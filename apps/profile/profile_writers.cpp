@@ -1,0 +1,169 @@
+#include "apps/profile/profile_writers.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace srt::profile {
+namespace {
+
+using nlohmann::json;
+
+json number(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+json spreadJson(const Spread& s) {
+  return {{"median", number(s.median)}, {"min", number(s.min)}, {"max", number(s.max)},
+          {"q1", number(s.q1)},         {"q3", number(s.q3)},   {"count", s.count}};
+}
+
+json primitiveJson(const Result& result, const PrimitiveProfile& p) {
+  const PrimitiveSummary& s = p.summary;
+  json samples = json::array();
+  for (const RenderStats& r : p.runs) samples.push_back(r.renderSeconds * 1e3);
+  json bounces = json::array();
+  for (size_t d = 0; d < s.bounces.size(); ++d) {
+    const BounceSummary& b = s.bounces[d];
+    bounces.push_back({{"bounce", d},
+                       {"rays_in", b.raysIn},
+                       {"lanes", b.lanes},
+                       {"rays_alive", b.raysAlive},
+                       {"shadow_rays", b.shadowRays},
+                       {"compaction_bytes", b.compactionBytes},
+                       {"compaction_ms", spreadJson(b.compactionMs)},
+                       {"compaction_transfer_ms", spreadJson(b.transferMs)},
+                       {"trace_ms", spreadJson(b.traceMs)},
+                       {"shade_ms", spreadJson(b.shadeMs)},
+                       {"shadow_ms", spreadJson(b.shadowMs)}});
+  }
+  json iterations = json::array();
+  for (const IterationSummary& it : s.iterations)
+    iterations.push_back({{"lanes", it.counts.lanes},
+                          {"alive", it.counts.alive},
+                          {"regenerated", it.counts.regenerated},
+                          {"idle", it.counts.idle},
+                          {"trace_ms", number(it.traceMs)},
+                          {"shade_ms", number(it.shadeMs)},
+                          {"shadow_ms", number(it.shadowMs)},
+                          {"compaction_ms", number(it.compactionMs)},
+                          {"regenerate_ms", number(it.regenerateMs)},
+                          {"compaction_transfer_ms", number(it.transferMs)},
+                          {"compaction_bytes", it.counts.compactionBytes}});
+  return {{"name", p.spec},
+          {"runs_on", compaction::toString(p.info.device)},
+          {"ordered", p.info.ordered},
+          {"compacts", p.info.compacts},
+          {"render_ms", spreadJson(s.renderMs)},
+          {"render_ms_samples", samples},
+          {"speedup_vs_none", number(result.speedupVsNone(p))},
+          {"totals_ms",
+           {{"compaction", spreadJson(s.compactionMs)},
+            {"compaction_transfer", spreadJson(s.transferMs)},
+            {"trace", spreadJson(s.traceMs)},
+            {"shade", spreadJson(s.shadeMs)},
+            {"shadow", spreadJson(s.shadowMs)},
+            {"regenerate", spreadJson(s.regenerateMs)}}},
+          {"per_bounce_times", s.bounceTimes},
+          {"compaction_bytes", s.compactionBytes},
+          {"compaction_gb_per_s", number(s.gbPerSecond)},
+          {"image_hash", p.imageHash},
+          {"images_identical", p.imagesIdentical},
+          {"bounces", bounces},
+          {"iterations", iterations}};
+}
+
+std::string csvNumber(double v) {
+  if (!std::isfinite(v)) return "";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string spreadCsv(const Spread& s) {
+  return csvNumber(s.median) + "," + csvNumber(s.min) + "," + csvNumber(s.max);
+}
+
+}  // namespace
+
+const char* const kCsvHeader =
+    "primitive,bounce,rays_in,lanes,rays_alive,shadow_rays,compaction_bytes,"
+    "compaction_ms_median,compaction_ms_min,compaction_ms_max,transfer_ms_median,"
+    "trace_ms_median,trace_ms_min,trace_ms_max,shade_ms_median,shade_ms_min,shade_ms_max,"
+    "shadow_ms_median,shadow_ms_min,shadow_ms_max,render_ms_median,render_ms_min,render_ms_max,"
+    "speedup_vs_none,images_identical";
+
+std::string profileJson(const Result& result) {
+  const RenderStats& h = result.header;
+  const Settings& st = result.settings;
+  json mismatches = json::array();
+  for (const ImageMismatch& m : result.mismatches)
+    mismatches.push_back({{"primitive", m.primitive},
+                          {"run", m.run},
+                          {"size_differs", m.sizeDiffers},
+                          {"differing_pixels", m.differingPixels},
+                          {"max_abs_difference", m.maxAbsDifference}});
+  json primitives = json::array();
+  for (const PrimitiveProfile& p : result.primitives)
+    primitives.push_back(primitiveJson(result, p));
+  json j = {{"tool", "streamrt profile"},
+            {"scene", h.scene},
+            {"integrator", h.integrator},
+            {"backend", h.backend},
+            {"device", h.device},
+            {"payload", st.options.payload},
+            {"schedule", st.options.schedule},
+            {"pool_size", st.options.poolSize},
+            {"traversal", st.options.traversal},
+            {"resolution", {st.options.width, st.options.height}},
+            {"spp", st.options.spp},
+            {"max_depth", st.options.maxDepth},
+            {"seed", st.options.seed},
+            {"triangles", h.triangles},
+            {"kd_build", h.accel.builder},
+            {"kd_build_ms", h.accel.buildMs},
+            {"warmup", st.warmup},
+            {"repeats", st.repeats},
+            {"baseline", "none"},
+            {"reference_primitive", result.referencePrimitive},
+            {"reference_image_hash", result.referenceHash},
+            {"images_identical", result.imagesIdentical()},
+            {"mismatches", mismatches},
+            {"primitives", primitives}};
+  return j.dump(2) + "\n";
+}
+
+std::string profileCsv(const Result& result) {
+  std::string out = std::string(kCsvHeader) + "\n";
+  for (const PrimitiveProfile& p : result.primitives) {
+    const std::string name = csvField(p.spec);
+    const std::string same = p.imagesIdentical ? "true" : "false";
+    uint64_t raysIn = 0, lanes = 0, shadow = 0;
+    for (size_t d = 0; d < p.summary.bounces.size(); ++d) {
+      const BounceSummary& b = p.summary.bounces[d];
+      raysIn += b.raysIn, lanes += b.lanes, shadow += b.shadowRays;
+      out += name + "," + std::to_string(d) + "," + std::to_string(b.raysIn) + "," +
+             std::to_string(b.lanes) + "," + std::to_string(b.raysAlive) + "," +
+             std::to_string(b.shadowRays) + "," + std::to_string(b.compactionBytes) + "," +
+             spreadCsv(b.compactionMs) + "," + csvNumber(b.transferMs.median) + "," +
+             spreadCsv(b.traceMs) + "," + spreadCsv(b.shadeMs) + "," + spreadCsv(b.shadowMs) +
+             ",,,,," + same + "\n";
+    }
+    // Totals: the spread of each run's stage totals.
+    const PrimitiveSummary& m = p.summary;
+    out += name + ",total," + std::to_string(raysIn) + "," + std::to_string(lanes) + ",," +
+           std::to_string(shadow) + "," + std::to_string(m.compactionBytes) + "," +
+           spreadCsv(m.compactionMs) + "," + csvNumber(m.transferMs.median) + "," +
+           spreadCsv(m.traceMs) + "," + spreadCsv(m.shadeMs) + "," + spreadCsv(m.shadowMs) + "," +
+           spreadCsv(m.renderMs) + "," + csvNumber(result.speedupVsNone(p)) + "," + same + "\n";
+  }
+  return out;
+}
+
+}  // namespace srt::profile

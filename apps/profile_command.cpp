@@ -1,0 +1,185 @@
+// `streamrt profile SCENE --compaction a,b,...|all --out DIR [render options]`: every chosen
+// primitive and `none` on one scene and one kd-tree, with warm-up and timed repeats; writes
+// DIR/profile.json, DIR/profile.csv and DIR/report.html (self-contained, SVG charts).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "apps/command.h"
+#include "apps/profile/compaction_list.h"
+#include "apps/profile/html_report.h"
+#include "apps/profile/profile_sweep.h"
+#include "apps/profile/profile_writers.h"
+#include "renderer/io/atomic_file.h"
+#include "renderer/io/paths.h"
+#include "scenes/loader.h"
+
+namespace srt {
+namespace {
+
+struct ProfileCommand {
+  std::string scene = "cornell";
+  std::string compaction = "all";
+  std::string backend = "auto";
+  std::string outDir;
+  bool quiet = false;
+  profile::Settings settings;
+};
+
+bool isFolder(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The output folder may exist (files in it are replaced) or be new in a writable folder; checked
+// before the scene loads, so a typo costs nothing.
+void checkOutputFolder(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  struct stat st {};
+  if (stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw std::invalid_argument("--out " + dir + " is not a folder");
+    if (access(dir.c_str(), W_OK) != 0)
+      throw std::invalid_argument("--out " + dir + ": the folder is not writable");
+    return;
+  }
+  const std::string parent = folderOf(dir);
+  if (!isFolder(parent))
+    throw std::invalid_argument("--out " + dir + ": the folder " + parent + " does not exist");
+  if (access(parent.c_str(), W_OK) != 0)
+    throw std::invalid_argument("--out " + dir + ": cannot create it, " + parent +
+                                " is not writable");
+}
+
+void printSummary(const profile::Result& r) {
+  std::printf("%-28s %10s %21s %9s %13s %8s  %s\n", "primitive", "median ms", "min - max ms",
+              "speed-up", "compaction ms", "GB/s", "image");
+  for (const profile::PrimitiveProfile& p : r.primitives) {
+    const profile::PrimitiveSummary& s = p.summary;
+    char range[48];
+    std::snprintf(range, sizeof range, "%.2f - %.2f", s.renderMs.min, s.renderMs.max);
+    char rate[32] = "-";
+    if (std::isfinite(s.gbPerSecond)) std::snprintf(rate, sizeof rate, "%.2f", s.gbPerSecond);
+    std::printf("%-28s %10.2f %21s %8.3fx %13.3f %8s  %s\n", p.spec.c_str(), s.renderMs.median,
+                range, r.speedupVsNone(p), s.compactionMs.median, rate,
+                p.imagesIdentical ? "identical" : "DIFFERS");
+  }
+}
+
+int runProfile(ProfileCommand& cmd) {
+  checkOutputFolder(cmd.outDir);
+  std::string notice;
+  const Backend backend = selectBackend(cmd.backend, &notice);
+  if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
+  profile::Settings& settings = cmd.settings;
+  settings.primitives = profile::parseCompactionList(cmd.compaction, backend);
+  for (const std::string& spec : settings.primitives) {
+    RenderOptions o = settings.options;
+    o.compaction = spec;
+    validateRenderOptions(backend, o);  // every primitive checked before the long work
+  }
+  if (!cmd.quiet)
+    std::fprintf(stderr, "streamrt: profiling %zu primitives, %d warm-up + %d timed renders each\n",
+                 settings.primitives.size(), settings.warmup, settings.repeats);
+
+  Scene scene = loadScene(cmd.scene);
+  const profile::Result result = profile::runSweep(
+      std::move(scene), backend, settings, [&](const std::string& spec, int run, int runs) {
+        if (!cmd.quiet && run + 1 == runs)
+          std::fprintf(stderr, "streamrt: profiled %s\n", spec.c_str());
+      });
+
+  // Everything is formatted before the first file is written.
+  const std::string json = profile::profileJson(result);
+  const std::string csv = profile::profileCsv(result);
+  const std::string html = profile::htmlReport(result);
+  if (!isFolder(cmd.outDir) && mkdir(cmd.outDir.c_str(), 0777) != 0)
+    throw std::runtime_error("--out " + cmd.outDir + ": cannot create the folder");
+  const std::string dir = cmd.outDir + (cmd.outDir.back() == '/' ? "" : "/");
+  writeFileAtomically(dir + "profile.json", json, "profile");
+  writeFileAtomically(dir + "profile.csv", csv, "profile");
+  writeFileAtomically(dir + "report.html", html, "report");
+
+  if (!cmd.quiet) printSummary(result);
+  if (!result.imagesIdentical()) {
+    std::fprintf(stderr,
+                 "streamrt: error: IMAGES DIFFER: %zu renders do not match the first render of %s "
+                 "bit for bit (see %sreport.html)\n",
+                 result.mismatches.size(), result.referencePrimitive.c_str(), dir.c_str());
+    return 2;
+  }
+  if (!cmd.quiet)
+    std::fprintf(stderr,
+                 "streamrt: images identical; wrote %sprofile.json, profile.csv, report.html\n",
+                 dir.c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command addProfileCommand(CLI::App& app) {
+  auto cmd = std::make_shared<ProfileCommand>();
+  RenderOptions& o = cmd->settings.options;
+  o.compaction = "none";
+  CLI::App* p = app.add_subcommand(
+      "profile",
+      "Render one scene with several compaction primitives (and none) on one kd-tree, timing "
+      "each bounce; writes JSON, CSV and an HTML report with charts");
+  p->add_option("scene", cmd->scene, "Built-in scene name or scene file (as for render)")
+      ->capture_default_str();
+  p->add_option("--compaction", cmd->compaction,
+                "Comma list of primitives (NAME[:key=value,...]) or all (every primitive the "
+                "backend can run); none is always added as the baseline")
+      ->capture_default_str();
+  p->add_option("--out", cmd->outDir,
+                "Output folder: profile.json, profile.csv and report.html are written there")
+      ->required();
+  p->add_option("--warmup", cmd->settings.warmup, "Untimed renders per primitive first")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  p->add_option("--repeats", cmd->settings.repeats, "Timed renders per primitive")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  p->add_option("--spp", o.spp, "Samples per pixel")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  p->add_option("--width", o.width, "Image width in pixels")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  p->add_option("--height", o.height, "Image height in pixels")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  p->add_option("--max-depth", o.maxDepth, "Maximum number of bounces")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  p->add_option("--integrator", o.integrator, "path or whitted")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"path", "whitted"}));
+  p->add_option("--payload", o.payload, "What compaction moves: state or index")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"state", "index"}));
+  p->add_option("--schedule", o.schedule,
+                "Path pool feeding: regenerate (refill freed slots) or waves")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"regenerate", "waves"}));
+  p->add_option("--pool", o.poolSize, "Paths in flight; 0 sizes the pool from the device")
+      ->capture_default_str();
+  p->add_option("--traversal", o.traversal, "Closest-hit kernel: standard or persistent")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"standard", "persistent"}));
+  p->add_option("--backend", cmd->backend, "auto, cuda or cpu")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  p->add_option("--seed", o.seed, "Random seed")->capture_default_str();
+  p->add_option("--kd-build", cmd->settings.accel.builder,
+                "kd-tree builder: cpu or gpu (CUDA backend); the tree is built once")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  p->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");
+  return {p, [cmd] { return runProfile(*cmd); }};
+}
+
+}  // namespace srt
