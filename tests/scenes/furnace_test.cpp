@@ -1,15 +1,25 @@
 // The white furnace: an albedo-1 diffuse sphere in a uniform environment of 0.5 reflects every
 // path out to the environment with throughput exactly 1, so every pixel is 0.5 up to float
-// rounding. A pixel below 0.5 means a path was lost (e.g. sent into the sphere).
+// rounding. A pixel below 0.5 means a path was lost (e.g. sent into the sphere). Built twice:
+// SRT_FURNACE_BACKEND "cpu" (suite FurnaceCpu, label cpu) and "cuda" (FurnaceGpu, label gpu,
+// skips without a device).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
+#include "primitives/common/cuda_check.h"
 #include "renderer/render.h"
 #include "scenes/loader.h"
 
 namespace srt {
 namespace {
+
+const std::string kBackend = SRT_FURNACE_BACKEND;
+
+#define REQUIRE_BACKEND()                           \
+  if (kBackend == "cuda" && !cudaDeviceAvailable()) \
+  GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription()
 
 int pixelsOff(const Image& img, float expected, float* worst) {
   int off = 0;
@@ -23,25 +33,30 @@ int pixelsOff(const Image& img, float expected, float* worst) {
   return off;
 }
 
+// The CPU test renders a quarter of the 320x240 to stay quick; CUDA renders all of it.
 RenderOptions furnaceOptions() {
   RenderOptions o;
-  o.width = 160, o.height = 120, o.spp = 16, o.maxDepth = 8;
+  o.width = kBackend == "cuda" ? 320 : 160;
+  o.height = kBackend == "cuda" ? 240 : 120;
+  o.spp = 16, o.maxDepth = 8;
   return o;
 }
 
-TEST(Furnace, EveryPixelIsTheEnvironment) {
+TEST(SRT_FURNACE_SUITE, EveryPixelIsTheEnvironment) {
+  REQUIRE_BACKEND();
   const Scene scene = loadScene("furnace");
-  const RenderResult r = renderScene(scene, selectBackend("cpu"), furnaceOptions());
+  const RenderResult r = renderScene(scene, selectBackend(kBackend), furnaceOptions());
   float worst = 0.f;
   EXPECT_EQ(pixelsOff(r.image, scene.environment.y, &worst), 0) << "worst |v - 0.5| = " << worst;
 }
 
 // The cause of the lost samples above, kept visible: the same sphere with interpolated normals
 // sends some cosine-sampled directions below the facet they leave, and those paths end inside.
-TEST(Furnace, ShadingNormalsLoseSomePaths) {
+TEST(SRT_FURNACE_SUITE, ShadingNormalsLoseSomePaths) {
+  REQUIRE_BACKEND();
   Scene scene = loadScene("furnace");
   for (Mesh& m : scene.meshes) m.normals = m.positions;  // unit sphere at the origin: n = p
-  const RenderResult r = renderScene(scene, selectBackend("cpu"), furnaceOptions());
+  const RenderResult r = renderScene(scene, selectBackend(kBackend), furnaceOptions());
   float worst = 0.f;
   const int off = pixelsOff(r.image, scene.environment.y, &worst);
   EXPECT_GT(off, 0) << "shading normals no longer lose paths: the furnace could keep them";
