@@ -36,6 +36,16 @@ void main() {
 }
 )";
 
+// Pixel-store state a GL primitive may have changed, back to the defaults these copies assume.
+void resetPixelStore() {
+  for (GLenum p :
+       {GL_UNPACK_ROW_LENGTH, GL_UNPACK_SKIP_ROWS, GL_UNPACK_SKIP_PIXELS, GL_UNPACK_IMAGE_HEIGHT,
+        GL_UNPACK_SKIP_IMAGES, GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS})
+    glPixelStorei(p, 0);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+}
+
 GLuint compile(GLenum type, const char* source) {
   const GLuint s = glCreateShader(type);
   glShaderSource(s, 1, &source, nullptr);
@@ -95,8 +105,7 @@ void ImageDisplay::resize(int width, int height) {
 void ImageDisplay::uploadFromHost(const Image& image) {
   resize(image.width, image.height);
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  resetPixelStore();
   glBindTexture(GL_TEXTURE_2D, texture_);
   SRT_GL_CHECK(glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, image.width, image.height, GL_RGB, GL_FLOAT,
                                image.pixels.data()));
@@ -104,8 +113,7 @@ void ImageDisplay::uploadFromHost(const Image& image) {
 
 void ImageDisplay::uploadFromPixelBuffer(GLuint buffer) {
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  resetPixelStore();
   glBindTexture(GL_TEXTURE_2D, texture_);
   SRT_GL_CHECK(glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGB, GL_FLOAT, nullptr));
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
@@ -117,6 +125,8 @@ void ImageDisplay::draw(int fbWidth, int fbHeight, float exposureStops) {
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_SCISSOR_TEST);
   glDisable(GL_CULL_FACE);
+  glDisable(GL_STENCIL_TEST);
+  glDisable(GL_RASTERIZER_DISCARD);  // transform-feedback passes turn it on
   glDisable(GL_FRAMEBUFFER_SRGB);
   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
   glViewport(0, 0, fbWidth, fbHeight);
@@ -142,7 +152,7 @@ Image readWindowPixels(int fbWidth, int fbHeight) {
   glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
   glReadBuffer(GL_BACK);
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  resetPixelStore();
   SRT_GL_CHECK(glReadPixels(0, 0, fbWidth, fbHeight, GL_RGB, GL_UNSIGNED_BYTE, rgb.data()));
   Image image(fbWidth, fbHeight);
   for (int y = 0; y < fbHeight; ++y)
