@@ -149,8 +149,15 @@ Scene loadScene(const std::string& nameOrPath) {
         ") nor a file with a known extension (.obj .json .ply .gltf .glb .fbx .dae .stl)");
   }
   struct stat st;
-  if (stat(nameOrPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    throw SceneError(nameOrPath + ": no such file (or not a regular file)");
+  if (stat(nameOrPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    // The public scenes are not in the repository: say how to get them.
+    std::string hint;
+    for (const char* fetched :
+         {"data/conference-room/", "data/cornell-box/", "data/dabrovic-sponza/", "data/teapot/"})
+      if (nameOrPath.find(fetched) != std::string::npos)
+        hint = " (scripts/fetch-scenes.sh puts the public scenes into scenes/data/)";
+    throw SceneError(nameOrPath + ": no such file (or not a regular file)" + hint);
+  }
   Scene scene = ext == ".obj"    ? detail::loadObj(nameOrPath)
                 : ext == ".json" ? detail::loadJsonScene(nameOrPath)
                                  : detail::loadAssimp(nameOrPath);
