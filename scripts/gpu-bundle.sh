@@ -15,7 +15,7 @@ done
 strip "$stage"/bin/* 2>/dev/null || true
 cp "$stage/env.sh" "$out/"
 tar czf "$out/bundle.tgz" -C "$stage" bin lib
-for s in conference-room cornell-box teapot; do cp ../shared/scenes/$s/*.zip "$out/scenes/$s.zip"; done
+for s in conference-room cornell-box teapot dabrovic-sponza; do cp ../shared/scenes/$s/*.zip "$out/scenes/$s.zip"; done
 # Optional extra meshes for the kd-tree bench (e.g. the Stanford dragon as PLY): MESHES="a.ply b.ply"
 for m in ${MESHES:-}; do gzip -c "$m" >"$out/scenes/$(basename "$m").gz"; done
 du -sh "$out"

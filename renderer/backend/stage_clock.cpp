@@ -22,6 +22,15 @@ StageClock::Mark StageClock::mark() {
   return m;
 }
 
+double StageClock::between(const StageClock& ca, Mark a, const StageClock& cb, Mark b) {
+  if (ca.backend_.isCuda()) {
+    float ms = 0.f;
+    SRT_CUDA_CHECK(cudaEventElapsedTime(&ms, ca.events_[a], cb.events_[b]));
+    return ms;
+  }
+  return std::chrono::duration<double, std::milli>(cb.times_[b] - ca.times_[a]).count();
+}
+
 double StageClock::elapsedMs(Mark a, Mark b) const {
   if (backend_.isCuda()) {
     float ms = 0.f;

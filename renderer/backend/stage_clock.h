@@ -21,6 +21,8 @@ class StageClock {
   Mark mark();
   // Milliseconds between two marks; the work behind `b` must be complete (backend.synchronize()).
   double elapsedMs(Mark a, Mark b) const;
+  // Milliseconds from mark `a` of clock `ca` to mark `b` of clock `cb` (same backend).
+  static double between(const StageClock& ca, Mark a, const StageClock& cb, Mark b);
   // Starts a new round of marks, reusing the CUDA events of the previous ones.
   void reset() { used_ = 0; }
 

@@ -79,7 +79,8 @@ size_t estimateRenderBytes(const RenderOptions& opt, uint32_t poolSize) {
     return n * (2 * 2 * WhittedRays::kBytesPerElement + sizeof(Hit) + 2) + film;
   }
   const uint64_t work = uint64_t(n) * uint64_t(opt.spp);
-  return size_t(std::min<uint64_t>(poolSize, work)) * kBytesPerPoolPath + film;
+  const size_t reorder = opt.reorder == "octant" ? kOctants * (1 + sizeof(uint32_t)) : 0;
+  return size_t(std::min<uint64_t>(poolSize, work)) * (kBytesPerPoolPath + reorder) + film;
 }
 
 void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
@@ -105,6 +106,11 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   if (opt.traversal == "persistent" && !backend.isCuda())
     throw std::invalid_argument("--traversal persistent needs the CUDA backend (--backend " +
                                 std::string(backend.name()) + ")");
+  if (opt.reorder != "none" && opt.reorder != "octant")
+    throw std::invalid_argument("--reorder must be none or octant (got '" + opt.reorder + "')");
+  if (opt.reorder == "octant" && (opt.payload != "index" || opt.integrator != "path"))
+    throw std::invalid_argument(
+        "--reorder octant partitions the path tracer's index stream: it needs --payload index");
   if (opt.poolSize > (1u << 30))
     throw std::invalid_argument("--pool " + std::to_string(opt.poolSize) +
                                 " is more than 2^30 paths");

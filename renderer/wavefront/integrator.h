@@ -29,6 +29,9 @@ struct RenderOptions {
   std::string schedule = "regenerate";
   uint32_t poolSize = 0;  // paths in flight; 0: sized from the device (SM count, free memory)
   std::string traversal = "standard";  // closest-hit kernel: standard | persistent (CUDA)
+  // Ray reordering between passes (path tracer, index payload): "none", or "octant": the stream
+  // partitioned by ray-direction octant with eight compactions by the chosen primitive.
+  std::string reorder = "none";
   uint32_t firstSample = 0;  // samples [firstSample, firstSample + spp): progressive viewers
 };
 

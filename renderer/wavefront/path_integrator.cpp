@@ -15,6 +15,7 @@
 // always has the next pass queued.
 #include <algorithm>
 #include <array>
+#include <utility>
 #include <stdexcept>
 
 #include "renderer/wavefront/integrator_common.h"
@@ -25,7 +26,7 @@ namespace {
 // What the host keeps of a pass until its read-back arrives: its stage marks and GL transfers.
 struct PassRecord {
   std::unique_ptr<StageClock> clock;
-  std::array<StageClock::Mark, 8> marks{};
+  std::array<StageClock::Mark, 9> marks{};
   double transferMs = 0;
   uint32_t bound = 0;  // the launch size the pass ran at
 };
@@ -53,6 +54,10 @@ class PathIntegrator final : public WavefrontIntegrator {
     if (refill_ == Refill::InPlaceIndexed) {
       // Index payload: paths and shadow rays stay where they were written; positions move.
       slots_ = Buffer<uint32_t>(space, n);
+      if (opt.reorder == "octant") {
+        octantFlags_ = Buffer<uint8_t>(space, kOctants * n);
+        octantQueues_ = Buffer<uint32_t>(space, kOctants * n);
+      }
       identity_ = Buffer<uint32_t>(space, n);
       fillIdentity(backend, identity_.data(), uint32_t(n));
       shadowIndex_ = Buffer<uint32_t>(space, n);
@@ -64,6 +69,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     for (auto& d : depthCounts_) d = Buffer<unsigned long long>(space, kMaxDepths);
     if (info.compacts) compactor_->reserve(uint32_t(n));
     for (auto& r : passes_) r.clock = std::make_unique<StageClock>(backend);
+    startClock_ = std::make_unique<StageClock>(backend);
     if (backend.isCuda()) {
       SRT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&snapshots_),
                                     kRing * sizeof(PoolControl)));
@@ -99,8 +105,11 @@ class PathIntegrator final : public WavefrontIntegrator {
     stats.schedule = opt_.schedule;
     stats.poolSize = capacity_;
     stats.traversal = opt_.traversal;
+    stats.reorder = opt_.reorder;
 
     // The first paths: a pass in which nothing was alive.
+    startClock_->reset();
+    prevEnd_ = {startClock_.get(), startClock_->mark()};
     refill(keep_[0].data());
     uint32_t bound = capacity_;
     int lastSamples = -1;
@@ -203,31 +212,48 @@ class PathIntegrator final : public WavefrontIntegrator {
       countFlags(backend_, keep, capacity_, &ctl->kept);
     }
     const auto m6 = clock.mark();
-    refill(keep);
+    const auto m7 = refill(keep, &clock);
     if (inPlace) keepIn_ = 1 - keepIn_;  // this pass's flags are the next pass's lanes
-    const auto m7 = clock.mark();
-    rec.marks = {m0, m1, m2, m3, m4, m5, m6, m7};
+    const auto m8 = clock.mark();
+    rec.marks = {m0, m1, m2, m3, m4, m5, m6, m7, m8};
     rec.transferMs = transferMs_;
     rec.bound = bound;
   }
 
   // New paths into the room a pass left, then its bookkeeping. `alive`: the flags per slot after
-  // the pass (in-place refills set them for the paths they start).
-  void refill(uint8_t* alive) {
+  // the pass (in-place refills set them for the paths they start). Returns the mark between
+  // the refill and the index stream's compaction (when a clock is given).
+  StageClock::Mark refill(uint8_t* alive, StageClock* clock = nullptr) {
+    StageClock::Mark afterRefill = 0;
     PoolControl* ctl = control_.data();
     const PathState st = state_[cur_].view();
     if (refill_ == Refill::Tail) {
       refillTail(backend_, source_, st, ctl, capacity_, waves_);
     } else {
       refillInPlace(backend_, source_, st, alive, ctl, capacity_, waves_);
-      if (refill_ == Refill::InPlaceIndexed) {
+      if (clock) afterRefill = clock->mark();
+      if (refill_ == Refill::InPlaceIndexed && !octantFlags_.empty()) {
+        // The next stream: the occupied slots grouped by ray octant, in slot order within one.
+        octantFlags(backend_, st, alive, capacity_, octantFlags_.data());
+        for (uint32_t k = 0; k < kOctants; ++k) {
+          fields_.clear();
+          fields_.push_back({identity_.data(), octantQueues_.data() + size_t(k) * capacity_,
+                             sizeof(uint32_t)});
+          transferMs_ += compact(octantFlags_.data() + size_t(k) * capacity_, fields_, capacity_,
+                                 &ctl->octantCount[k]);
+        }
+        sumQueues(backend_, ctl);
+        concatenateQueues(backend_, octantQueues_.data(), capacity_, ctl, slots_.data());
+      } else if (refill_ == Refill::InPlaceIndexed) {
         // The next stream: the occupied slots, in slot order.
         fields_.clear();
         fields_.push_back({identity_.data(), slots_.data(), sizeof(uint32_t)});
         transferMs_ += compact(alive, fields_, capacity_, &ctl->nextCount);
       }
     }
+    if (clock && refill_ == Refill::Tail) afterRefill = clock->mark();
     endPass(backend_, ctl, refill_, capacity_, waves_);
+    return afterRefill;
   }
 
   void readBack(int ring) {
@@ -260,10 +286,13 @@ class PathIntegrator final : public WavefrontIntegrator {
     it.idle = capacity_ - std::min(capacity_, c.live);
     it.traceMs = k.elapsedMs(m[0], m[1]);
     it.shadeMs = k.elapsedMs(m[1], m[2]) + k.elapsedMs(m[4], m[5]);
-    it.compactionMs = k.elapsedMs(m[2], m[3]) + k.elapsedMs(m[5], m[6]);
+    // The index stream's compaction (and octant partition) runs after the refill: m7 to m8.
+    it.compactionMs = k.elapsedMs(m[2], m[3]) + k.elapsedMs(m[5], m[6]) + k.elapsedMs(m[7], m[8]);
     it.shadowMs = k.elapsedMs(m[3], m[4]);
     it.regenerateMs = k.elapsedMs(m[6], m[7]);
     it.transferMs = rec.transferMs;
+    it.idleMs = StageClock::between(*prevEnd_.first, prevEnd_.second, k, m[0]);
+    prevEnd_ = {rec.clock.get(), m[8]};
     it.compactionBytes = compactionBytes(c, rec.bound);
     stats.iterations.push_back(it);
     // Waves: every pass is one depth of one wave, so stage times can be given per depth too.
@@ -305,6 +334,8 @@ class PathIntegrator final : public WavefrontIntegrator {
   int keepIn_ = 0;
   Buffer<Hit> hits_;
   Buffer<uint32_t> slots_, identity_, shadowIndex_;  // index payload
+  Buffer<uint8_t> octantFlags_;     // --reorder octant: a flag array per octant
+  Buffer<uint32_t> octantQueues_;   // and a queue of slots per octant
   ShadowRaysStorage shadowCandidates_, shadowQueue_;
   Buffer<uint8_t> shadowKeep_;
   Buffer<unsigned long long> film_;
@@ -312,6 +343,8 @@ class PathIntegrator final : public WavefrontIntegrator {
   std::vector<compaction::Field> fields_;
   double transferMs_ = 0;
   std::array<PassRecord, kRing> passes_;
+  std::unique_ptr<StageClock> startClock_;
+  std::pair<const StageClock*, StageClock::Mark> prevEnd_{};  // the last harvested pass's end
   PoolControl* snapshots_ = nullptr;  // pinned on CUDA
   std::array<cudaEvent_t, kRing> readBackDone_{};
 };

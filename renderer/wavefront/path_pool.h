@@ -17,6 +17,8 @@ enum class Refill : uint32_t {
   InPlaceIndexed,  // as InPlace, then the stream is an index list of the occupied slots
 };
 
+constexpr uint32_t kOctants = 8;
+
 struct PoolControl {
   // The pass being run.
   uint32_t count = 0;  // stream positions in use: [0, count) (may include dead lanes: none)
@@ -26,6 +28,7 @@ struct PoolControl {
   uint32_t shadowCount = 0;  // shadow rays to trace this pass
   uint32_t regenerated = 0;  // new paths started after this pass
   uint32_t nextCount = 0;    // InPlaceIndexed: the next stream's length (its compaction's count)
+  uint32_t octantCount[kOctants] = {};  // reordering: occupied slots per ray-direction octant
   // The whole render.
   unsigned long long nextWork = 0;   // next work item to start (claims may overshoot total)
   unsigned long long totalWork = 0;  // pixels x spp

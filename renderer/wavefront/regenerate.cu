@@ -30,24 +30,8 @@ SRT_CPU_GPU inline uint32_t tailRefillCount(const PoolControl& c, uint32_t capac
   return uint32_t(remaining < room ? remaining : room);
 }
 
-// Claims one work item for each lane that asks; on the GPU a warp claims its items with one
-// atomic. Returns totalWork or more when the work has run out.
-SRT_CPU_GPU inline unsigned long long claimWork(PoolControl* c, bool wants) {
-#if SRT_IS_GPU_CODE
-  const uint32_t mask = __ballot_sync(__activemask(), wants);
-  if (!wants) return ~0ull;
-  const uint32_t lane = threadIdx.x & 31;
-  const uint32_t leader = __ffs(mask) - 1;
-  unsigned long long base = 0;
-  if (lane == leader) base = atomicAdd(&c->nextWork, (unsigned long long)__popc(mask));
-  base = __shfl_sync(mask, base, leader);
-  const unsigned long long w = base + __popc(mask & ((1u << lane) - 1));
-  const bool got = w < c->totalWork;
-  const uint32_t gotMask = __ballot_sync(mask, got);
-  if (lane == leader && gotMask) atomicAdd(&c->regenerated, uint32_t(__popc(gotMask)));
-  return w;
-#else
-  if (!wants) return ~0ull;
+// Claims one work item for each slot that asks, on the CPU: one atomic per claim.
+inline unsigned long long claimWorkCpu(PoolControl* c) {
   unsigned long long w;
 #pragma omp atomic capture
   w = c->nextWork++;
@@ -56,7 +40,46 @@ SRT_CPU_GPU inline unsigned long long claimWork(PoolControl* c, bool wants) {
     c->regenerated += 1;
   }
   return w;
-#endif
+}
+
+// On the GPU a block claims the work items of all its free slots with one atomic (a single
+// counter takes every claim: per-warp atomics cost 10 ms a render on the Conference Room),
+// ranking the slots by warp ballots and a scan of the warp counts.
+constexpr uint32_t kRefillBlock = 256;
+__global__ void refillInPlaceKernel(PathSource src, PathState st, uint8_t* alive,
+                                    PoolControl* ctl, uint32_t capacity, bool waves) {
+  __shared__ uint32_t warpCounts[kRefillBlock / 32];
+  __shared__ unsigned long long blockBase;
+  if (waves && ctl->kept > 0) return;  // the same for every thread
+  const uint32_t s = blockIdx.x * kRefillBlock + threadIdx.x;
+  const bool free = s < capacity && !alive[s];
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const uint32_t ballot = __ballot_sync(0xffffffffu, free);
+  if (lane == 0) warpCounts[warp] = __popc(ballot);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    uint32_t total = 0;
+    for (uint32_t w = 0; w < kRefillBlock / 32; ++w) {
+      const uint32_t n = warpCounts[w];
+      warpCounts[w] = total;
+      total += n;
+    }
+    unsigned long long base = 0;
+    if (total) {
+      base = atomicAdd(&ctl->nextWork, (unsigned long long)total);
+      const unsigned long long end = ctl->totalWork;
+      const unsigned long long got = base >= end ? 0 : (end - base < total ? end - base : total);
+      if (got) atomicAdd(&ctl->regenerated, uint32_t(got));
+    }
+    blockBase = base;
+  }
+  __syncthreads();
+  if (!free) return;
+  const unsigned long long w =
+      blockBase + warpCounts[warp] + __popc(ballot & ((1u << lane) - 1));
+  if (w >= ctl->totalWork) return;
+  startPath(src, st, s, w);
+  alive[s] = 1;
 }
 
 }  // namespace
@@ -74,14 +97,23 @@ void refillTail(const Backend& b, const PathSource& src, PathState state, PoolCo
 
 void refillInPlace(const Backend& b, const PathSource& src, PathState state, uint8_t* alive,
                    PoolControl* ctl, uint32_t capacity, bool waves) {
-  parallelFor(b, capacity, [=] SRT_CPU_GPU(uint32_t s) {
-    if (waves && ctl->kept > 0) return;
-    const bool free = !alive[s];
-    const unsigned long long w = claimWork(ctl, free);
-    if (!free || w >= ctl->totalWork) return;
+  if (capacity == 0) return;
+  if (b.isCuda()) {
+    refillInPlaceKernel<<<(capacity + kRefillBlock - 1) / kRefillBlock, kRefillBlock, 0,
+                          b.stream>>>(src, state, alive, ctl, capacity, waves);
+    SRT_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  if (waves && ctl->kept > 0) return;
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (int64_t i = 0; i < int64_t(capacity); ++i) {
+    const uint32_t s = uint32_t(i);
+    if (alive[s]) continue;
+    const unsigned long long w = claimWorkCpu(ctl);
+    if (w >= ctl->totalWork) continue;
     startPath(src, state, s, w);
     alive[s] = 1;
-  });
+  }
 }
 
 void endPass(const Backend& b, PoolControl* ctl, Refill refill, uint32_t capacity, bool waves) {

@@ -13,6 +13,7 @@ StageTotals stageTotals(const RenderStats& s) {
       t.traceMs += it.traceMs, t.shadeMs += it.shadeMs, t.shadowMs += it.shadowMs;
       t.compactionMs += it.compactionMs, t.transferMs += it.transferMs;
       t.regenerateMs += it.regenerateMs, t.compactionBytes += it.compactionBytes;
+      t.idleMs += it.idleMs;
     }
     return t;
   }
@@ -42,6 +43,7 @@ std::string statsToJson(const RenderStats& s) {
     j["schedule"] = s.schedule;
     j["pool_size"] = s.poolSize;
     j["traversal"] = s.traversal;
+    j["reorder"] = s.reorder;
   }
   j["resolution"] = {s.width, s.height};
   j["spp"] = s.spp;
@@ -98,6 +100,7 @@ std::string statsToJson(const RenderStats& s) {
                       {"compaction_ms", it.compactionMs},
                       {"compaction_transfer_ms", it.transferMs},
                       {"regenerate_ms", it.regenerateMs},
+                      {"idle_ms", it.idleMs},
                       {"compaction_bytes", it.compactionBytes}});
   if (!s.iterations.empty()) j["passes"] = passes;
   const StageTotals t = stageTotals(s);
@@ -115,6 +118,7 @@ std::string statsToJson(const RenderStats& s) {
                  {"shade_ms", t.shadeMs},
                  {"shadow_ms", t.shadowMs},
                  {"regenerate_ms", t.regenerateMs},
+                 {"idle_ms", t.idleMs},
                  {"passes", s.iterations.size()}};
   return j.dump(2) + "\n";
 }
@@ -127,8 +131,10 @@ std::string statsTable(const RenderStats& s) {
                 s.compaction.c_str(), s.payload.c_str());
   out += line;
   if (!s.schedule.empty()) {
-    std::snprintf(line, sizeof line, "schedule %s, pool %u paths, traversal %s, %zu passes%s\n",
-                  s.schedule.c_str(), s.poolSize, s.traversal.c_str(), s.iterations.size(),
+    std::snprintf(line, sizeof line,
+                  "schedule %s, pool %u paths, traversal %s, reorder %s, %zu passes%s\n",
+                  s.schedule.c_str(), s.poolSize, s.traversal.c_str(), s.reorder.c_str(),
+                  s.iterations.size(),
                   s.schedule == "waves" ? "" : " (passes mix depths: stage times are per pass)");
     out += line;
   }
@@ -162,9 +168,9 @@ std::string statsTable(const RenderStats& s) {
     const double n = double(s.iterations.size()) * std::max<uint32_t>(s.poolSize, 1);
     std::snprintf(line, sizeof line,
                   "pool per pass: %.1f%% lanes launched, %.1f%% alive after the bounce, %.1f%% "
-                  "regenerated, %.1f%% idle; refill %.2f ms\n",
+                  "regenerated, %.1f%% idle; refill %.2f ms, device idle between passes %.2f ms\n",
                   100.0 * lanes / n, 100.0 * alive / n, 100.0 * regenerated / n, 100.0 * idle / n,
-                  tt.regenerateMs);
+                  tt.regenerateMs, tt.idleMs);
     out += line;
   }
   std::snprintf(line, sizeof line,

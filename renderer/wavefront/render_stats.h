@@ -32,6 +32,8 @@ struct IterationStats {
   uint32_t idle = 0;         // slots left without a path (no sample left to start)
   double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0, regenerateMs = 0;
   double transferMs = 0;         // part of compactionMs crossing memory spaces (GL interop)
+  double idleMs = 0;             // device time between the previous pass's end and this one's
+                                 // start: the host was late (launches, read-back, a sync)
   uint64_t compactionBytes = 0;  // as BounceStats::compactionBytes
 };
 
@@ -47,7 +49,7 @@ struct RenderStats {
   double wallSeconds = 0;    // the whole command
   std::vector<BounceStats> bounces;        // per path depth (bounce 0: camera rays)
   std::vector<IterationStats> iterations;  // per pass over the pool (path tracer)
-  std::string schedule, traversal;
+  std::string schedule, traversal, reorder;
   uint32_t poolSize = 0;
 
   uint64_t totalRays() const;  // camera + bounce + shadow rays traced
@@ -64,7 +66,7 @@ struct RenderStats {
 // Stage times over the whole render: from the passes when there are any, else the bounces.
 struct StageTotals {
   double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0, transferMs = 0;
-  double regenerateMs = 0;
+  double regenerateMs = 0, idleMs = 0;
   uint64_t compactionBytes = 0;
 };
 StageTotals stageTotals(const RenderStats& s);

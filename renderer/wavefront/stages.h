@@ -111,6 +111,16 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
                   const Hit* hits, SampleKey key, uint32_t bounce, uint32_t maxDepth,
                   const WhittedOutputs& out);
 
+// reorder.cu: flags[k * capacity + s] = 1 when slot s holds a path whose ray points into
+// octant k (the sign bits of x, y, z), for the eight compactions that partition the stream.
+void octantFlags(const Backend& b, PathState state, const uint8_t* alive, uint32_t capacity,
+                 uint8_t* flags);
+// reorder.cu: ctl->nextCount = the octants' counts summed, then out = the eight queues (queue k
+// at queues + k * capacity, ctl->octantCount[k] long) end to end.
+void sumQueues(const Backend& b, PoolControl* ctl);
+void concatenateQueues(const Backend& b, const uint32_t* queues, uint32_t capacity,
+                       PoolControl* ctl, uint32_t* out);
+
 // film.cu: paths of the stream that died this pass (keep, per slot, is 0) add their radiance to
 // the film; ctl->finished counts them.
 void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep,

@@ -173,3 +173,32 @@ TEST(PathPool, BadPoolOptionsAreClearErrors) {
 
 }  // namespace
 }  // namespace srt
+
+namespace srt {
+namespace {
+
+// Reordering only permutes the stream: the image is the same bit for bit, with every primitive
+// that can partition on the CPU.
+TEST(PathPool, OctantReorderingChangesNothingButTheOrder) {
+  const Backend cpu = selectBackend("cpu");
+  RenderOptions o;
+  o.width = 24, o.height = 20, o.spp = 3, o.maxDepth = 6;
+  o.compaction = "cpu";
+  o.payload = "index";
+  o.poolSize = 200;
+  Renderer renderer(loadScene("cornell"), cpu, o);
+  const Image reference = renderer.render(0.f).image;
+  o.reorder = "octant";
+  for (const char* schedule : {"waves", "regenerate"}) {
+    o.schedule = schedule;
+    renderer.setOptions(o);
+    const RenderResult r = renderer.render(0.f);
+    EXPECT_TRUE(test::bitIdentical(reference, r.image)) << schedule;
+    EXPECT_EQ(r.stats.reorder, "octant");
+  }
+  o.payload = "state";  // the state payload moves whole paths: no partition
+  EXPECT_THROW(renderer.setOptions(o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace srt

@@ -51,6 +51,36 @@ TEST(RenderGpu, ImageDoesNotDependOnTheCompactionPrimitive) {
   EXPECT_GE(compared, 4);
 }
 
+// Issue 8's invariant on the device: schedules, pool sizes (one that is not a multiple of a
+// block or a warp, one smaller than a sample's pixels, the default) and payloads change nothing.
+TEST(RenderGpu, ImageDoesNotDependOnScheduleOrPoolSize) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda");
+  RenderOptions o = small(96, 64, 3, 8);
+  o.compaction = "cub";
+  o.schedule = "waves";
+  o.poolSize = 96 * 64;
+  Renderer renderer(loadScene("cornell"), cuda, o);
+  const Image reference = renderer.render(0.f).image;
+  int compared = 0;
+  for (const auto& e : compaction::Registry::global().entries()) {
+    if (e.info.device == compaction::Device::Gl || !e.info.accepts_(MemorySpace::Cuda)) continue;
+    for (const char* payload : {"state", "index"})
+      for (const char* schedule : {"waves", "regenerate"})
+        for (uint32_t pool : {1000u, 4097u, 0u}) {
+          o.compaction = e.info.name, o.payload = payload, o.schedule = schedule;
+          o.poolSize = pool;
+          renderer.setOptions(o);
+          const RenderResult r = renderer.render(0.f);
+          EXPECT_TRUE(test::bitIdentical(reference, r.image))
+              << e.info.name << " / " << payload << " / " << schedule << " / pool " << pool;
+          EXPECT_EQ(r.stats.bounces[0].raysIn, uint64_t(96 * 64 * 3)) << e.info.name;
+          ++compared;
+        }
+  }
+  EXPECT_GE(compared, 48);
+}
+
 TEST(RenderGpu, CudaAndCpuAgreeWithinNoise) {
   REQUIRE_CUDA();
   RenderOptions o = small(64, 64, 64, 8);
