@@ -137,7 +137,7 @@ Scene furnace() {
   s.name = "furnace";
   const uint32_t white = addMaterial(s, "albedo one", {1.f, 1.f, 1.f});
   // Face normals only: interpolated shading normals let a cosine-sampled direction point below
-  // the facet it leaves (into the sphere), and those paths never reach the environment (about
+  // the facet it leaves (into the sphere), and those paths are lost inside it (about
   // 1 pixel in 1000 lost a sample of 16). With flat facets the sphere is a convex polyhedron:
   // every bounce escapes with throughput exactly 1 and every pixel is exactly 0.5.
   Mesh sphere = makeSphere({0.f, 0.f, 0.f}, 1.f, 64, false, white);
