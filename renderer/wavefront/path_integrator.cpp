@@ -19,6 +19,7 @@
 #include <stdexcept>
 
 #include "renderer/wavefront/integrator_common.h"
+#include "renderer/wavefront/intersect_persistent.h"
 
 namespace srt {
 namespace {
@@ -39,6 +40,7 @@ class PathIntegrator final : public WavefrontIntegrator {
       : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info),
         capacity_(poolCapacity(backend, opt)),
         waves_(opt.schedule == "waves"),
+        persistent_(opt.traversal == "persistent"),
         refill_(!info.compacts             ? Refill::InPlace
                 : opt.payload == "index" ? Refill::InPlaceIndexed
                                          : Refill::Tail),
@@ -172,7 +174,10 @@ class PathIntegrator final : public WavefrontIntegrator {
     uint8_t* keep = keep_[inPlace ? 1 - keepIn_ : 0].data();
 
     const auto m0 = clock.mark();
-    traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
+    if (persistent_)
+      traceClosestPersistent(backend_, scene, RayStreamRef::of(paths), hits_.data());
+    else
+      traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
     const auto m1 = clock.mark();
     const ShadeOutputs out{keep, shadowCandidates_.view(), shadowKeep_.data(), depthCounters()};
     shadePaths(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
@@ -198,7 +203,10 @@ class PathIntegrator final : public WavefrontIntegrator {
       shadows.lanes = shadowKeep_.data();
     }
     const auto m3 = clock.mark();
-    traceShadows(backend_, scene, shadows, paths.state);
+    if (persistent_)
+      traceShadowsPersistent(backend_, scene, shadows, paths.state);
+    else
+      traceShadows(backend_, scene, shadows, paths.state);
     const auto m4 = clock.mark();
     finishPaths(backend_, paths, keep, film_view_, ctl);
     const auto m5 = clock.mark();
@@ -324,6 +332,7 @@ class PathIntegrator final : public WavefrontIntegrator {
 
   const uint32_t capacity_;
   const bool waves_;
+  const bool persistent_;  // persistent-thread traversal for closest hits and shadow rays
   const Refill refill_;
   Buffer<PoolControl> control_;
   PathSource source_;

@@ -81,6 +81,33 @@ TEST(RenderGpu, ImageDoesNotDependOnScheduleOrPoolSize) {
   EXPECT_GE(compared, 48);
 }
 
+// The persistent-thread traversal finds the same hits, so the same image, in every pool mode;
+// octant reordering only permutes the stream.
+TEST(RenderGpu, PersistentTraversalAndReorderingKeepTheImage) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda");
+  RenderOptions o = small(96, 64, 3, 8);
+  o.compaction = "cub";
+  Renderer renderer(loadScene("cornell"), cuda, o);
+  const Image reference = renderer.render(0.f).image;
+  o.traversal = "persistent";
+  for (const char* compaction : {"cub", "none", "tile-atomic"})
+    for (const char* schedule : {"waves", "regenerate"}) {
+      o.compaction = compaction, o.schedule = schedule;
+      o.poolSize = 5000;
+      renderer.setOptions(o);
+      EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image))
+          << compaction << " / " << schedule;
+    }
+  o.payload = "index";
+  o.reorder = "octant";
+  for (const char* traversal : {"standard", "persistent"}) {
+    o.compaction = "lookback", o.traversal = traversal;
+    renderer.setOptions(o);
+    EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image)) << traversal;
+  }
+}
+
 TEST(RenderGpu, CudaAndCpuAgreeWithinNoise) {
   REQUIRE_CUDA();
   RenderOptions o = small(64, 64, 64, 8);
