@@ -232,6 +232,10 @@ std::string barChart(const Chart& c, BarLayout layout_) {
     }
     if (layout_ == BarLayout::Stacked) dataMax = std::max(dataMax, sum);
   }
+  // A single series shows each value above its bar where the label fits its band; the scale
+  // gets headroom for the labels.
+  const bool valueLabels = c.series.size() == 1;
+  if (valueLabels) dataMax *= 1.08;
   const Frame f = layout(c, dataMax);
   std::string s = open(c, f) + axesAndLegend(c, f);
   const bool stacked = layout_ == BarLayout::Stacked;
@@ -239,8 +243,6 @@ std::string barChart(const Chart& c, BarLayout layout_) {
   const double groupWidth =
       std::min(f.band() * (stacked ? 0.6 : 0.8), 72.0 * (stacked ? 1.0 : double(c.series.size())));
   const double barWidth = stacked ? groupWidth : groupWidth / double(c.series.size());
-  // A single series with room to spare shows each value above its bar.
-  const bool valueLabels = c.series.size() == 1 && f.band() >= 36;
   for (size_t ci = 0; ci < c.categories.size(); ++ci) {
     double base = 0;
     for (size_t si = 0; si < c.series.size(); ++si) {
@@ -249,10 +251,10 @@ std::string barChart(const Chart& c, BarLayout layout_) {
       const double x = f.x(ci) - groupWidth / 2 + (stacked ? 0 : barWidth * double(si));
       const double top = base + std::max(v, 0.0);
       s += bar(c, si, ci, v, x, barWidth, f.y(base), f.y(top));
-      if (valueLabels)
+      const std::string label = formatNumber(v) + (c.unit.size() <= 2 ? c.unit : "");
+      if (valueLabels && label.size() * kCharWidth * 0.9 <= f.band() * 0.95)
         s += "<text class=\"value\" x=\"" + px(x + barWidth / 2) + "\" y=\"" + px(f.y(top) - 4) +
-             "\" text-anchor=\"middle\" font-size=\"10\">" + formatNumber(v) + escapeXml(c.unit) +
-             "</text>\n";
+             "\" text-anchor=\"middle\" font-size=\"10\">" + escapeXml(label) + "</text>\n";
       if (stacked) base = top;
     }
   }

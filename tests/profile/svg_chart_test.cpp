@@ -161,9 +161,11 @@ TEST(SvgChart, ReferenceLineIsDrawnAndInScale) {
   EXPECT_NE(svg.find("none = 1"), std::string::npos);
   const std::vector<Rect> r = bars(svg);
   ASSERT_EQ(r.size(), 3u);
-  c.referenceLine = NAN;
-  const double withoutLine = bars(barChart(c))[2].height;  // 0.4 is then the top of the scale
-  EXPECT_NEAR(r[2].height / withoutLine, 0.4, 0.01);
+  // The line sits at value 1 on the bars' scale: a bar of 0.4 reaches 0.4 of the way up to it.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("class=\"reference\"[^>]* y1=\"([0-9.]+)\"")));
+  const double baseline = r[2].y + r[2].height, lineY = std::stod(m[1]);
+  EXPECT_NEAR(r[2].height / (baseline - lineY), 0.4, 0.01);
 }
 
 TEST(SvgChart, NiceTicks) {
