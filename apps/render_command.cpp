@@ -409,6 +409,12 @@ Command addRenderCommand(CLI::App& app) {
                    "(a fixed set of threads that keep fetching rays)")
       ->capture_default_str()
       ->check(CLI::IsMember({"standard", "persistent"}));
+  render
+      ->add_option("--reorder", o.reorder,
+                   "Ray reordering between passes: none, or octant (partition the index stream "
+                   "by ray-direction octant with the compaction primitive; needs --payload index)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "octant"}));
   render->add_flag("-v,--verbose", cmd->verbose, "Print the per-bounce statistics table");
   render->add_flag("--progress", cmd->progress,
                    "Show the progress bar even when stderr is no terminal");
