@@ -147,8 +147,16 @@ std::string raysChart(const Result& r) {
     lanesNone.values.push_back(at(none, &BounceSummary::lanes));
     lanesCompacted.values.push_back(at(&base, &BounceSummary::lanes));
   }
-  c.series = {in, alive, shadow, lanesNone};
-  if (compacted) c.series.push_back(lanesCompacted);
+  c.series = {in, alive, shadow};
+  // Lanes per depth exist only when each pass is one depth (waves, Whitted); otherwise they
+  // repeat the rays and would only hide that line.
+  const auto differsFromRaysIn = [&in](const svg::Series& lanes) {
+    for (size_t d = 0; d < lanes.values.size(); ++d)
+      if (lanes.values[d] != in.values[d] && std::isfinite(lanes.values[d])) return true;
+    return false;
+  };
+  if (differsFromRaysIn(lanesNone)) c.series.push_back(lanesNone);
+  if (compacted && differsFromRaysIn(lanesCompacted)) c.series.push_back(lanesCompacted);
   return svg::lineChart(c);
 }
 
@@ -293,27 +301,37 @@ std::string stageCharts(const Result& r) {
   return s + "</div>\n";
 }
 
-std::string occupancyChart(const Result& r) {
-  for (const PrimitiveProfile& p : r.primitives) {
-    if (p.summary.iterations.empty()) continue;
-    svg::Chart c;
-    c.title = "Path pool per pass (" + p.spec + ")";
-    c.xLabel = "pass over the pool";
-    c.yLabel = "slots";
-    svg::Series lanes{"lanes launched", {}, ""}, alive{"alive after pass", {}, ""},
-        regen{"regenerated", {}, ""}, idle{"idle", {}, ""};
-    for (size_t i = 0; i < p.summary.iterations.size(); ++i) {
-      const IterationStats& it = p.summary.iterations[i].counts;
-      c.categories.push_back(std::to_string(i));
-      lanes.values.push_back(it.lanes);
-      alive.values.push_back(it.alive);
-      regen.values.push_back(it.regenerated);
-      idle.values.push_back(it.idle);
-    }
-    c.series = {lanes, alive, regen, idle};
-    return svg::lineChart(c);
+svg::Chart occupancy(const PrimitiveProfile& p) {
+  svg::Chart c;
+  c.title = "Path pool per pass (" + p.spec + ")";
+  c.xLabel = "pass over the pool";
+  c.yLabel = "slots";
+  c.width = 520;
+  svg::Series lanes{"lanes launched", {}, ""}, alive{"alive after pass", {}, ""},
+      regen{"regenerated", {}, ""}, idle{"idle", {}, ""};
+  for (size_t i = 0; i < p.summary.iterations.size(); ++i) {
+    const IterationStats& it = p.summary.iterations[i].counts;
+    c.categories.push_back(std::to_string(i));
+    lanes.values.push_back(it.lanes);
+    alive.values.push_back(it.alive);
+    regen.values.push_back(it.regenerated);
+    idle.values.push_back(it.idle);
   }
-  return "";
+  c.series = {lanes, alive, regen, idle};
+  return c;
+}
+
+// The first compacting primitive's pool beside none's: none launches its whole pool every pass.
+std::string occupancyCharts(const Result& r) {
+  std::string s;
+  for (const PrimitiveProfile& p : r.primitives)
+    if (p.info.compacts && !p.summary.iterations.empty()) {
+      s += svg::lineChart(occupancy(p));
+      break;
+    }
+  const PrimitiveProfile* none = r.find("none");
+  if (none && !none->summary.iterations.empty()) s += svg::lineChart(occupancy(*none));
+  return s.empty() ? s : "<div class=\"row\">" + s + "</div>\n";
 }
 
 const char* const kStyle = R"(
@@ -362,8 +380,9 @@ std::string htmlReport(const Result& r) {
                    : "Median stage times per bounce, stacked; all charts share one scale.",
                stageCharts(r));
   h += section("Rays per bounce",
-               "Rays are the same for every primitive (same image); <em>none</em> launches lanes "
-               "for dead paths too.",
+               "Rays are the same for every primitive (same image). Where each pass is one depth "
+               "(--schedule waves, Whitted) the lanes launched are drawn too: <em>none</em> "
+               "launches lanes for dead paths.",
                raysChart(r));
   h += section("Compaction over the render", "", compactionChart(r));
   bool anyBytes = false;
@@ -373,7 +392,7 @@ std::string htmlReport(const Result& r) {
                           "read and written), over its median compaction time."
                         : "This build of the renderer reports no compaction bytes.",
                bytesCharts(r));
-  const std::string occupancy = occupancyChart(r);
+  const std::string occupancy = occupancyCharts(r);
   h += section("Path pool occupancy",
                occupancy.empty() ? "This render reported no passes over a path pool." : "",
                occupancy);
