@@ -17,6 +17,16 @@ Renderer::Renderer(Scene scene, const Backend& backend, const RenderOptions& opt
 Renderer::~Renderer() = default;
 
 void Renderer::setOptions(const RenderOptions& options) {
+  RenderOptions sameSamples = options;
+  sameSamples.firstSample = options_.firstSample;
+  sameSamples.spp = options_.spp;
+  if (integrator_ && sameSamples == options_ && options.spp > 0 &&
+      uint64_t(options.firstSample) + uint64_t(options.spp) <= 0xffffffffull) {
+    // Only the samples move on (the viewer, every frame): keep the streams and the primitive.
+    options_ = options;
+    integrator_->setSampleRange(options.firstSample, options.spp);
+    return;
+  }
   validateRenderOptions(backend_, options);
   integrator_.reset();  // free the old streams before allocating the new ones
   options_ = options;

@@ -16,6 +16,7 @@ for z in "$B"/scenes/*.zip; do
   name=$(basename "$z" .zip)
   python3 -m zipfile -e "$z" "$SRT_TEST_SCENES_DIR/$name"
 done
+scripts/fetch-scenes.sh --shared "$B/scenes" >/dev/null  # scenes/data/, where the examples look
 extra_meshes=()
 for g in "$B"/scenes/*.gz; do
   [ -e "$g" ] || continue

@@ -33,6 +33,15 @@ struct RenderOptions {
   // partitioned by ray-direction octant with eight compactions by the chosen primitive.
   std::string reorder = "none";
   uint32_t firstSample = 0;  // samples [firstSample, firstSample + spp): progressive viewers
+
+  bool operator==(const RenderOptions& o) const {
+    return integrator == o.integrator && width == o.width && height == o.height &&
+           spp == o.spp && maxDepth == o.maxDepth && compaction == o.compaction &&
+           payload == o.payload && seed == o.seed && schedule == o.schedule &&
+           poolSize == o.poolSize && traversal == o.traversal && reorder == o.reorder &&
+           firstSample == o.firstSample;
+  }
+  bool operator!=(const RenderOptions& o) const { return !(*this == o); }
 };
 
 // Called after each sample pass with the passes done so far and the rays traced so far.
@@ -43,6 +52,9 @@ class Integrator {
   virtual ~Integrator() = default;
   // Renders all samples; returns the mean radiance per pixel and fills the per-bounce statistics.
   virtual Image render(RenderStats& stats, const ProgressFn& progress) = 0;
+  // The next render() takes samples [firstSample, firstSample + spp): the streams stay as they
+  // are (a viewer's progressive frames).
+  virtual void setSampleRange(uint32_t firstSample, int spp) = 0;
 };
 
 // Checks the options against the backend (a primitive that cannot run there, sizes that do not

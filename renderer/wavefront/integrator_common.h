@@ -30,6 +30,12 @@ class Counters {
 // What both wavefront integrators hold: the scene, the options, the compaction primitive, the
 // camera, the stage clock and the survivor counters; and the one way they call the primitive.
 class WavefrontIntegrator : public Integrator {
+ public:
+  void setSampleRange(uint32_t firstSample, int spp) override {
+    opt_.firstSample = firstSample;
+    opt_.spp = spp;
+  }
+
  protected:
   WavefrontIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
                       const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,

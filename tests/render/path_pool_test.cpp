@@ -134,6 +134,13 @@ TEST(PathPool, FirstSampleContinuesTheSequence) {
   o.firstSample = 2;
   const Image b = renderScene(loadScene("cornell"), kCpu, o).image;
   EXPECT_FALSE(test::bitIdentical(a, b)) << "firstSample changed nothing";
+  // The viewer's way: one Renderer whose sample range moves on keeps its streams.
+  o.firstSample = 0;
+  Renderer progressive(loadScene("cornell"), kCpu, o);
+  EXPECT_TRUE(test::bitIdentical(a, progressive.render(0.f).image));
+  o.firstSample = 2;
+  progressive.setOptions(o);
+  EXPECT_TRUE(test::bitIdentical(b, progressive.render(0.f).image));
   for (size_t i = 0; i < all.pixels.size(); ++i) {
     const float mean = 0.5f * (a.pixels[i].y + b.pixels[i].y);
     ASSERT_NEAR(all.pixels[i].y, mean, 1e-5f * (1.f + mean)) << "pixel " << i;
