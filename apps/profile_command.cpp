@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -55,16 +56,18 @@ void checkOutputFolder(std::string dir) {
 }
 
 void printSummary(const profile::Result& r) {
-  std::printf("%-28s %10s %21s %9s %13s %8s  %s\n", "primitive", "median ms", "min - max ms",
-              "speed-up", "compaction ms", "GB/s", "image");
+  int nameWidth = 9;
+  for (const profile::PrimitiveProfile& p : r.primitives)
+    nameWidth = std::max(nameWidth, int(p.spec.size()));
+  std::printf("%-*s %10s %21s %9s %13s %8s  %s\n", nameWidth, "primitive", "median ms",
+              "min - max ms", "speed-up", "compaction ms", "GB/s", "image");
   for (const profile::PrimitiveProfile& p : r.primitives) {
     const profile::PrimitiveSummary& s = p.summary;
-    char range[48];
+    char range[48], rate[32] = "-";
     std::snprintf(range, sizeof range, "%.2f - %.2f", s.renderMs.min, s.renderMs.max);
-    char rate[32] = "-";
-    if (std::isfinite(s.gbPerSecond)) std::snprintf(rate, sizeof rate, "%.2f", s.gbPerSecond);
-    std::printf("%-28s %10.2f %21s %8.3fx %13.3f %8s  %s\n", p.spec.c_str(), s.renderMs.median,
-                range, r.speedupVsNone(p), s.compactionMs.median, rate,
+    if (std::isfinite(s.gbPerSecond)) std::snprintf(rate, sizeof rate, "%.3g", s.gbPerSecond);
+    std::printf("%-*s %10.2f %21s %8.3fx %13.3f %8s  %s\n", nameWidth, p.spec.c_str(),
+                s.renderMs.median, range, r.speedupVsNone(p), s.compactionMs.median, rate,
                 p.imagesIdentical ? "identical" : "DIFFERS");
   }
 }
@@ -136,6 +139,7 @@ Command addProfileCommand(CLI::App& app) {
       ->capture_default_str();
   p->add_option("--out", cmd->outDir,
                 "Output folder: profile.json, profile.csv and report.html are written there")
+      ->type_name("DIR")
       ->required();
   p->add_option("--warmup", cmd->settings.warmup, "Untimed renders per primitive first")
       ->capture_default_str()

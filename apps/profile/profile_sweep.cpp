@@ -6,8 +6,6 @@
 #include <stdexcept>
 
 namespace srt::profile {
-namespace {
-
 // Bit-for-bit comparison: -0 against 0, or two NaNs with different payloads, count as different.
 ImageMismatch compareImages(const Image& reference, const Image& image) {
   ImageMismatch m;
@@ -25,8 +23,6 @@ ImageMismatch compareImages(const Image& reference, const Image& image) {
   }
   return m;
 }
-
-}  // namespace
 
 std::string imageHash(const Image& image) {
   uint64_t h = 1469598103934665603ull;

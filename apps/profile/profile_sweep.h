@@ -60,6 +60,10 @@ using SweepProgress = std::function<void(const std::string&, int, int)>;
 Result runSweep(Scene scene, const Backend& backend, const Settings& settings,
                 const SweepProgress& progress = {});
 
+// Bit-for-bit comparison (primitive and run left empty): -0 against 0 differs, as do NaNs with
+// different payloads; maxAbsDifference is over finite channels.
+ImageMismatch compareImages(const Image& reference, const Image& image);
+
 // Hex FNV-1a over the pixels' bits: equal images, equal hashes.
 std::string imageHash(const Image& image);
 

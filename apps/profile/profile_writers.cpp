@@ -119,7 +119,8 @@ std::string profileJson(const Result& result) {
             {"device", h.device},
             {"payload", st.options.payload},
             {"schedule", st.options.schedule},
-            {"pool_size", st.options.poolSize},
+            {"pool_size", h.poolSize},  // as the integrator sized it (0 requested: from the device)
+            {"pool_size_requested", st.options.poolSize},
             {"traversal", st.options.traversal},
             {"resolution", {st.options.width, st.options.height}},
             {"spp", st.options.spp},
