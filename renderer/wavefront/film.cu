@@ -24,4 +24,12 @@ void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep,
   });
 }
 
+void resolveFixedFilm(const Backend& b, const unsigned long long* film, uint32_t pixels,
+                      double scale, Vec3f* out) {
+  parallelFor(b, pixels, [=] SRT_CPU_GPU(uint32_t p) {
+    out[p] = Vec3f(float(double(film[3 * p]) * scale), float(double(film[3 * p + 1]) * scale),
+                   float(double(film[3 * p + 2]) * scale));
+  });
+}
+
 }  // namespace srt

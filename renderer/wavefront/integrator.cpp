@@ -31,16 +31,16 @@ const uint32_t* Counters::readBack(const Backend& backend) {
 
 Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt,
                   const Backend& backend) {
+  // Divided where the film lives: half the bytes cross to the host, and no host loop.
+  const uint32_t pixels = uint32_t(film.size() / 3);
+  Buffer<Vec3f> mean(backend.memory(), pixels);
+  resolveFixedFilm(backend, film.data(), pixels, 1.0 / (kFilmScale * double(opt.spp)),
+                   mean.data());
   backend.synchronize();
   Image img;
   img.width = opt.width;
   img.height = opt.height;
-  const std::vector<unsigned long long> sum = film.download();
-  img.pixels.resize(sum.size() / 3);
-  const double inv = 1.0 / (kFilmScale * double(opt.spp));
-  for (size_t p = 0; p < img.pixels.size(); ++p)
-    img.pixels[p] = Vec3f(float(double(sum[3 * p]) * inv), float(double(sum[3 * p + 1]) * inv),
-                          float(double(sum[3 * p + 2]) * inv));
+  img.pixels = mean.download();
   return img;
 }
 

@@ -116,19 +116,26 @@ class PathIntegrator final : public WavefrontIntegrator {
     uint32_t bound = capacity_;
     int lastSamples = -1;
     int nextDepth = 0;  // waves: the depth of the next pass harvested
-    const bool lagged = backend_.isCuda();
+    // Regeneration keeps the pool full, so a pass can be queued before the last one's counts are
+    // known: the host harvests one pass late and the GPU never waits. Waves shrink pass after
+    // pass, so there each pass is harvested before the next is queued and launched at its exact
+    // count (the classic loop's one read-back per bounce).
+    const bool lagged = backend_.isCuda() && !waves_;
     for (uint64_t pass = 0;; ++pass) {
       runPass(bound, passes_[pass % kRing]);
       readBack(int(pass % kRing));
-      // Harvest the previous pass while this one runs (the CPU's stages are synchronous: this one).
       if (lagged && pass == 0) continue;
       const int done = int((lagged ? pass - 1 : pass) % kRing);
-      if (lagged) SRT_CUDA_CHECK(cudaEventSynchronize(readBackDone_[done]));
+      if (backend_.isCuda()) SRT_CUDA_CHECK(cudaEventSynchronize(readBackDone_[done]));
       const PoolControl& c = snapshots_[done];
       recordPass(stats, c, passes_[done], nextDepth);
       const bool allIssued = c.nextWork >= c.totalWork;
-      // Once no work is left the stream only shrinks: later passes launch at most this count.
-      if (allIssued && refill_ != Refill::InPlace) bound = std::min(bound, c.count);
+      if (refill_ != Refill::InPlace) {
+        // Unlagged, c.count is the next pass's count. Lagged, once no work is left the stream
+        // only shrinks, so the count one pass back bounds the passes still to queue.
+        if (!lagged) bound = std::max<uint32_t>(c.count, 1);
+        else if (allIssued) bound = std::min(bound, std::max<uint32_t>(c.count, 1));
+      }
       const int samples = int(c.finished / pixels);
       if (progress && samples != lastSamples) {
         progress(samples, opt_.spp, c.raysTraced + c.shadowRaysTraced);

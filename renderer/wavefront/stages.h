@@ -111,6 +111,10 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
                   const Hit* hits, SampleKey key, uint32_t bounce, uint32_t maxDepth,
                   const WhittedOutputs& out);
 
+// film.cu: out[p] = the film's sums for pixel p times scale (1 / (2^24 spp): the mean).
+void resolveFixedFilm(const Backend& b, const unsigned long long* film, uint32_t pixels,
+                      double scale, Vec3f* out);
+
 // reorder.cu: flags[k * capacity + s] = 1 when slot s holds a path whose ray points into
 // octant k (the sign bits of x, y, z), for the eight compactions that partition the stream.
 void octantFlags(const Backend& b, PathState state, const uint8_t* alive, uint32_t capacity,
