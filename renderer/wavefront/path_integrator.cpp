@@ -103,7 +103,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     init.totalWork = (unsigned long long)pixels * uint32_t(opt_.spp);
     control_.upload(&init, 1);
     source_ = PathSource{camera_, pixels, opt_.firstSample, opt_.seed};
-    film_view_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)};
+    filmView_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)};
     stats.schedule = opt_.schedule;
     stats.poolSize = capacity_;
     stats.traversal = opt_.traversal;
@@ -215,7 +215,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     else
       traceShadows(backend_, scene, shadows, paths.state);
     const auto m4 = clock.mark();
-    finishPaths(backend_, paths, keep, film_view_, ctl);
+    finishPaths(backend_, paths, keep, filmView_, ctl);
     const auto m5 = clock.mark();
 
     if (refill_ == Refill::Tail) {
@@ -343,7 +343,7 @@ class PathIntegrator final : public WavefrontIntegrator {
   const Refill refill_;
   Buffer<PoolControl> control_;
   PathSource source_;
-  FixedFilm film_view_;
+  FixedFilm filmView_;
   PathStateStorage state_[2];  // Tail: compaction moves paths from one to the other
   int cur_ = 0;
   Buffer<uint8_t> keep_[2];  // InPlace: lanes alive at the start of a pass, and after it
