@@ -49,9 +49,7 @@ int ChoicePolicy::choice() const {
 bool ChoicePolicy::contender(int c) const {
   const int b = best();
   if (recorded_[c] == 0 || b < 0) return prior_[c] <= params_.contend;
-  const double limit =
-      recorded_[c] < uint64_t(params_.samples) ? 2 * params_.contend : params_.contend;
-  return median(c) <= limit * median(b);
+  return median(c) <= params_.contend * median(b);
 }
 
 int ChoicePolicy::explorationPick() const {

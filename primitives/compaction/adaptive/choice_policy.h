@@ -6,14 +6,15 @@
 // Exploration is paid for in real compactions, so it is kept small:
 //  - a candidate is a *contender* while its median time is within `contend` x the best median
 //    (before its first sample, while its prior ratio from a similar shape is within it);
-//  - each contender is timed `samples` times, the most promising first; one sample must lose by
-//    more than `2 x contend` to end a candidate's exploration (a single sample may be an outlier),
-//    a full set by more than `contend`; a dropped candidate is re-admitted when the best one's
-//    median worsens so much that it is a contender again;
+//  - each contender is timed `samples` times, the most promising first; a candidate that loses by
+//    more than `contend` after any sample is dropped (every candidate's first run costs about
+//    as much as the compaction itself, so the first pass is the price of exploring: it is paid
+//    once per compactor, since later shapes start from a measured one); a dropped candidate is
+//    re-admitted when the best one's median worsens so much that it is a contender again;
 //  - then the best median runs, timed every `measureEvery`-th call so its median follows the
 //    workload, and every `probeEvery`-th call one other contender (in turn) is re-timed; every
 //    4th of those re-probes goes to a dropped candidate within 2x of the best, if there is one,
-//    so that an unlucky first sample is corrected. Candidates slower than 2x are never re-run.
+//    so that an unlucky sample is corrected. Candidates slower than 2x are never re-run.
 #pragma once
 
 #include <cstdint>
