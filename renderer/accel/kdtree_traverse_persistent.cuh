@@ -157,6 +157,8 @@ SRT_CPU_GPU SRT_INLINE void walkToLeaf(const KdTreeView& tree, KdLane& l,
 }
 
 // The "while the leaf has triangles" loop, with the skip test redone for a postponed leaf.
+// kAnyHit (shadow rays, intersectAny): the first hit ends the ray; `closest` stays ray.tMax.
+template <bool kAnyHit = false>
 SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
   if (l.leaf == kNoNode) return;
   if (!(l.closest < l.leafTMin)) {
@@ -166,8 +168,12 @@ SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
       const uint32_t tri =
           count == 1 ? node.onePrimitive : loadPrimIndex(tree, node.primitiveOffset + i);
       if (intersectMeshTriangle(tree.mesh, tri, l.ray, l.closest, &l.hit)) {
-        l.closest = l.hit.t;
         l.found = true;
+        if (kAnyHit) {
+          l.node = kNoNode;
+          break;
+        }
+        l.closest = l.hit.t;
       }
     }
   }

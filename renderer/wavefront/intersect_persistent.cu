@@ -1,12 +1,13 @@
-// Persistent-thread closest-hit tracing (Aila & Laine 2009, "Understanding the efficiency of ray
-// traversal on GPUs"), beside traceClosest(). Each warp takes rays from a global counter and keeps
-// them in its lanes until the stream is drained, so a short (compacted) stream still keeps every SM
-// busy, and lanes that run long no longer hold a block's other warps hostage.
+// Persistent-thread tracing (Aila & Laine 2009, "Understanding the efficiency of ray traversal on
+// GPUs"), beside traceClosest() and traceShadows(). Each warp takes rays from a global counter and
+// keeps them in its lanes until the stream is drained, so a short (compacted) stream still keeps
+// every SM busy, and lanes that run long no longer hold a block's other warps hostage.
 //
-// Resources (nvcc 13.0, sm_90, Release, -Xptxas -v): every variant uses 768 bytes of stack in
-// local memory (the traversal stack, kKdMaxDepth x 12 bytes, as traceClosest's kernel does) and no
-// spills; registers: batch 56, dynamic 54, speculative 56, speculative-dynamic 54 (traceClosest's
-// parallelFor kernel: 48). At 128 threads a block that is 9 blocks, 36 warps per SM.
+// Resources (nvcc 13.0, sm_90, Release, -Xptxas -v): every kernel uses 768 bytes of stack in
+// local memory (the traversal stack, kKdMaxDepth x 12 bytes, as the parallelFor kernels do) and no
+// spills. Registers, closest hit: batch 56, dynamic 54, speculative 56, speculative-dynamic 54
+// (traceClosest's kernel: 48); shadow rays: 48 for every variant (traceShadows' kernel: 40).
+// By the register count, 9 blocks of 128 threads (36 warps) fit an SM for closest hits.
 #include <mutex>
 #include <stdexcept>
 
@@ -22,25 +23,70 @@ using persistent::kFullWarp;
 
 constexpr int kBlock = 128;
 // DynamicFetch: finished lanes fetch new rays once fewer lanes than this are still traversing
-// (the value of Aila, Laine & Karras's 2012 Kepler addendum).
+// (DYNAMIC_FETCH_THRESHOLD of Aila, Laine & Karras's 2012 Kepler kernels).
 constexpr int kRefetchBelow = 20;
 
 // Next unclaimed stream position; reset to 0 before every launch (see the header).
 __device__ uint32_t gNextRay;
 
-__device__ __forceinline__ void storeResult(const KdLane& l, Hit* out) {
-  Hit h;  // t = inf, b1 = b2 = 0 on a miss, as traceClosest writes it
-  if (l.found)
-    h = l.hit;
-  else
-    h.triangle = kNoHit;
-  *out = h;
-}
+// What a persistent kernel traces. A job says how many positions the stream has (read on the
+// device), which ray a position holds (false: a dead lane, nothing to do or write), and what to do
+// with the result.
+struct ClosestJob {  // traceClosest
+  static constexpr bool kAnyHit = false;
+  KdTreeView tree;
+  RayStreamRef rays;
+  Hit* hits;
+  __device__ uint32_t size() const {
+    return rays.deviceCount ? ::min(*rays.deviceCount, rays.count) : rays.count;
+  }
+  __device__ bool load(uint32_t pos, Ray* ray) const {
+    if (rays.lanes && !rays.lanes[pos]) return false;
+    const uint32_t s = rays.slots ? rays.slots[pos] : pos;
+    ray->o = rays.origin[s];
+    ray->d = rays.direction[s];
+    ray->tMax = kInf;
+    return true;
+  }
+  __device__ void finish(uint32_t pos, bool found, const Hit& hit) const {
+    Hit h;  // t = inf, b1 = b2 = 0 on a miss, as traceClosest writes it
+    if (found)
+      h = hit;
+    else
+      h.triangle = kNoHit;
+    hits[pos] = h;
+  }
+};
 
-template <bool kSpeculative, bool kDynamicFetch>
-__global__ void __launch_bounds__(kBlock)
-    traceClosestPersistentKernel(KdTreeView tree, RayStreamRef rays, Hit* hits) {
-  const uint32_t n = rays.deviceCount ? ::min(*rays.deviceCount, rays.count) : rays.count;
+struct ShadowJob {  // traceShadows: unoccluded rays add their contribution to their path
+  static constexpr bool kAnyHit = true;
+  KdTreeView tree;
+  ShadowStream shadows;
+  PathState state;
+  __device__ uint32_t size() const {
+    return shadows.deviceCount ? ::min(*shadows.deviceCount, shadows.maxCount) : shadows.maxCount;
+  }
+  __device__ uint32_t ray(uint32_t pos) const {
+    return shadows.indices ? shadows.indices[pos] : pos;
+  }
+  __device__ bool load(uint32_t pos, Ray* r) const {
+    if (shadows.lanes && !shadows.lanes[pos]) return false;
+    const uint32_t j = ray(pos);
+    r->o = shadows.rays.origin[j];
+    r->d = shadows.rays.direction[j];
+    r->tMax = shadows.rays.tMax[j];
+    return true;
+  }
+  __device__ void finish(uint32_t pos, bool occluded, const Hit&) const {
+    if (occluded) return;
+    const uint32_t j = ray(pos);
+    state.radiance[shadows.rays.pathSlot[j]] += shadows.rays.contribution[j];  // one per path
+  }
+};
+
+template <typename Job, bool kSpeculative, bool kDynamicFetch>
+__global__ void __launch_bounds__(kBlock) persistentTraceKernel(Job job) {
+  const uint32_t n = job.size();
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t lanesBelow = (1u << lane) - 1u;
   detail::KdStackEntry stack[kKdMaxDepth];
@@ -60,18 +106,10 @@ __global__ void __launch_bounds__(kBlock)
       drained = base + want >= n;
       if (!active) {
         pos = base + __popc(idle & lanesBelow);
-        if (pos < n && (!rays.lanes || rays.lanes[pos])) {
-          const uint32_t s = rays.slots ? rays.slots[pos] : pos;
-          Ray ray;
-          ray.o = rays.origin[s];
-          ray.d = rays.direction[s];
-          ray.tMax = kInf;
-          active = persistent::startLane(tree, ray, l);
-          if (!active) {  // misses the tree's bounds
-            Hit miss;
-            miss.triangle = kNoHit;
-            hits[pos] = miss;
-          }
+        Ray ray;
+        if (pos < n && job.load(pos, &ray)) {
+          active = persistent::startLane(job.tree, ray, l);
+          if (!active) job.finish(pos, false, l.hit);  // misses the tree's bounds
         }
       }
     }
@@ -82,10 +120,10 @@ __global__ void __launch_bounds__(kBlock)
     // While-while: walk to a leaf, test it, until the ray is done (or, fetching dynamically,
     // until too few lanes are left busy and the finished ones should take new rays).
     while (active) {
-      persistent::walkToLeaf<kSpeculative>(tree, l, stack, persistent::WarpHoldsLeaves{});
-      persistent::testLeaf(tree, l);
+      persistent::walkToLeaf<kSpeculative>(job.tree, l, stack, persistent::WarpHoldsLeaves{});
+      persistent::testLeaf<Job::kAnyHit>(job.tree, l);
       if (persistent::laneDone(l)) {
-        storeResult(l, hits + pos);
+        job.finish(pos, l.found, l.hit);
         active = false;
         break;
       }
@@ -95,38 +133,58 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// The launch of one variant: its kernel and how many blocks fill the device (queried once).
-struct Launch {
-  void (*kernel)(KdTreeView, RayStreamRef, Hit*);
-  uint32_t residentBlocks;
-};
-
-template <bool kSpeculative, bool kDynamicFetch>
-Launch launchOf() {
+// Blocks of one kernel that fit on the device at once (queried once per kernel and process).
+template <typename Job, bool kSpeculative, bool kDynamicFetch>
+uint32_t residentBlocks() {
   static std::once_flag once;
-  static Launch launch{traceClosestPersistentKernel<kSpeculative, kDynamicFetch>, 0};
+  static uint32_t blocks = 0;
   std::call_once(once, [] {
     int device = 0, sms = 0, perSm = 0;
     SRT_CUDA_CHECK(cudaGetDevice(&device));
     SRT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SRT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, launch.kernel, kBlock, 0));
-    launch.residentBlocks = uint32_t(sms) * uint32_t(perSm > 0 ? perSm : 1);
+    SRT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, persistentTraceKernel<Job, kSpeculative, kDynamicFetch>, kBlock, 0));
+    blocks = uint32_t(sms) * uint32_t(perSm > 0 ? perSm : 1);
   });
-  return launch;
+  return blocks;
 }
 
-Launch launchOf(PersistentVariant v) {
+// Launches `job` over a stream of at most `maxCount` positions; with `launch` false only reports
+// the blocks a launch would fill the device with.
+template <typename Job, bool kSpeculative, bool kDynamicFetch>
+uint32_t run(const Job& job, uint32_t maxCount, cudaStream_t stream, bool launch) {
+  const uint32_t resident = residentBlocks<Job, kSpeculative, kDynamicFetch>();
+  if (!launch || maxCount == 0) return resident;
+  // Never more warps than 32-ray batches in the launch-size bound.
+  const uint32_t needed = uint32_t((uint64_t(maxCount) + kBlock - 1) / kBlock);
+  void* counter = nullptr;
+  SRT_CUDA_CHECK(cudaGetSymbolAddress(&counter, gNextRay));
+  SRT_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(uint32_t), stream));
+  const uint32_t grid = resident < needed ? resident : needed;
+  auto* kernel = persistentTraceKernel<Job, kSpeculative, kDynamicFetch>;
+  kernel<<<grid, kBlock, 0, stream>>>(job);
+  SRT_CUDA_CHECK_LAUNCH();
+  return resident;
+}
+
+template <typename Job>
+uint32_t run(PersistentVariant v, const Job& job, uint32_t maxCount, cudaStream_t stream,
+             bool launch = true) {
   switch (v) {
     case PersistentVariant::Batch:
-      return launchOf<false, false>();
+      return run<Job, false, false>(job, maxCount, stream, launch);
     case PersistentVariant::DynamicFetch:
-      return launchOf<false, true>();
+      return run<Job, false, true>(job, maxCount, stream, launch);
     case PersistentVariant::Speculative:
-      return launchOf<true, false>();
+      return run<Job, true, false>(job, maxCount, stream, launch);
     case PersistentVariant::SpeculativeDynamicFetch:
-      return launchOf<true, true>();
+      return run<Job, true, true>(job, maxCount, stream, launch);
   }
   throw std::invalid_argument("unknown persistent traversal variant");
+}
+
+void requireCuda(const Backend& b) {
+  if (!b.isCuda()) throw std::invalid_argument("--traversal persistent needs the CUDA backend");
 }
 
 }  // namespace
@@ -146,23 +204,19 @@ const char* toString(PersistentVariant v) {
 }
 
 uint32_t persistentResidentWarps(PersistentVariant variant) {
-  return launchOf(variant).residentBlocks * (kBlock / 32);
+  return run(variant, ClosestJob{}, 0, nullptr, false) * (kBlock / 32);
 }
 
 void traceClosestPersistent(const Backend& b, const SceneView& scene, const RayStreamRef& rays,
                             Hit* hits, PersistentVariant variant) {
-  if (!b.isCuda()) throw std::invalid_argument("--traversal persistent needs the CUDA backend");
-  if (rays.count == 0) return;
-  const Launch launch = launchOf(variant);
-  // Never more warps than 32-ray batches in the launch-size bound.
-  const uint32_t neededBlocks = uint32_t((uint64_t(rays.count) + kBlock - 1) / kBlock);
-  const uint32_t blocks =
-      launch.residentBlocks < neededBlocks ? launch.residentBlocks : neededBlocks;
-  void* counter = nullptr;
-  SRT_CUDA_CHECK(cudaGetSymbolAddress(&counter, gNextRay));
-  SRT_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(uint32_t), b.stream));
-  launch.kernel<<<blocks, kBlock, 0, b.stream>>>(scene.accel, rays, hits);
-  SRT_CUDA_CHECK_LAUNCH();
+  requireCuda(b);
+  run(variant, ClosestJob{scene.accel, rays, hits}, rays.count, b.stream);
+}
+
+void traceShadowsPersistent(const Backend& b, const SceneView& scene, const ShadowStream& shadows,
+                            PathState state, PersistentVariant variant) {
+  requireCuda(b);
+  run(variant, ShadowJob{scene.accel, shadows, state}, shadows.maxCount, b.stream);
 }
 
 }  // namespace srt

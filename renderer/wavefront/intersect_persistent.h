@@ -1,7 +1,7 @@
-// Closest-hit tracing with persistent threads (Aila & Laine 2009): just enough warps to fill the
-// GPU, each taking rays from a global counter until the stream is drained, running the kd-tree
-// traversal as a while-while loop (renderer/accel/kdtree_traverse_persistent.cuh). The hits are
-// those of traceClosest() bit for bit; only the schedule differs. CUDA backend only.
+// Closest-hit and shadow tracing with persistent threads (Aila & Laine 2009): just enough warps to
+// fill the GPU, each taking rays from a global counter until the stream is drained, running the
+// kd-tree traversal as a while-while loop (renderer/accel/kdtree_traverse_persistent.cuh). The hits
+// are those of traceClosest() bit for bit; only the schedule differs. CUDA backend only.
 #pragma once
 
 #include <string>
@@ -31,8 +31,14 @@ const char* toString(PersistentVariant v);  // batch, dynamic, speculative, spec
 void traceClosestPersistent(const Backend& b, const SceneView& scene, const RayStreamRef& rays,
                             Hit* hits, PersistentVariant variant = kDefaultPersistentVariant);
 
-// Warps the launch uses for `variant` on the current device (blocks that fit at once x warps per
-// block), for benchmarks' reports. CUDA only.
+// Same contract as traceShadows(): positions i < shadows.maxCount, and below *shadows.deviceCount
+// when set, skipping dead lanes; the ray indices[i] (or i), unoccluded in (0, tMax), adds its
+// contribution to its path's radiance. Same counter rule and CPU refusal as above.
+void traceShadowsPersistent(const Backend& b, const SceneView& scene, const ShadowStream& shadows,
+                            PathState state, PersistentVariant variant = kDefaultPersistentVariant);
+
+// Warps traceClosestPersistent launches for `variant` on the current device (blocks that fit at
+// once x warps per block), for benchmarks' reports. CUDA only.
 uint32_t persistentResidentWarps(PersistentVariant variant);
 
 }  // namespace srt

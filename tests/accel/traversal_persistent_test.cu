@@ -4,7 +4,7 @@
 // lanes, a device-side count below the launch size, counts that are not a multiple of 32 and
 // empty streams. Positions the contract skips must stay unwritten.
 // Without a device: the traversal steps (kdtree_traverse_persistent.cuh) driven on the host with
-// random speculation against intersectClosest, and the CPU backend's refusal.
+// random speculation against intersectClosest and intersectAny, and the CPU backend's refusal.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,6 +76,23 @@ struct StreamCase {
   int64_t deviceCount;  // < 0: none
 };
 
+std::vector<StreamCase> streamCases(uint32_t total) {
+  return {
+      {"all rays", total, false, false, -1},
+      {"one ray", 1, false, false, -1},
+      {"31 rays", 31, false, false, -1},
+      {"33 rays with slots", 33, true, false, -1},
+      {"slots", total - 7, true, false, -1},
+      {"dead lanes", total, false, true, -1},
+      {"slots and dead lanes", total - 1000, true, true, -1},
+      {"device count below count", total, false, false, total / 3 + 5},
+      {"device count, slots and lanes", total - 3, true, true, 20001},
+      {"device count above count", 1000, true, false, 5000},
+      {"device count zero", total, false, false, 0},
+      {"empty stream", 0, false, false, -1},
+  };
+}
+
 class PersistentTraversal : public ::testing::Test {
  protected:
   void check(const Scene& scene, const char* sceneName) {
@@ -97,20 +114,7 @@ class PersistentTraversal : public ::testing::Test {
     const Buffer<uint8_t> lanes(MemorySpace::Cuda, laneFlags);
     Buffer<uint32_t> deviceCount(MemorySpace::Cuda, 1);
 
-    const StreamCase cases[] = {
-        {"all rays", total, false, false, -1},
-        {"one ray", 1, false, false, -1},
-        {"31 rays", 31, false, false, -1},
-        {"33 rays with slots", 33, true, false, -1},
-        {"slots", total - 7, true, false, -1},
-        {"dead lanes", total, false, true, -1},
-        {"slots and dead lanes", total - 1000, true, true, -1},
-        {"device count below count", total, false, false, total / 3 + 5},
-        {"device count, slots and lanes", total - 3, true, true, 20001},
-        {"device count above count", 1000, true, false, 5000},
-        {"device count zero", total, false, false, 0},
-        {"empty stream", 0, false, false, -1},
-    };
+    const std::vector<StreamCase> cases = streamCases(total);
     size_t hitsSeen = 0, missesSeen = 0;
     for (const StreamCase& c : cases) {
       SCOPED_TRACE(std::string(sceneName) + ": " + c.name);
@@ -157,11 +161,91 @@ class PersistentTraversal : public ::testing::Test {
         if (!written) ASSERT_EQ(std::memcmp(&expected[i], unwritten, sizeof(Hit)), 0) << i;
       }
     }
+    checkShadows(view, set, slots, lanes, laneFlags, sceneName);
     // The comparison means something only if rays both hit and miss.
     EXPECT_GT(hitsSeen, 1000u);
     EXPECT_GT(missesSeen, 0u) << "every ray hit: the rays should include some that leave";
     std::cout << "[ " << sceneName << " ] " << data.triangleCount() << " triangles, " << hitsSeen
               << " hits and " << missesSeen << " misses compared per variant\n";
+  }
+
+  // traceShadowsPersistent against traceShadows: the same rays with finite (and some infinite)
+  // tMax as shadow rays, each to its own path, the same stream cases; radiance compared bit for
+  // bit.
+  void checkShadows(const SceneView& view, const RaySet& set, const Buffer<uint32_t>& indices,
+                    const Buffer<uint8_t>& lanes, const std::vector<uint8_t>& laneFlags,
+                    const char* sceneName) {
+    const uint32_t total = uint32_t(set.origin.size());
+    const Bounds3f b = view.accel.bounds;
+    const float diagonal = length(b.hi - b.lo);
+    std::mt19937 rng(41);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    std::vector<uint32_t> pathSlot(total);
+    for (uint32_t i = 0; i < total; ++i) pathSlot[i] = (i * 7919u + 13u) % total;  // a bijection
+    ASSERT_NE(total % 7919u, 0u);
+    std::vector<float> tMax(total);
+    std::vector<Vec3f> contribution(total), radiance(total);
+    for (uint32_t i = 0; i < total; ++i) {
+      tMax[i] = i % 50 == 0 ? kInf : diagonal * u(rng);
+      contribution[i] = Vec3f(u(rng), u(rng), u(rng));
+      radiance[i] = Vec3f(0.1f * float(i % 7), 1.f / float(i + 1), 0.f);
+    }
+    ShadowRaysStorage rays;
+    rays.allocate(MemorySpace::Cuda, total);
+    rays.pathSlot.upload(pathSlot);
+    rays.origin.upload(set.origin);
+    rays.direction.upload(set.direction);
+    rays.tMax.upload(tMax);
+    rays.contribution.upload(contribution);
+    PathStateStorage paths;
+    paths.allocate(MemorySpace::Cuda, total);
+    Buffer<uint32_t> deviceCount(MemorySpace::Cuda, 1);
+    size_t lit = 0, blocked = 0;
+    for (const StreamCase& c : streamCases(total)) {
+      SCOPED_TRACE(std::string(sceneName) + " shadows: " + c.name);
+      ShadowStream stream;
+      stream.rays = rays.view();
+      stream.indices = c.slots ? indices.data() : nullptr;
+      stream.lanes = c.lanes ? lanes.data() : nullptr;
+      stream.maxCount = c.count;
+      if (c.deviceCount >= 0) {
+        deviceCount.upload(std::vector<uint32_t>{uint32_t(c.deviceCount)});
+        stream.deviceCount = deviceCount.data();
+      }
+      const auto shade = [&](const PersistentVariant* v) {
+        paths.radiance.upload(radiance);
+        if (v)
+          traceShadowsPersistent(backend_, view, stream, paths.view(), *v);
+        else
+          traceShadows(backend_, view, stream, paths.view());
+        backend_.synchronize();
+        return paths.radiance.download();
+      };
+      const std::vector<Vec3f> expected = shade(nullptr);
+      size_t litHere = 0, live = 0;
+      for (uint32_t i = 0; i < total; ++i)
+        litHere += std::memcmp(&expected[i], &radiance[i], sizeof(Vec3f)) != 0;
+      const uint32_t n = c.deviceCount < 0 ? c.count : std::min(c.count, uint32_t(c.deviceCount));
+      for (uint32_t i = 0; i < n; ++i) live += !c.lanes || laneFlags[i];
+      lit += litHere;
+      blocked += live - litHere;  // a zero contribution would count as blocked: u(rng) > 0 here
+      for (PersistentVariant v : kAllPersistentVariants) {
+        SCOPED_TRACE(toString(v));
+        const std::vector<Vec3f> got = shade(&v);
+        size_t bad = 0;
+        for (uint32_t i = 0; i < total; ++i)
+          if (std::memcmp(&got[i], &expected[i], sizeof(Vec3f)) != 0 && bad++ < 5)
+            ADD_FAILURE() << "path " << i << ": persistent " << got[i].x << "," << got[i].y << ","
+                          << got[i].z << " | traceShadows " << expected[i].x << "," << expected[i].y
+                          << "," << expected[i].z;
+        EXPECT_EQ(bad, 0u);
+      }
+    }
+    // Meaningful only if some shadow rays were blocked and some were not.
+    EXPECT_GT(lit, 1000u);
+    EXPECT_GT(blocked, 1000u);
+    std::cout << "[ " << sceneName << " ] " << lit << " unoccluded and " << blocked
+              << " blocked shadow rays compared per variant\n";
   }
 
   // Hits of `rays` into a buffer of `count` entries pre-filled with kUnwritten bytes; `variant`
@@ -194,23 +278,24 @@ TEST_F(PersistentTraversal, MatchesTraceClosestOnConferenceRoom) {
 }
 
 // The while-while steps on the host, with speculation votes drawn at random (any length of
-// speculative walk, not only what a warp would do): the same hits as intersectClosest, bit for bit.
-template <bool kSpeculative>
-bool stepwiseClosest(const KdTreeView& tree, const Ray& ray, std::mt19937& rng, float pVote,
-                     Hit* hit) {
+// speculative walk, not only what a warp would do): the same hits as intersectClosest, bit for bit,
+// and the same answers as intersectAny.
+template <bool kSpeculative, bool kAnyHit = false>
+bool stepwiseTrace(const KdTreeView& tree, const Ray& ray, std::mt19937& rng, float pVote,
+                   Hit* hit) {
   persistent::KdLane l;
   detail::KdStackEntry stack[kKdMaxDepth];
   if (!persistent::startLane(tree, ray, l)) return false;
   std::bernoulli_distribution vote(pVote);
   do {
     persistent::walkToLeaf<kSpeculative>(tree, l, stack, [&](bool) { return vote(rng); });
-    persistent::testLeaf(tree, l);
+    persistent::testLeaf<kAnyHit>(tree, l);
   } while (!persistent::laneDone(l));
   if (l.found) *hit = l.hit;
   return l.found;
 }
 
-TEST(PersistentTraversalSteps, MatchIntersectClosestWithAnySpeculation) {
+TEST(PersistentTraversalSteps, MatchIntersectClosestAndAnyWithAnySpeculation) {
   std::vector<TestMesh> meshes = {
       randomTriangles(3000, 3), coplanarTriangles(),   axisPlaneTriangles(), slivers(200),
       identicalTriangles(40),   degenerateTriangles(), oneTriangle()};
@@ -229,9 +314,16 @@ TEST(PersistentTraversalSteps, MatchIntersectClosestWithAnySpeculation) {
       for (const Ray& ray : makeRays(mesh, family, 2000, 31 + size_t(family))) {
         Hit want, plain, spec, specLong;
         const bool w = intersectClosest(view, ray, &want);
-        const bool a = stepwiseClosest<false>(view, ray, rng, 0.f, &plain);
-        const bool b = stepwiseClosest<true>(view, ray, rng, 0.3f, &spec);
-        const bool c = stepwiseClosest<true>(view, ray, rng, 0.f, &specLong);  // to a 2nd leaf
+        const bool a = stepwiseTrace<false>(view, ray, rng, 0.f, &plain);
+        const bool b = stepwiseTrace<true>(view, ray, rng, 0.3f, &spec);
+        const bool c = stepwiseTrace<true>(view, ray, rng, 0.f, &specLong);  // to a 2nd leaf
+        Hit ignored;
+        const bool any = intersectAny(view, ray);
+        const bool anyPlain = stepwiseTrace<false, true>(view, ray, rng, 0.f, &ignored);
+        const bool anySpec = stepwiseTrace<true, true>(view, ray, rng, 0.3f, &ignored);
+        if ((anyPlain != any || anySpec != any) && bad++ < 5)
+          ADD_FAILURE() << toString(family) << ": intersectAny " << any << " | steps " << anyPlain
+                        << " | speculative " << anySpec << " for " << describe(ray, w, want);
         hits += w;
         const auto same = [&](bool got, const Hit& h) {
           return got == w && (!w || std::memcmp(&h, &want, sizeof(Hit)) == 0);
@@ -264,6 +356,10 @@ TEST(PersistentTraversalCpu, RefusesTheCpuBackend) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "--traversal persistent needs the CUDA backend");
   }
+  ShadowStream shadows;
+  shadows.maxCount = 1;
+  EXPECT_THROW(traceShadowsPersistent(cpu, data.view(), shadows, PathState{}),
+               std::invalid_argument);
 }
 
 }  // namespace
