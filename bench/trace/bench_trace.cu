@@ -1,13 +1,16 @@
 // streamrt-bench-trace: closest-hit tracing, traceClosest (one thread per ray) against the
 // persistent-thread while-while traversal (Aila & Laine 2009) in each of its variants, on primary
-// rays and on diffuse bounce-1 rays, at full stream size and at sparse subsets of it (what a
-// compacted stream with 10% survivors looks like: the same rays, fewer of them, order kept).
+// rays, on diffuse bounce-1 rays and on those as shadow rays (any hit), at full stream size and at
+// sparse subsets of it: "compacted" (what compaction leaves with 10% survivors: the same rays,
+// fewer of them, order kept) and "lanes" (what `none` leaves: every ray in place, 90% of them dead
+// lanes). Mrays/s counts live rays.
 //
 //   streamrt-bench-trace SCENE [--width 1920 --height 1080] [--fractions 1,0.1]
 //                        [--repeats 20] [--warmup 3] [--json out.json]
 //
 // Timing: CUDA events around each call on one stream, warm-up first, the median of the repeats.
-// Every persistent variant's hits are compared with traceClosest's bit for bit ("check").
+// Every persistent variant's hits (radiance, for shadow rays) are compared with traceClosest's
+// (traceShadows') bit for bit ("check"); a mismatch makes the exit status 1.
 // "copy" is a device-to-device copy of the stream's ray bytes (origins and directions), for scale.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -67,17 +70,24 @@ __global__ void bounceKernel(SceneView scene, uint32_t n, const Vec3f* origin,
   outDirection[i] = d;
 }
 
-// Ordered subset: ray i is kept when its hash falls below `fraction` (like a compacted stream).
-Rays subset(const Rays& all, double fraction) {
-  if (fraction >= 1.0) return all;
+// Whether ray i belongs to the subset of `fraction` (a hash, so survivors spread over the image).
+bool inSubset(size_t i, double fraction) {
+  if (fraction >= 1.0) return true;
+  uint32_t h = uint32_t(i) * 0x9e3779b9u;
+  h ^= h >> 16, h *= 0x85ebca6bu, h ^= h >> 13, h *= 0xc2b2ae35u, h ^= h >> 16;
+  return double(h) / 4294967296.0 < fraction;
+}
+
+// Ordered subset (like a compacted stream), and the same subset as lane flags over all rays (like
+// the stream `none` leaves: dead lanes stay in place).
+Rays subset(const Rays& all, double fraction, std::vector<uint8_t>* flags) {
   Rays r;
+  flags->assign(all.size(), 0);
   for (size_t i = 0; i < all.size(); ++i) {
-    uint32_t h = uint32_t(i) * 0x9e3779b9u;
-    h ^= h >> 16, h *= 0x85ebca6bu, h ^= h >> 13, h *= 0xc2b2ae35u, h ^= h >> 16;
-    if (double(h) / 4294967296.0 < fraction) {
-      r.origin.push_back(all.origin[i]);
-      r.direction.push_back(all.direction[i]);
-    }
+    if (!inSubset(i, fraction)) continue;
+    (*flags)[i] = 1;
+    r.origin.push_back(all.origin[i]);
+    r.direction.push_back(all.direction[i]);
   }
   return r;
 }
@@ -118,6 +128,55 @@ class Timer {
   int warmup_, repeats_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
+
+// Shadow rays: traceShadows against each persistent variant. Each shadow ray feeds its own path
+// (pathSlot = position) with contribution 1; the check compares the radiance after one call from
+// zero. Returns the number of variants that differ.
+template <typename Row>
+int shadowRows(Timer& timer, const Backend& backend, const SceneView& view, const Rays& r,
+               float tMax, const Row& row) {
+  const uint32_t n = uint32_t(r.size());
+  ShadowRaysStorage rays;
+  rays.allocate(MemorySpace::Cuda, n);
+  rays.origin.upload(r.origin);
+  rays.direction.upload(r.direction);
+  rays.tMax.upload(std::vector<float>(n, tMax));
+  rays.contribution.upload(std::vector<Vec3f>(n, Vec3f(1.f, 1.f, 1.f)));
+  std::vector<uint32_t> identity(n);
+  for (uint32_t i = 0; i < n; ++i) identity[i] = i;
+  rays.pathSlot.upload(identity);
+  PathStateStorage paths;
+  paths.allocate(MemorySpace::Cuda, n);
+  ShadowStream stream;
+  stream.rays = rays.view();
+  stream.maxCount = n;
+  const auto once = [&](const PersistentVariant* v) {
+    paths.radiance.fillBytes(0);
+    if (v)
+      traceShadowsPersistent(backend, view, stream, paths.view(), *v);
+    else
+      traceShadows(backend, view, stream, paths.view());
+    backend.synchronize();
+    return paths.radiance.download();
+  };
+  const std::vector<Vec3f> expected = once(nullptr);
+  size_t lit = 0;
+  for (const Vec3f& c : expected) lit += c.x != 0.f;
+  const double stdMs = timer.medianMs([&] { traceShadows(backend, view, stream, paths.view()); });
+  row("shadow standard", stdMs, "reference, " + std::to_string(lit) + " unoccluded", stdMs);
+  int mismatches = 0;
+  for (PersistentVariant v : kAllPersistentVariants) {
+    const double ms =
+        timer.medianMs([&] { traceShadowsPersistent(backend, view, stream, paths.view(), v); });
+    const std::vector<Vec3f> got = once(&v);
+    size_t bad = 0;
+    for (uint32_t i = 0; i < n; ++i) bad += std::memcmp(&got[i], &expected[i], sizeof(Vec3f)) != 0;
+    mismatches += bad != 0;
+    row(std::string("shadow persistent-") + toString(v), ms,
+        bad ? "MISMATCH " + std::to_string(bad) : "identical", stdMs);
+  }
+  return mismatches;
+}
 
 struct Options {
   std::string scene = "cornell", jsonPath;
@@ -181,60 +240,81 @@ int run(const Options& opt) {
   out["defaultVariant"] = toString(kDefaultPersistentVariant);
 
   Timer timer(backend.stream, opt.warmup, opt.repeats);
-  std::printf("\n%-9s %8s %9s  %-28s %9s %9s %8s  %s\n", "rays", "fraction", "n", "method", "ms",
-              "Mrays/s", "vs std", "check");
+  std::printf("\n%-8s %-9s %8s %9s  %-30s %9s %9s %8s  %s\n", "rays", "layout", "fraction", "n",
+              "method", "ms", "Mrays/s", "vs std", "check");
   int mismatches = 0;
-  const std::pair<const char*, const Rays*> sets[] = {{"primary", &primary},
-                                                      {"bounce1", &secondary}};
+  // "shadow": the bounce-1 rays as shadow rays, cut at 30% of the scene's diagonal (some blocked,
+  // some not), traced by traceShadows and traceShadowsPersistent.
+  const std::pair<const char*, const Rays*> sets[] = {
+      {"primary", &primary}, {"bounce1", &secondary}, {"shadow", &secondary}};
+  const float shadowTMax = 0.3f * length(view.accel.bounds.hi - view.accel.bounds.lo);
   for (const auto& set : sets) {
     const char* setName = set.first;
     const Rays* all = set.second;
+    const bool shadow = std::strcmp(setName, "shadow") == 0;
+    const Buffer<Vec3f> allO(MemorySpace::Cuda, all->origin),
+        allD(MemorySpace::Cuda, all->direction);
     for (double fraction : opt.fractions) {
-      const Rays r = subset(*all, fraction);
+      std::vector<uint8_t> flags;
+      const Rays r = subset(*all, fraction, &flags);
       const uint32_t n = uint32_t(r.size());
       if (n == 0) continue;
       const Buffer<Vec3f> o(MemorySpace::Cuda, r.origin), d(MemorySpace::Cuda, r.direction);
-      Buffer<Vec3f> copyDst(MemorySpace::Cuda, 2 * size_t(n));
-      Buffer<Hit> refHits(MemorySpace::Cuda, n), hits(MemorySpace::Cuda, n);
-      RayStreamRef rays;
-      rays.origin = o.data();
-      rays.direction = d.data();
-      rays.count = n;
-      auto row = [&](const std::string& method, double ms, const std::string& check, double stdMs) {
-        const double mrays = n / (ms * 1e3);
-        std::printf("%-9s %8.3f %9u  %-28s %9.3f %9.1f %7.2fx  %s\n", setName, fraction, n,
-                    method.c_str(), ms, mrays, stdMs / ms, check.c_str());
-        out["results"].push_back({{"rays", setName},
-                                  {"fraction", fraction},
-                                  {"n", n},
-                                  {"method", method},
-                                  {"ms", ms},
-                                  {"mraysPerSecond", mrays},
-                                  {"speedupVsStandard", stdMs / ms},
-                                  {"check", check}});
-      };
-      const double stdMs =
-          timer.medianMs([&] { traceClosest(backend, view, rays, refHits.data()); });
-      row("standard", stdMs, "reference", stdMs);
-      const std::vector<Hit> expected = refHits.download();
-      for (PersistentVariant v : kAllPersistentVariants) {
-        const double ms =
-            timer.medianMs([&] { traceClosestPersistent(backend, view, rays, hits.data(), v); });
-        const std::vector<Hit> got = hits.download();
-        size_t bad = 0;
-        for (uint32_t i = 0; i < n; ++i)
-          bad += std::memcmp(&got[i], &expected[i], sizeof(Hit)) != 0;
-        mismatches += bad != 0;
-        row(std::string("persistent-") + toString(v), ms,
-            bad ? "MISMATCH " + std::to_string(bad) : "identical", stdMs);
+      const Buffer<uint8_t> lanes(MemorySpace::Cuda, flags);
+      // Layouts: "compacted" (n rays in a row); below 1, also "lanes" (all rays, n of them live).
+      for (const char* layout : {"compacted", "lanes"}) {
+        const bool dense = std::strcmp(layout, "compacted") == 0;
+        if (!dense && (fraction >= 1.0 || shadow)) continue;
+        auto row = [&](const std::string& method, double ms, const std::string& check,
+                       double stdMs) {
+          const double mrays = n / (ms * 1e3);
+          std::printf("%-8s %-9s %8.3f %9u  %-30s %9.3f %9.1f %7.2fx  %s\n", setName, layout,
+                      fraction, n, method.c_str(), ms, mrays, stdMs / ms, check.c_str());
+          out["results"].push_back({{"rays", setName},
+                                    {"layout", layout},
+                                    {"fraction", fraction},
+                                    {"n", n},
+                                    {"method", method},
+                                    {"ms", ms},
+                                    {"mraysPerSecond", mrays},
+                                    {"speedupVsStandard", stdMs / ms},
+                                    {"check", check}});
+        };
+        if (shadow) {
+          mismatches += shadowRows(timer, backend, view, r, shadowTMax, row);
+          continue;
+        }
+        RayStreamRef rays;
+        rays.origin = dense ? o.data() : allO.data();
+        rays.direction = dense ? d.data() : allD.data();
+        rays.lanes = dense ? nullptr : lanes.data();
+        rays.count = dense ? n : uint32_t(all->size());
+        Buffer<Hit> refHits(MemorySpace::Cuda, rays.count), hits(MemorySpace::Cuda, rays.count);
+        const double stdMs =
+            timer.medianMs([&] { traceClosest(backend, view, rays, refHits.data()); });
+        row("standard", stdMs, "reference", stdMs);
+        const std::vector<Hit> expected = refHits.download();
+        for (PersistentVariant v : kAllPersistentVariants) {
+          const double ms =
+              timer.medianMs([&] { traceClosestPersistent(backend, view, rays, hits.data(), v); });
+          const std::vector<Hit> got = hits.download();
+          size_t bad = 0;
+          for (uint32_t i = 0; i < rays.count; ++i)  // dead lanes are not written: not compared
+            bad += (dense || flags[i]) && std::memcmp(&got[i], &expected[i], sizeof(Hit)) != 0;
+          mismatches += bad != 0;
+          row(std::string("persistent-") + toString(v), ms,
+              bad ? "MISMATCH " + std::to_string(bad) : "identical", stdMs);
+        }
+        if (!dense) continue;
+        Buffer<Vec3f> copyDst(MemorySpace::Cuda, 2 * size_t(n));
+        const double copyMs = timer.medianMs([&] {
+          SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data(), o.data(), o.bytes(),
+                                         cudaMemcpyDeviceToDevice, backend.stream));
+          SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data() + n, d.data(), d.bytes(),
+                                         cudaMemcpyDeviceToDevice, backend.stream));
+        });
+        row("copy (ray bytes, D2D)", copyMs, "-", stdMs);
       }
-      const double copyMs = timer.medianMs([&] {
-        SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data(), o.data(), o.bytes(),
-                                       cudaMemcpyDeviceToDevice, backend.stream));
-        SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data() + n, d.data(), d.bytes(),
-                                       cudaMemcpyDeviceToDevice, backend.stream));
-      });
-      row("copy (ray bytes, D2D)", copyMs, "-", stdMs);
     }
   }
   if (!opt.jsonPath.empty()) {
@@ -244,7 +324,8 @@ int run(const Options& opt) {
   }
   if (mismatches) {
     std::fprintf(stderr,
-                 "streamrt-bench-trace: error: %d configuration(s) differ from traceClosest\n",
+                 "streamrt-bench-trace: error: %d configuration(s) differ from traceClosest or "
+                 "traceShadows\n",
                  mismatches);
     return 1;
   }
