@@ -51,7 +51,7 @@ RenderResult Renderer::render(float time, const ProgressFn& progress) {
   st.integrator = options_.integrator;
   st.backend = backend_.name();
   st.device = backend_.deviceDescription();
-  st.compaction = options_.compaction == "auto" ? defaultCompaction(backend_) : options_.compaction;
+  st.compaction = options_.compaction;
   st.payload = options_.payload;
   st.width = options_.width;
   st.height = options_.height;

@@ -36,8 +36,6 @@ std::vector<std::string> parseCompactionList(const std::string& text, const Back
     if (piece == "all") {
       for (const auto& e : registry.entries())
         if (e.info.accepts_(backend.memory())) add(e.info.name);
-    } else if (piece == "auto" && !registry.find("auto")) {
-      add(defaultCompaction(backend));
     } else {
       if (!registry.find(compaction::Registry::nameOf(piece)))
         registry.create(piece);  // throws "unknown compaction primitive ...", listing the names

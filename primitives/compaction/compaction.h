@@ -57,6 +57,9 @@ class Compactor {
   // Milliseconds of the last compact() spent moving data between memory spaces (GL interop or
   // uploads); included in the call's total, reported apart by the tracer's statistics.
   virtual double lastTransferMs() const { return 0.0; }
+  // What a primitive that chooses among others (auto) chose so far, for --stats; empty for the
+  // rest.
+  virtual std::string choiceSummary() const { return {}; }
 };
 
 struct Info {

@@ -67,10 +67,6 @@ uint32_t defaultPoolSize(const Backend& backend, const RenderOptions&) {
   return uint32_t(std::max<uint64_t>(n, 1024));
 }
 
-std::string defaultCompaction(const Backend& backend) {
-  return backend.isCuda() ? "cub" : "cpu";
-}
-
 size_t estimateRenderBytes(const RenderOptions& opt, uint32_t poolSize) {
   const size_t n = size_t(opt.width) * size_t(opt.height);
   const size_t film = n * 3 * sizeof(unsigned long long);
@@ -117,7 +113,7 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   if (uint64_t(opt.firstSample) + uint64_t(opt.spp) > 0xffffffffull)
     throw std::invalid_argument("first sample + --spp passes 2^32");
 
-  const std::string spec = opt.compaction == "auto" ? defaultCompaction(backend) : opt.compaction;
+  const std::string& spec = opt.compaction;
   auto& registry = compaction::Registry::global();
   const compaction::Info* info = registry.find(compaction::Registry::nameOf(spec));
   if (!info) registry.create(spec);  // throws, listing the registered names
@@ -158,10 +154,9 @@ std::unique_ptr<Integrator> makeIntegrator(const Scene& scene, const SceneData& 
                                            const Backend& backend, const RenderOptions& opt) {
   validateRenderOptions(backend, opt);
   if (!scene.camera) throw std::invalid_argument("the scene has no camera");
-  const std::string spec = opt.compaction == "auto" ? defaultCompaction(backend) : opt.compaction;
   auto& registry = compaction::Registry::global();
-  const compaction::Info* info = registry.find(compaction::Registry::nameOf(spec));
-  auto compactor = registry.create(spec);
+  const compaction::Info* info = registry.find(compaction::Registry::nameOf(opt.compaction));
+  auto compactor = registry.create(opt.compaction);
   if (opt.integrator == "path")
     return makePathIntegrator(scene, data, backend, opt, std::move(compactor), *info);
   if (opt.integrator == "whitted")

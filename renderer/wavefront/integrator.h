@@ -20,7 +20,7 @@ struct RenderOptions {
   int width = 640, height = 480;
   int spp = 16;
   int maxDepth = 8;
-  std::string compaction = "auto";  // a registered primitive (with options), or auto
+  std::string compaction = "auto";  // a registered primitive with options; auto picks by cost
   std::string payload = "state";    // state: compaction moves whole paths; index: an index stream
   uint32_t seed = 0;
   // How the path pool is fed (path tracer): "regenerate" refills freed slots with new camera
@@ -64,9 +64,6 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& options)
 // Validates, then builds the integrator the options name with its compaction primitive.
 std::unique_ptr<Integrator> makeIntegrator(const Scene& scene, const SceneData& data,
                                            const Backend& backend, const RenderOptions& options);
-
-// The compaction primitive `auto` stands for on a backend.
-std::string defaultCompaction(const Backend& backend);
 
 // Paths in flight when RenderOptions::poolSize is 0: enough to fill the device several times
 // over, at most a quarter of its free memory.

@@ -145,6 +145,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     }
     backend_.synchronize();  // (on CUDA one more pass was queued; it found nothing to do)
     collectDepthStats(stats);
+    stats.compactionChoice = compactor_->choiceSummary();
     return resolveFilm(film_, opt_, backend_);
   }
 

@@ -39,6 +39,7 @@ std::string statsToJson(const RenderStats& s) {
   j["device"] = s.device;
   j["compaction"] = s.compaction;
   j["payload"] = s.payload;
+  if (!s.compactionChoice.empty()) j["compaction_choice"] = s.compactionChoice;
   if (!s.schedule.empty()) {
     j["schedule"] = s.schedule;
     j["pool_size"] = s.poolSize;
@@ -130,6 +131,7 @@ std::string statsTable(const RenderStats& s) {
                 s.scene.c_str(), s.width, s.height, s.spp, s.integrator.c_str(), s.backend.c_str(),
                 s.compaction.c_str(), s.payload.c_str());
   out += line;
+  if (!s.compactionChoice.empty()) out += "auto chose:\n" + s.compactionChoice + "\n";
   if (!s.schedule.empty()) {
     std::snprintf(line, sizeof line,
                   "schedule %s, pool %u paths, traversal %s, reorder %s, %zu passes%s\n",

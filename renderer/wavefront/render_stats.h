@@ -50,6 +50,7 @@ struct RenderStats {
   std::vector<BounceStats> bounces;        // per path depth (bounce 0: camera rays)
   std::vector<IterationStats> iterations;  // per pass over the pool (path tracer)
   std::string schedule, traversal, reorder;
+  std::string compactionChoice;  // what `auto` chose per stream shape (empty for the others)
   uint32_t poolSize = 0;
 
   uint64_t totalRays() const;  // camera + bounce + shadow rays traced

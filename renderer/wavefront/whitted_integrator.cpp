@@ -89,6 +89,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
       }
       if (progress) progress(sample + 1, opt_.spp, raysSoFar);
     }
+    stats.compactionChoice = compactor_->choiceSummary();
     return resolveFilm(film_, opt_, backend_);
   }
 

@@ -82,7 +82,7 @@ class AdaptiveCompactor final : public Compactor {
   std::vector<AdaptiveShapeStats> shapeStats() const;
   // One line per shape: "cuda 2^19 x 12 fields 96 B: tile-atomic (120 calls; tile-atomic 0.21
   // ns/el, lookback 0.25, ...)"; times still in flight are not included.
-  std::string choiceSummary() const;
+  std::string choiceSummary() const override;
 
  private:
   struct Family;  // the candidates of one memory space
