@@ -45,7 +45,8 @@ struct KdLane {
 
 SRT_CPU_GPU SRT_INLINE KdNode loadNode(const KdTreeView& tree, uint32_t index) {
 #if SRT_IS_GPU_CODE
-  // Nodes are read-only during traversal: the read-only data path.
+  // Nodes are read-only during traversal: the read-only data path, as one 8-byte load (node arrays
+  // are whole allocations, DeviceKdTree's Buffer<KdNode>, so every node is 8-byte aligned).
   const uint2 raw = __ldg(reinterpret_cast<const uint2*>(tree.nodes) + index);
   KdNode node;
   node.onePrimitive = raw.x;
