@@ -8,7 +8,8 @@ out=${1:-.gpu}
 rm -rf "$out" && mkdir -p "$out/scenes"
 stage=$(mktemp -d)
 bins=(build/apps/streamrt)
-for t in build/tests/*/test_*gpu* build/tests/gl/test_gl build/bench/*/streamrt-bench-*; do
+for t in build/tests/*/test_*gpu* build/tests/accel/test_traversal_persistent build/tests/gl/test_gl \
+    build/bench/*/streamrt-bench-*; do
   [[ $t == *.cmake || $t == *_cpu ]] || bins+=("$t")
 done
 ../shared/gpu-host/bundle.sh "$stage" "${bins[@]}" >/dev/null

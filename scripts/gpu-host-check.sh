@@ -2,6 +2,7 @@
 # Runs on the CUDA host, from the repository root, over a bundle made by scripts/gpu-bundle.sh:
 # the GPU test suites, then Conference Room renders at 1080p for every CUDA primitive (16 spp) and
 # every compaction primitive at 4 spp, checking that each image is bit-identical to cub's.
+# Then (POOL= skips) the traversal bench, the path pool modes and auto against fixed primitives.
 # Results go to $OUT (or ./gpu-results): logs, stats JSON and one PNG, packed in results.tgz.
 set -u
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ for g in "$B"/scenes/*.gz; do
 done
 nvidia-smi -L | tee "$res/device.txt"
 
-for t in ${TESTS:-test_shading_gpu test_kdtree_gpu test_kdtree_gpu_build test_render_gpu test_compaction_gpu test_reduction_gpu test_gl}; do
+for t in ${TESTS:-test_shading_gpu test_kdtree_gpu test_kdtree_gpu_build test_render_gpu test_compaction_gpu test_compaction_adaptive_gpu test_traversal_persistent test_furnace_gpu test_reduction_gpu test_gl}; do
   [ -x "$B/bin/$t" ] || continue
   start=$(date +%s)
   filter_var="FILTER_$t"
@@ -99,6 +100,25 @@ for f in json.load(open(sys.argv[1]))["frames"]:
 PY
   "$B/bin/streamrt-bench-kdtree" --mesh "$SRT_TEST_SCENES_DIR/conference-room/conference.obj" \
     "${extra_meshes[@]}" ${KD_BENCH_ARGS:-} --json "$res/bench-kdtree.json" 2>&1 | tee "$res/bench-kdtree.txt"
+fi
+# The persistent traversal against the standard one (every variant's hits compared), the path
+# pool's modes side by side, and `auto` against the fixed primitives in one process.
+if [ -n "${POOL-1}" ]; then  # POOL= (empty) skips this section
+  "$B/bin/streamrt-bench-trace" "$SRT_TEST_SCENES_DIR/conference-room/conference.obj" \
+    --width 1920 --height 1080 --fractions 1,0.1 --repeats 20 --json "$res/bench-trace.json" \
+    2>&1 | tee "$res/bench-trace.txt"
+  MODES="none-waves:--compaction none --schedule waves;none-regen:--compaction none;\
+tile-atomic-regen:--compaction tile-atomic;lookback-regen:--compaction lookback;\
+auto-regen:--compaction auto;tile-atomic-pers:--compaction tile-atomic --traversal persistent;\
+lookback-index:--compaction lookback --payload index;\
+lookback-index-octant:--compaction lookback --payload index --reorder octant;\
+lookback-index-octant-pers:--compaction lookback --payload index --reorder octant --traversal persistent" \
+    OUT="$res" bash scripts/gpu-tracer-bench.sh 2>&1 | tee "$res/pool-modes.txt"
+  for s in "$scene" bench/tracer/scenes/sponza-env.json bench/tracer/scenes/teapot-env.json; do
+    "$B/bin/streamrt" profile "$s" --backend cuda --compaction auto,tile-atomic,lookback,cub \
+      --width 1920 --height 1080 --spp 16 --warmup 1 --repeats 5 \
+      --out "$res/profile-$(basename "$s" .json)" 2>&1 | tail -12
+  done | tee "$res/profile-auto.txt"
 fi
 "$B/bin/streamrt" render "$scene" -o "$res/conf-cub.png" --width 1920 --height 1080 --spp 16 -q
 mkdir -p "$OUT"
