@@ -13,6 +13,7 @@
 #include "apps/command.h"
 #include "apps/profile/compaction_list.h"
 #include "apps/profile/html_report.h"
+#include "apps/render_flags.h"
 #include "apps/profile/profile_sweep.h"
 #include "apps/profile/profile_writers.h"
 #include "renderer/io/atomic_file.h"
@@ -149,35 +150,8 @@ Command addProfileCommand(CLI::App& app) {
       ->check(CLI::Range(1, 1000));
   p->add_option("--spp", o.spp, "Samples per pixel")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  p->add_option("--width", o.width, "Image width in pixels")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  p->add_option("--height", o.height, "Image height in pixels")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  p->add_option("--max-depth", o.maxDepth, "Maximum number of bounces")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 64));
-  p->add_option("--integrator", o.integrator, "path or whitted")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"path", "whitted"}));
-  p->add_option("--payload", o.payload, "What compaction moves: state or index")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"state", "index"}));
-  p->add_option("--schedule", o.schedule,
-                "Path pool feeding: regenerate (refill freed slots) or waves")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"regenerate", "waves"}));
-  p->add_option("--pool", o.poolSize, "Paths in flight; 0 sizes the pool from the device")
-      ->capture_default_str();
-  p->add_option("--traversal", o.traversal, "Closest-hit kernel: standard or persistent")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"standard", "persistent"}));
-  p->add_option("--backend", cmd->backend, "auto, cuda or cpu")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  p->add_option("--seed", o.seed, "Random seed")->capture_default_str();
+      ->check(kPositiveInteger);
+  addRenderFlags(*p, o, cmd->backend);
   p->add_option("--kd-build", cmd->settings.accel.builder,
                 "kd-tree builder: cpu or gpu (CUDA backend); the tree is built once")
       ->capture_default_str()

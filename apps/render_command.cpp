@@ -19,6 +19,7 @@
 
 #include "apps/command.h"
 #include "apps/progress_bar.h"
+#include "apps/render_flags.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
 #include "renderer/io/atomic_file.h"
@@ -187,17 +188,6 @@ void checkTime(const RenderCommand& cmd, const Scene& scene) {
   throw std::invalid_argument("--time " + number(cmd.time) + ": " + cmd.scene + " " + range);
 }
 
-// CLI::PositiveNumber's message prints the range up to DBL_MAX; this one says what was expected.
-const CLI::Validator kPositiveInteger(
-    [](std::string& text) -> std::string {
-      char* end = nullptr;
-      errno = 0;
-      const long v = std::strtol(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || errno == ERANGE || v <= 0 || v > INT32_MAX)
-        return "'" + text + "' is not a positive integer";
-      return {};
-    },
-    "POSITIVE");
 
 int runRender(const RenderCommand& cmd) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -327,32 +317,12 @@ Command addRenderCommand(CLI::App& app) {
   render->add_option("--spp", o.spp, "Samples per pixel")
       ->capture_default_str()
       ->check(kPositiveInteger);
-  render->add_option("--width", o.width, "Image width in pixels")
-      ->capture_default_str()
-      ->check(kPositiveInteger);
-  render->add_option("--height", o.height, "Image height in pixels")
-      ->capture_default_str()
-      ->check(kPositiveInteger);
-  render->add_option("--max-depth", o.maxDepth, "Maximum number of bounces")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 64));
-  render->add_option("--integrator", o.integrator, "path or whitted")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"path", "whitted"}));
   render
       ->add_option("--compaction", o.compaction,
                    "Compaction primitive between bounces, NAME[:key=value,...] (see `streamrt "
-                   "list`); auto: cub on CUDA, cpu on the CPU")
+                   "list`); auto: the fastest by measured cost per stream shape")
       ->capture_default_str();
-  render
-      ->add_option("--payload", o.payload,
-                   "What compaction moves: state (whole paths) or index (an index stream)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"state", "index"}));
-  render->add_option("--backend", cmd->backend, "auto, cuda or cpu")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  render->add_option("--seed", o.seed, "Random seed")->capture_default_str();
+  addRenderFlags(*render, o, cmd->backend);
   render->add_option("--exposure", cmd->exposure, "Exposure in stops for PNG output")
       ->capture_default_str();
   render->add_option("--stats", cmd->stats, "Write per-bounce statistics as JSON to this file");
@@ -391,30 +361,6 @@ Command addRenderCommand(CLI::App& app) {
                    "without any light gets 1 by default")
       ->type_name("R[,G,B]")
       ->check(kEnvironment);
-  render
-      ->add_option("--schedule", o.schedule,
-                   "How the path tracer feeds its path pool: regenerate (refill freed slots with "
-                   "new camera paths after every bounce) or waves (new paths only when the whole "
-                   "pool has died)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"regenerate", "waves"}));
-  render
-      ->add_option("--pool", o.poolSize,
-                   "Paths in flight at once (path tracer); 0: sized from the device (SM count, "
-                   "free memory)")
-      ->capture_default_str();
-  render
-      ->add_option("--traversal", o.traversal,
-                   "Closest-hit kernel on CUDA: standard (one thread per ray) or persistent "
-                   "(a fixed set of threads that keep fetching rays)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"standard", "persistent"}));
-  render
-      ->add_option("--reorder", o.reorder,
-                   "Ray reordering between passes: none, or octant (partition the index stream "
-                   "by ray-direction octant with the compaction primitive; needs --payload index)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"none", "octant"}));
   render->add_flag("-v,--verbose", cmd->verbose, "Print the per-bounce statistics table");
   render->add_flag("--progress", cmd->progress,
                    "Show the progress bar even when stderr is no terminal");

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "apps/command.h"
+#include "apps/render_flags.h"
 #include "apps/viewer/viewer.h"
 
 namespace srt {
@@ -16,33 +17,11 @@ Command addViewCommand(CLI::App& app) {
       "view", "Open a window that accumulates one sample per frame, with live switches");
   view->add_option("scene", cfg->scene, "Built-in scene name or a scene file (as for render)")
       ->capture_default_str();
-  view->add_option("--width", o.width, "Image width in pixels")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  view->add_option("--height", o.height, "Image height in pixels")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  view->add_option("--max-depth", o.maxDepth, "Maximum number of bounces")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 64));
-  view->add_option("--integrator", o.integrator, "path or whitted")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"path", "whitted"}));
   view->add_option("--compaction", o.compaction,
                    "Compaction primitive, NAME[:key=value,...] (see `streamrt list`); gl-* run "
                    "on the window's own OpenGL context")
       ->capture_default_str();
-  view->add_option("--payload", o.payload, "state or index")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"state", "index"}));
-  view->add_option("--schedule", o.schedule,
-                   "How the path pool is fed: regenerate or waves (stage times per bounce)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"regenerate", "waves"}));
-  view->add_option("--backend", cfg->backend, "auto, cuda or cpu")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  view->add_option("--seed", o.seed, "Random seed")->capture_default_str();
+  addRenderFlags(*view, o, cfg->backend);
   view->add_option("--exposure", cfg->settings.exposure, "Exposure in stops (display and PNG)")
       ->capture_default_str();
   view->add_option("--spp", cfg->settings.sppTarget,
