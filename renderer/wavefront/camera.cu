@@ -1,7 +1,6 @@
 // Whitted camera rays: one per pixel and sample. (Path tracer camera paths start in
 // regenerate.cu, where the pool is fed.)
 #include "renderer/backend/parallel_for.h"
-#include "renderer/shading/rng.h"
 #include "renderer/wavefront/stages.h"
 
 namespace srt {

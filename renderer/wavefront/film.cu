@@ -10,17 +10,9 @@ void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep,
     if (!paths.inStream(i) || !paths.live(i)) return;
     const uint32_t s = paths.slot(i);
     const bool died = !keep[s];
-    if (died) film.add(paths.state.pixel[s], paths.state.radiance[s]);
-#if SRT_IS_GPU_CODE
-    const uint32_t mask = __ballot_sync(__activemask(), died);
-    if (died && (threadIdx.x & 31) == uint32_t(__ffs(mask) - 1))
-      atomicAdd(&ctl->finished, (unsigned long long)__popc(mask));
-#else
-    if (died) {
-#pragma omp atomic
-      ctl->finished += 1;
-    }
-#endif
+    if (!died) return;
+    film.add(paths.state.pixel[s], paths.state.radiance[s]);
+    countByKey(&ctl->finished, 0);  // one atomic per warp on the GPU
   });
 }
 

@@ -54,13 +54,14 @@ constexpr size_t kBytesPerPoolPath = 2 * PathState::kBytesPerElement +
 
 uint32_t defaultPoolSize(const Backend& backend, const RenderOptions&) {
   if (!backend.isCuda()) return 1u << 18;  // enough to keep the CPU's threads busy per stage
-  int device = 0;
+  int device = 0, sms = 0, threadsPerSm = 0;
   SRT_CUDA_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop{};
-  SRT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  SRT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SRT_CUDA_CHECK(
+      cudaDeviceGetAttribute(&threadsPerSm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
   // Eight times the threads the GPU holds at once: traversal's long tail of slow warps still
   // leaves other work resident (H100: 132 SMs x 2048 x 8 = 2.16M paths, about 1080p).
-  uint64_t n = uint64_t(prop.multiProcessorCount) * prop.maxThreadsPerMultiProcessor * 8;
+  uint64_t n = uint64_t(sms) * uint64_t(threadsPerSm) * 8;
   size_t freeBytes = 0, total = 0;
   SRT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
   n = std::min<uint64_t>(n, freeBytes / 4 / kBytesPerPoolPath);

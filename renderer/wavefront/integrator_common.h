@@ -1,5 +1,6 @@
-// Pieces both integrators share: survivor counters read back once per bounce, the film resolve,
-// and the factories makeIntegrator() dispatches to.
+// Pieces the integrators share: survivor counters read back once per bounce (Whitted's loop; the
+// path tracer keeps its counts in PoolControl), the film resolve, and the factories
+// makeIntegrator() dispatches to.
 #pragma once
 
 #include <memory>
@@ -27,8 +28,8 @@ class Counters {
   bool pinned_ = false;
 };
 
-// What both wavefront integrators hold: the scene, the options, the compaction primitive, the
-// camera, the stage clock and the survivor counters; and the one way they call the primitive.
+// What both wavefront integrators hold: the scene, the options, the compaction primitive and the
+// camera; and the one way they call the primitive.
 class WavefrontIntegrator : public Integrator {
  public:
   void setSampleRange(uint32_t firstSample, int spp) override {
@@ -45,9 +46,7 @@ class WavefrontIntegrator : public Integrator {
         opt_(opt),
         compactor_(std::move(compactor)),
         info_(info),
-        camera_(CameraView::from(scene.camera.value(), opt.width, opt.height)),
-        clock_(backend),
-        counters_(backend) {}
+        camera_(CameraView::from(scene.camera.value(), opt.width, opt.height)) {}
 
   // Compacts `count` elements of `fields` by `keep`, the survivors' count going to numKept (in
   // the backend's memory); returns the milliseconds the primitive spent crossing memory spaces.
@@ -74,8 +73,6 @@ class WavefrontIntegrator : public Integrator {
   std::unique_ptr<compaction::Compactor> compactor_;
   compaction::Info info_;
   CameraView camera_;
-  StageClock clock_;
-  Counters counters_;
 };
 
 // The fixed-point film's sums divided by the sample count, as an image.

@@ -14,7 +14,9 @@ class WhittedIntegrator final : public WavefrontIntegrator {
   WhittedIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
                     const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
                     const compaction::Info& info)
-      : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info) {
+      : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info),
+        clock_(backend),
+        counters_(backend) {
     const size_t n = size_t(opt.width) * opt.height;
     film_ = Buffer<unsigned long long>(backend.memory(), 3 * n);
     grow(n);
@@ -139,6 +141,8 @@ class WhittedIntegrator final : public WavefrontIntegrator {
   Buffer<uint8_t> childKeep_[2];
   Buffer<Hit> hits_;
   Buffer<unsigned long long> film_;
+  StageClock clock_;
+  Counters counters_;  // survivors and shadow rays, read back after every bounce
 };
 
 }  // namespace
