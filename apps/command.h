@@ -13,9 +13,9 @@ struct Command {
   std::function<int()> run;
 };
 
-Command addRenderCommand(CLI::App& app);  // render_command.cpp
-Command addListCommand(CLI::App& app);    // render_command.cpp
-Command addViewCommand(CLI::App& app);    // view_command.cpp
+Command addRenderCommand(CLI::App& app);   // render_command.cpp
+Command addListCommand(CLI::App& app);     // render_command.cpp
+Command addViewCommand(CLI::App& app);     // view_command.cpp
 Command addProfileCommand(CLI::App& app);  // profile_command.cpp
 
 }  // namespace srt

@@ -14,8 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "streamrt 0.1.0");
   app.require_subcommand(1);
   const std::vector<Command> commands = {addRenderCommand(app), addListCommand(app),
-                                         addProfileCommand(app),
-                                         addViewCommand(app)};
+                                         addProfileCommand(app), addViewCommand(app)};
   // Usage errors in the one-line form of every other error, naming the help of the subcommand.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     std::string what = e.what(), help = "streamrt --help";
@@ -27,9 +26,9 @@ int main(int argc, char** argv) {
       std::string names;
       for (const CLI::App* sub : a->get_subcommands([](const CLI::App*) { return true; }))
         names += (names.empty() ? "" : ", ") + sub->get_name();
-      what = a->remaining().empty() ? "a command is required (commands: " + names + ")"
-                                    : "unknown command '" + a->remaining().front() +
-                                          "' (commands: " + names + ")";
+      what = a->remaining().empty()
+                 ? "a command is required (commands: " + names + ")"
+                 : "unknown command '" + a->remaining().front() + "' (commands: " + names + ")";
     }
     return "streamrt: error: " + what + " (run '" + help + "')\n";
   });

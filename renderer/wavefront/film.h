@@ -13,7 +13,7 @@ namespace srt {
 // 24 fractional bits: a sample of radiance 0.5 is exactly 2^23, and rounding costs at most 2^-25,
 // below float's own step near 1. The integer part keeps 39 bits: per-sample values are clamped to
 // kFilmMaxSum / spp so a pixel's sum cannot overflow whatever the sample count.
-constexpr double kFilmScale = 16777216.0;  // 2^24
+constexpr double kFilmScale = 16777216.0;       // 2^24
 constexpr double kFilmMaxSum = 549755813888.0;  // 2^39
 
 struct FixedFilm {

@@ -15,8 +15,8 @@
 // always has the next pass queued.
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include "renderer/wavefront/integrator_common.h"
 #include "renderer/wavefront/intersect_persistent.h"
@@ -41,7 +41,7 @@ class PathIntegrator final : public WavefrontIntegrator {
         capacity_(poolCapacity(backend, opt)),
         waves_(opt.schedule == "waves"),
         persistent_(opt.traversal == "persistent"),
-        refill_(!info.compacts             ? Refill::InPlace
+        refill_(!info.compacts           ? Refill::InPlace
                 : opt.payload == "index" ? Refill::InPlaceIndexed
                                          : Refill::Tail),
         control_(backend.memory(), 1) {
@@ -73,8 +73,8 @@ class PathIntegrator final : public WavefrontIntegrator {
     for (auto& r : passes_) r.clock = std::make_unique<StageClock>(backend);
     startClock_ = std::make_unique<StageClock>(backend);
     if (backend.isCuda()) {
-      SRT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&snapshots_),
-                                    kRing * sizeof(PoolControl)));
+      SRT_CUDA_CHECK(
+          cudaMallocHost(reinterpret_cast<void**>(&snapshots_), kRing * sizeof(PoolControl)));
       for (auto& e : readBackDone_)
         SRT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     } else {
@@ -133,8 +133,10 @@ class PathIntegrator final : public WavefrontIntegrator {
       if (refill_ != Refill::InPlace) {
         // Unlagged, c.count is the next pass's count. Lagged, once no work is left the stream
         // only shrinks, so the count one pass back bounds the passes still to queue.
-        if (!lagged) bound = std::max<uint32_t>(c.count, 1);
-        else if (allIssued) bound = std::min(bound, std::max<uint32_t>(c.count, 1));
+        if (!lagged)
+          bound = std::max<uint32_t>(c.count, 1);
+        else if (allIssued)
+          bound = std::min(bound, std::max<uint32_t>(c.count, 1));
       }
       const int samples = int(c.finished / pixels);
       if (progress && samples != lastSamples) {
@@ -253,8 +255,8 @@ class PathIntegrator final : public WavefrontIntegrator {
         octantFlags(backend_, st, alive, capacity_, octantFlags_.data());
         for (uint32_t k = 0; k < kOctants; ++k) {
           fields_.clear();
-          fields_.push_back({identity_.data(), octantQueues_.data() + size_t(k) * capacity_,
-                             sizeof(uint32_t)});
+          fields_.push_back(
+              {identity_.data(), octantQueues_.data() + size_t(k) * capacity_, sizeof(uint32_t)});
           transferMs_ += compact(octantFlags_.data() + size_t(k) * capacity_, fields_, capacity_,
                                  &ctl->octantCount[k]);
         }
@@ -291,8 +293,7 @@ class PathIntegrator final : public WavefrontIntegrator {
            2ull * c.lastKept * PathState::kBytesPerElement;
   }
 
-  void recordPass(RenderStats& stats, const PoolControl& c, const PassRecord& rec,
-                  int& nextDepth) {
+  void recordPass(RenderStats& stats, const PoolControl& c, const PassRecord& rec, int& nextDepth) {
     const auto& m = rec.marks;
     const StageClock& k = *rec.clock;
     IterationStats it;
@@ -351,8 +352,8 @@ class PathIntegrator final : public WavefrontIntegrator {
   int keepIn_ = 0;
   Buffer<Hit> hits_;
   Buffer<uint32_t> slots_, identity_, shadowIndex_;  // index payload
-  Buffer<uint8_t> octantFlags_;     // --reorder octant: a flag array per octant
-  Buffer<uint32_t> octantQueues_;   // and a queue of slots per octant
+  Buffer<uint8_t> octantFlags_;                      // --reorder octant: a flag array per octant
+  Buffer<uint32_t> octantQueues_;                    // and a queue of slots per octant
   ShadowRaysStorage shadowCandidates_, shadowQueue_;
   Buffer<uint8_t> shadowKeep_;
   Buffer<unsigned long long> film_;
@@ -362,7 +363,7 @@ class PathIntegrator final : public WavefrontIntegrator {
   std::array<PassRecord, kRing> passes_;
   std::unique_ptr<StageClock> startClock_;
   std::pair<const StageClock*, StageClock::Mark> prevEnd_{};  // the last harvested pass's end
-  PoolControl* snapshots_ = nullptr;  // pinned on CUDA
+  PoolControl* snapshots_ = nullptr;                          // pinned on CUDA
   std::array<cudaEvent_t, kRing> readBackDone_{};
 };
 

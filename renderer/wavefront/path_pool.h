@@ -11,9 +11,9 @@ namespace srt {
 
 // How freed slots are refilled; see RenderOptions::schedule and PathIntegrator.
 enum class Refill : uint32_t {
-  Tail,      // compaction moved the survivors to the front: new paths go to [kept, ...)
-  InPlace,   // nothing moved: a slot whose path died takes a new work item where it is, and
-             // the stream is every slot with dead lanes flagged ("none")
+  Tail,            // compaction moved the survivors to the front: new paths go to [kept, ...)
+  InPlace,         // nothing moved: a slot whose path died takes a new work item where it is, and
+                   // the stream is every slot with dead lanes flagged ("none")
   InPlaceIndexed,  // as InPlace, then the stream is an index list of the occupied slots
 };
 

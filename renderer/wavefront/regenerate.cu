@@ -46,8 +46,8 @@ inline unsigned long long claimWorkCpu(PoolControl* c) {
 // counter takes every claim: per-warp atomics cost 10 ms a render on the Conference Room),
 // ranking the slots by warp ballots and a scan of the warp counts.
 constexpr uint32_t kRefillBlock = 256;
-__global__ void refillInPlaceKernel(PathSource src, PathState st, uint8_t* alive,
-                                    PoolControl* ctl, uint32_t capacity, bool waves) {
+__global__ void refillInPlaceKernel(PathSource src, PathState st, uint8_t* alive, PoolControl* ctl,
+                                    uint32_t capacity, bool waves) {
   __shared__ uint32_t warpCounts[kRefillBlock / 32];
   __shared__ unsigned long long blockBase;
   if (waves && ctl->kept > 0) return;  // the same for every thread
@@ -75,8 +75,7 @@ __global__ void refillInPlaceKernel(PathSource src, PathState st, uint8_t* alive
   }
   __syncthreads();
   if (!free) return;
-  const unsigned long long w =
-      blockBase + warpCounts[warp] + __popc(ballot & ((1u << lane) - 1));
+  const unsigned long long w = blockBase + warpCounts[warp] + __popc(ballot & ((1u << lane) - 1));
   if (w >= ctl->totalWork) return;
   startPath(src, st, s, w);
   alive[s] = 1;

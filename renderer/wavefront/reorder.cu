@@ -7,8 +7,8 @@
 
 namespace srt {
 
-void octantFlags(const Backend& b, const PathState state, const uint8_t* alive,
-                 uint32_t capacity, uint8_t* flags) {
+void octantFlags(const Backend& b, const PathState state, const uint8_t* alive, uint32_t capacity,
+                 uint8_t* flags) {
   parallelFor(b, capacity, [=] SRT_CPU_GPU(uint32_t s) {
     uint32_t octant = kOctants;  // none: the slot holds no path
     if (alive[s]) {
