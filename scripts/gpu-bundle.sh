@@ -9,6 +9,7 @@ rm -rf "$out" && mkdir -p "$out/scenes"
 stage=$(mktemp -d)
 bins=(build/apps/streamrt)
 for t in build/tests/*/test_*gpu* build/tests/accel/test_traversal_persistent build/tests/gl/test_gl \
+    build/tests/viewer/test_viewer_interop \
     build/bench/*/streamrt-bench-*; do
   [[ $t == *.cmake || $t == *_cpu ]] || bins+=("$t")
 done

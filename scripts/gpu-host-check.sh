@@ -3,12 +3,13 @@
 # the GPU test suites, then Conference Room renders at 1080p for every CUDA primitive (16 spp) and
 # every compaction primitive at 4 spp, checking that each image is bit-identical to cub's.
 # Then (POOL= skips) the traversal bench, the path pool modes and auto against fixed primitives.
-# Results go to $OUT (or ./gpu-results): logs, stats JSON and one PNG, packed in results.tgz.
+# Results go to $OUT/raw (or ./gpu-results/raw) as they are made: logs, stats JSON and one PNG.
 set -u
 cd "$(dirname "$0")/.."
 B=${BUNDLE:-.gpu}
 OUT=${OUT:-gpu-results}
-res=$(mktemp -d)
+res=$OUT/raw  # written as it goes: a run cut short still returns what it has
+rm -rf "$res" && mkdir -p "$res"
 tar xzf "$B/bundle.tgz" -C "$B"
 source "$B/env.sh"
 export SRT_TEST_SCENES_DIR=$PWD/build/test-scenes
@@ -26,7 +27,7 @@ for g in "$B"/scenes/*.gz; do
 done
 nvidia-smi -L | tee "$res/device.txt"
 
-for t in ${TESTS:-test_shading_gpu test_kdtree_gpu test_kdtree_gpu_build test_render_gpu test_compaction_gpu test_compaction_adaptive_gpu test_traversal_persistent test_furnace_gpu test_reduction_gpu test_gl}; do
+for t in ${TESTS:-test_shading_gpu test_kdtree_gpu test_kdtree_gpu_build test_render_gpu test_compaction_gpu test_compaction_adaptive_gpu test_traversal_persistent test_furnace_gpu test_reduction_gpu test_gl test_viewer_interop}; do
   [ -x "$B/bin/$t" ] || continue
   start=$(date +%s)
   filter_var="FILTER_$t"
@@ -121,8 +122,6 @@ lookback-index-octant-pers:--compaction lookback --payload index --reorder octan
   done | tee "$res/profile-auto.txt"
 fi
 "$B/bin/streamrt" render "$scene" -o "$res/conf-cub.png" --width 1920 --height 1080 --spp 16 -q
-mkdir -p "$OUT"
 cp "$res/conf-cub.png" "$OUT/" 2>/dev/null
 cp "$res/orbit-0004.pfm" "$OUT/" 2>/dev/null
 rm -f "$res"/*.pfm
-tar czf "$OUT/results.tgz" -C "$res" .

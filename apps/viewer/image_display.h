@@ -31,6 +31,7 @@ class ImageDisplay {
 
   int width() const { return width_; }
   int height() const { return height_; }
+  GLuint texture() const { return texture_; }  // the GL_RGB32F texture, row 0 = image row 0
 
  private:
   GLuint program_ = 0, vertexArray_ = 0, texture_ = 0;

@@ -53,11 +53,19 @@ static_assert(sizeof(KdNode) == 8, "KdNode must stay 8 bytes");
 // Largest node count / leaf primitive count the 30-bit fields hold.
 constexpr uint32_t kKdMaxField = (1u << 30) - 1;
 
+// A triangle corner padded to 16 bytes, so a GPU thread fetches it in one vector load.
+struct alignas(16) PackedVertex {
+  float x, y, z, unused;
+};
+
 // Indexed triangles; the pointers may point to host or device memory.
 struct TriangleMeshView {
   const Vec3f* positions = nullptr;
   const uint32_t* indices = nullptr;  // 3 per triangle
   uint32_t triangleCount = 0;
+  // Optional, for traversal: the three corners of every triangle in order (3 per triangle), the
+  // same values as positions[indices[...]], fetched without the index indirection.
+  const PackedVertex* corners = nullptr;
 };
 
 struct KdTreeView {
@@ -81,23 +89,80 @@ SRT_CPU_GPU inline float differenceOfProducts(float a, float b, float c, float d
   return fmaf(a, b, -cd) + fmaf(-c, d, cd);
 }
 
+// Read-only loads for traversal: on the GPU through the read-only data path (__ldg), since
+// nodes, indices and vertices never change while rays are traced.
+SRT_CPU_GPU SRT_INLINE KdNode loadNode(const KdTreeView& tree, uint32_t index) {
+#if SRT_IS_GPU_CODE
+  // One 8-byte load (node arrays are whole allocations, so every node is 8-byte aligned).
+  const uint2 raw = __ldg(reinterpret_cast<const uint2*>(tree.nodes) + index);
+  KdNode node;
+  node.onePrimitive = raw.x;
+  node.flags = raw.y;
+  return node;
+#else
+  return tree.nodes[index];
+#endif
+}
+
+SRT_CPU_GPU SRT_INLINE uint32_t loadIndex(const uint32_t* p) {
+#if SRT_IS_GPU_CODE
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+SRT_CPU_GPU SRT_INLINE Vec3f loadCorner(const PackedVertex* p) {
+#if SRT_IS_GPU_CODE
+  const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+  return Vec3f(q.x, q.y, q.z);
+#else
+  return Vec3f(p->x, p->y, p->z);
+#endif
+}
+
+SRT_CPU_GPU SRT_INLINE Vec3f loadVertex(const Vec3f* p) {
+#if SRT_IS_GPU_CODE
+  return Vec3f(__ldg(&p->x), __ldg(&p->y), __ldg(&p->z));
+#else
+  return *p;
+#endif
+}
+
+// The per-ray half of the watertight test: the axis permutation that makes the ray's largest
+// direction component z, and the shear that maps the ray onto +z. Computed once per ray (or per
+// leaf) instead of once per triangle: the same operations, so the same bits as doing it inline.
+struct WatertightRay {
+  int kx, ky, kz;
+  float sx, sy, sz;
+};
+
+SRT_CPU_GPU inline WatertightRay watertightRay(const Vec3f& d) {
+  WatertightRay w;
+  const float ax = fabsf(d.x), ay = fabsf(d.y), az = fabsf(d.z);
+  w.kz = ax > ay ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+  w.kx = w.kz + 1 == 3 ? 0 : w.kz + 1;
+  w.ky = w.kx + 1 == 3 ? 0 : w.kx + 1;
+  if (d[w.kz] < 0.f) {  // keep the winding
+    const int s = w.kx;
+    w.kx = w.ky;
+    w.ky = s;
+  }
+  w.sx = d[w.kx] / d[w.kz];
+  w.sy = d[w.ky] / d[w.kz];
+  w.sz = 1.f / d[w.kz];
+  return w;
+}
+
 // Watertight ray/triangle test (Woop, Benthin, Wald 2013, as in pbrt-v4): no ray passes between
 // two triangles sharing an edge. Every multiply-add is an explicit fmaf, so the CPU and the GPU
 // compute the same bits whatever the contraction settings. Edge functions that come out exactly
 // zero are redone in double. Returns true for a hit with t in (0, tMax).
-SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, Vec3f p1, Vec3f p2,
-                                          float* tHit, float* b1, float* b2) {
-  // Permute so the ray's largest direction component is z, keeping the winding.
-  const float ax = fabsf(ray.d.x), ay = fabsf(ray.d.y), az = fabsf(ray.d.z);
-  const int kz = ax > ay ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
-  int kx = kz + 1 == 3 ? 0 : kz + 1;
-  int ky = kx + 1 == 3 ? 0 : kx + 1;
-  if (ray.d[kz] < 0.f) {
-    const int s = kx;
-    kx = ky;
-    ky = s;
-  }
-  const float sx = ray.d[kx] / ray.d[kz], sy = ray.d[ky] / ray.d[kz], sz = 1.f / ray.d[kz];
+SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, const WatertightRay& w, float tMax,
+                                          Vec3f p0, Vec3f p1, Vec3f p2, float* tHit, float* b1,
+                                          float* b2) {
+  const int kx = w.kx, ky = w.ky, kz = w.kz;
+  const float sx = w.sx, sy = w.sy, sz = w.sz;
   const Vec3f a = p0 - ray.o, b = p1 - ray.o, c = p2 - ray.o;
   // Shear so the ray runs along +z through the origin.
   const float axs = fmaf(-sx, a[kz], a[kx]), ays = fmaf(-sy, a[kz], a[ky]);
@@ -105,17 +170,17 @@ SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, 
   const float cxs = fmaf(-sx, c[kz], c[kx]), cys = fmaf(-sy, c[kz], c[ky]);
   float u = differenceOfProducts(cxs, bys, cys, bxs);  // weight of p0
   float v = differenceOfProducts(axs, cys, ays, cxs);  // weight of p1
-  float w = differenceOfProducts(bxs, ays, bys, axs);  // weight of p2
-  if (u == 0.f || v == 0.f || w == 0.f) {
+  float w2 = differenceOfProducts(bxs, ays, bys, axs);  // weight of p2
+  if (u == 0.f || v == 0.f || w2 == 0.f) {
     u = float(double(cxs) * double(bys) - double(cys) * double(bxs));
     v = float(double(axs) * double(cys) - double(ays) * double(cxs));
-    w = float(double(bxs) * double(ays) - double(bys) * double(axs));
+    w2 = float(double(bxs) * double(ays) - double(bys) * double(axs));
   }
-  if ((u < 0.f || v < 0.f || w < 0.f) && (u > 0.f || v > 0.f || w > 0.f)) return false;
-  const float det = u + v + w;
+  if ((u < 0.f || v < 0.f || w2 < 0.f) && (u > 0.f || v > 0.f || w2 > 0.f)) return false;
+  const float det = u + v + w2;
   if (det == 0.f) return false;
   const float az_ = sz * a[kz], bz_ = sz * b[kz], cz_ = sz * c[kz];
-  const float tScaled = fmaf(u, az_, fmaf(v, bz_, w * cz_));
+  const float tScaled = fmaf(u, az_, fmaf(v, bz_, w2 * cz_));
   if (det < 0.f && (tScaled >= 0.f || tScaled < tMax * det)) return false;
   if (det > 0.f && (tScaled <= 0.f || tScaled > tMax * det)) return false;
   const float inv = 1.f / det;
@@ -123,22 +188,42 @@ SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, 
   if (!(t > 0.f && t < tMax)) return false;  // also rejects NaN from non-finite input
   *tHit = t;
   *b1 = v * inv;
-  *b2 = w * inv;
+  *b2 = w2 * inv;
   return true;
 }
 
+SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, Vec3f p1, Vec3f p2,
+                                          float* tHit, float* b1, float* b2) {
+  return intersectTriangle(ray, watertightRay(ray.d), tMax, p0, p1, p2, tHit, b1, b2);
+}
+
 SRT_CPU_GPU inline bool intersectMeshTriangle(const TriangleMeshView& mesh, uint32_t tri,
-                                              const Ray& ray, float tMax, Hit* hit) {
-  const uint32_t* idx = mesh.indices + 3 * size_t(tri);
+                                              const Ray& ray, const WatertightRay& w, float tMax,
+                                              Hit* hit) {
+  Vec3f p0, p1, p2;
+  if (mesh.corners) {
+    const PackedVertex* c = mesh.corners + 3 * size_t(tri);
+    p0 = loadCorner(c);
+    p1 = loadCorner(c + 1);
+    p2 = loadCorner(c + 2);
+  } else {
+    const uint32_t* idx = mesh.indices + 3 * size_t(tri);
+    p0 = loadVertex(mesh.positions + loadIndex(idx));
+    p1 = loadVertex(mesh.positions + loadIndex(idx + 1));
+    p2 = loadVertex(mesh.positions + loadIndex(idx + 2));
+  }
   float t, b1, b2;
-  if (!intersectTriangle(ray, tMax, mesh.positions[idx[0]], mesh.positions[idx[1]],
-                         mesh.positions[idx[2]], &t, &b1, &b2))
-    return false;
+  if (!intersectTriangle(ray, w, tMax, p0, p1, p2, &t, &b1, &b2)) return false;
   hit->t = t;
   hit->triangle = tri;
   hit->b1 = b1;
   hit->b2 = b2;
   return true;
+}
+
+SRT_CPU_GPU inline bool intersectMeshTriangle(const TriangleMeshView& mesh, uint32_t tri,
+                                              const Ray& ray, float tMax, Hit* hit) {
+  return intersectMeshTriangle(mesh, tri, ray, watertightRay(ray.d), tMax, hit);
 }
 
 namespace detail {
@@ -180,13 +265,14 @@ SRT_CPU_GPU inline bool traverseKdTree(const KdTreeView& tree, const Ray& ray, H
   float tMin, tMax;
   if (tree.nodes == nullptr || !clipRayToBounds(tree.bounds, ray, &tMin, &tMax)) return false;
   const Vec3f invDir(1.f / ray.d.x, 1.f / ray.d.y, 1.f / ray.d.z);
+  const WatertightRay shear = watertightRay(ray.d);
   float closest = ray.tMax;
   bool found = false;
   KdStackEntry stack[kKdMaxDepth];
   int top = 0;
   uint32_t index = 0;
   for (;;) {
-    const KdNode node = tree.nodes[index];
+    const KdNode node = loadNode(tree, index);
     // A hit before this node's interval is closer than anything the node holds: skip it (not
     // break: the slack lets a later stack entry start a little before this one).
     if (closest < tMin) {
@@ -224,8 +310,8 @@ SRT_CPU_GPU inline bool traverseKdTree(const KdTreeView& tree, const Ray& ray, H
       const uint32_t count = node.primitiveCount();
       for (uint32_t i = 0; i < count; ++i) {
         const uint32_t tri =
-            count == 1 ? node.onePrimitive : tree.primIndices[node.primitiveOffset + i];
-        if (intersectMeshTriangle(tree.mesh, tri, ray, closest, hit)) {
+            count == 1 ? node.onePrimitive : loadIndex(tree.primIndices + node.primitiveOffset + i);
+        if (intersectMeshTriangle(tree.mesh, tri, ray, shear, closest, hit)) {
           if (kAnyHit) return true;
           closest = hit->t;
           found = true;

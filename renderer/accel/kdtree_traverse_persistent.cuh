@@ -43,28 +43,6 @@ struct KdLane {
   Hit hit;
 };
 
-SRT_CPU_GPU SRT_INLINE KdNode loadNode(const KdTreeView& tree, uint32_t index) {
-#if SRT_IS_GPU_CODE
-  // Nodes are read-only during traversal: the read-only data path, as one 8-byte load (node arrays
-  // are whole allocations, DeviceKdTree's Buffer<KdNode>, so every node is 8-byte aligned).
-  const uint2 raw = __ldg(reinterpret_cast<const uint2*>(tree.nodes) + index);
-  KdNode node;
-  node.onePrimitive = raw.x;
-  node.flags = raw.y;
-  return node;
-#else
-  return tree.nodes[index];
-#endif
-}
-
-SRT_CPU_GPU SRT_INLINE uint32_t loadPrimIndex(const KdTreeView& tree, uint32_t i) {
-#if SRT_IS_GPU_CODE
-  return __ldg(tree.primIndices + i);
-#else
-  return tree.primIndices[i];
-#endif
-}
-
 // The speculation vote of a warp: whether every lane still walking holds a leaf.
 struct WarpHoldsLeaves {
   __device__ bool operator()(bool mine) const { return __all_sync(__activemask(), mine); }
@@ -165,10 +143,11 @@ SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
   if (!(l.closest < l.leafTMin)) {
     const KdNode node = loadNode(tree, l.leaf);
     const uint32_t count = node.primitiveCount();
+    const WatertightRay shear = watertightRay(l.ray.d);  // once per leaf: no register per lane
     for (uint32_t i = 0; i < count; ++i) {
       const uint32_t tri =
-          count == 1 ? node.onePrimitive : loadPrimIndex(tree, node.primitiveOffset + i);
-      if (intersectMeshTriangle(tree.mesh, tri, l.ray, l.closest, &l.hit)) {
+          count == 1 ? node.onePrimitive : loadIndex(tree.primIndices + node.primitiveOffset + i);
+      if (intersectMeshTriangle(tree.mesh, tri, l.ray, shear, l.closest, &l.hit)) {
         l.found = true;
         if (kAnyHit) {
           l.node = kNoNode;

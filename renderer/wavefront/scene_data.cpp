@@ -79,7 +79,16 @@ void SceneData::buildAccel(const FlatGeometry& geo) {
     tree_ = std::make_unique<DeviceKdTree>(tree, backend_.memory());
   }
   report_.tree.buildSeconds = report_.buildMs / 1e3;
-  view_.accel = tree_->view(mesh);
+  // Traversal reads each triangle's corners in one place, without the index indirection.
+  std::vector<PackedVertex> corners(3 * size_t(triangles_));
+  for (size_t i = 0; i < corners.size(); ++i) {
+    const Vec3f& p = geo.positions[geo.indices[i]];
+    corners[i] = {p.x, p.y, p.z, 0.f};
+  }
+  corners_ = Buffer<PackedVertex>(backend_.memory(), corners);
+  TriangleMeshView traced = mesh;
+  traced.corners = corners_.data();
+  view_.accel = tree_->view(traced);
 }
 
 void SceneData::uploadEmitters(const FlatGeometry& geo, const Scene& scene) {

@@ -139,6 +139,7 @@ class SceneData {
   Buffer<Vec3f> positions_, normals_;
   Buffer<Vec2f> uvs_;
   Buffer<uint32_t> indices_, materialIds_;
+  Buffer<PackedVertex> corners_;  // 3 per triangle, for traversal (TriangleMeshView::corners)
   Buffer<DeviceMaterial> materials_;
   Buffer<Vec3f> texels_;
   Buffer<TextureView> textures_;
