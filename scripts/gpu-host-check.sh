@@ -3,7 +3,7 @@
 # the GPU test suites, then Conference Room renders at 1080p for every CUDA primitive (16 spp) and
 # every compaction primitive at 4 spp, checking that each image is bit-identical to cub's.
 # Then (POOL= skips) the traversal bench, the path pool modes and auto against fixed primitives.
-# Results go to $OUT/raw (or ./gpu-results/raw) as they are made: logs, stats JSON and one PNG.
+# Results go to $OUT/raw as they are made (a run cut short keeps them), then $OUT/results.tgz.
 set -u
 cd "$(dirname "$0")/.."
 B=${BUNDLE:-.gpu}
@@ -102,26 +102,16 @@ PY
   "$B/bin/streamrt-bench-kdtree" --mesh "$SRT_TEST_SCENES_DIR/conference-room/conference.obj" \
     "${extra_meshes[@]}" ${KD_BENCH_ARGS:-} --json "$res/bench-kdtree.json" 2>&1 | tee "$res/bench-kdtree.txt"
 fi
-# The persistent traversal against the standard one (every variant's hits compared), the path
-# pool's modes side by side, and `auto` against the fixed primitives in one process.
+# The persistent traversal against the standard one (every variant's hits compared), then the
+# path pool's modes side by side, `auto` among the fixed primitives (scripts/gpu-tracer-bench.sh).
 if [ -n "${POOL-1}" ]; then  # POOL= (empty) skips this section
   "$B/bin/streamrt-bench-trace" "$SRT_TEST_SCENES_DIR/conference-room/conference.obj" \
     --width 1920 --height 1080 --fractions 1,0.1 --repeats 20 --json "$res/bench-trace.json" \
     2>&1 | tee "$res/bench-trace.txt"
-  MODES="none-waves:--compaction none --schedule waves;none-regen:--compaction none;\
-tile-atomic-regen:--compaction tile-atomic;lookback-regen:--compaction lookback;\
-auto-regen:--compaction auto;tile-atomic-pers:--compaction tile-atomic --traversal persistent;\
-lookback-index:--compaction lookback --payload index;\
-lookback-index-octant:--compaction lookback --payload index --reorder octant;\
-lookback-index-octant-pers:--compaction lookback --payload index --reorder octant --traversal persistent" \
-    OUT="$res" bash scripts/gpu-tracer-bench.sh 2>&1 | tee "$res/pool-modes.txt"
-  for s in "$scene" bench/tracer/scenes/sponza-env.json bench/tracer/scenes/teapot-env.json; do
-    "$B/bin/streamrt" profile "$s" --backend cuda --compaction auto,tile-atomic,lookback,cub \
-      --width 1920 --height 1080 --spp 16 --warmup 1 --repeats 5 \
-      --out "$res/profile-$(basename "$s" .json)" 2>&1 | tail -12
-  done | tee "$res/profile-auto.txt"
+  OUT="$res" bash scripts/gpu-tracer-bench.sh 2>&1 | tee "$res/pool-modes.txt"
 fi
 "$B/bin/streamrt" render "$scene" -o "$res/conf-cub.png" --width 1920 --height 1080 --spp 16 -q
 cp "$res/conf-cub.png" "$OUT/" 2>/dev/null
 cp "$res/orbit-0004.pfm" "$OUT/" 2>/dev/null
 rm -f "$res"/*.pfm
+tar czf "$OUT/results.tgz" -C "$OUT" raw && rm -rf "$res"  # one file: the tool returns few

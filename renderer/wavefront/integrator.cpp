@@ -45,10 +45,10 @@ Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& o
 }
 
 namespace {
-// Bytes a pool slot costs: two copies of the path (compaction moves between them), shadow
-// candidates and their queue, the hit, flags and index streams.
+// Bytes a pool slot costs: two copies of the path (compaction moves between them), the shadow
+// candidates, the hit, flags and index streams.
 constexpr size_t kBytesPerPoolPath = 2 * PathState::kBytesPerElement +
-                                     2 * ShadowRays::kBytesPerElement + sizeof(Hit) + 4 +
+                                     ShadowRays::kBytesPerElement + sizeof(Hit) + 4 +
                                      3 * sizeof(uint32_t);
 }  // namespace
 

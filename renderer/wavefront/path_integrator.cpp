@@ -54,17 +54,19 @@ class PathIntegrator final : public WavefrontIntegrator {
     if (refill_ == Refill::InPlace) keep_[1] = Buffer<uint8_t>(space, n);
     shadowCandidates_.allocate(space, n);
     if (refill_ == Refill::InPlaceIndexed) {
-      // Index payload: paths and shadow rays stay where they were written; positions move.
+      // Index payload: paths stay where they were written; positions move.
       slots_ = Buffer<uint32_t>(space, n);
       if (opt.reorder == "octant") {
         octantFlags_ = Buffer<uint8_t>(space, kOctants * n);
         octantQueues_ = Buffer<uint32_t>(space, kOctants * n);
       }
+    }
+    if (info.compacts) {
+      // Shadow rays are compacted as positions with either payload: each is read once, by the
+      // shadow trace, so moving its 44 bytes would cost more than gathering them through it.
       identity_ = Buffer<uint32_t>(space, n);
       fillIdentity(backend, identity_.data(), uint32_t(n));
       shadowIndex_ = Buffer<uint32_t>(space, n);
-    } else if (info.compacts) {
-      shadowQueue_.allocate(space, n);
     }
     shadowKeep_ = Buffer<uint8_t>(space, n);
     film_ = Buffer<unsigned long long>(space, 3 * size_t(opt.width) * opt.height);
@@ -197,14 +199,9 @@ class PathIntegrator final : public WavefrontIntegrator {
     shadows.maxCount = bound;
     if (info_.compacts) {
       fields_.clear();
-      if (indexed) {
-        fields_.push_back({identity_.data(), shadowIndex_.data(), sizeof(uint32_t)});
-        shadows.rays = shadowCandidates_.view();
-        shadows.indices = shadowIndex_.data();
-      } else {
-        ShadowRaysStorage::compactionFields(shadowCandidates_, shadowQueue_, fields_);
-        shadows.rays = shadowQueue_.view();
-      }
+      fields_.push_back({identity_.data(), shadowIndex_.data(), sizeof(uint32_t)});
+      shadows.rays = shadowCandidates_.view();
+      shadows.indices = shadowIndex_.data();
       transferMs_ += compact(shadowKeep_.data(), fields_, bound, &ctl->shadowCount);
       shadows.deviceCount = &ctl->shadowCount;
     } else {
@@ -287,10 +284,9 @@ class PathIntegrator final : public WavefrontIntegrator {
   // The least the primitives had to move this pass: flags read, survivors read and written.
   uint64_t compactionBytes(const PoolControl& c, uint32_t bound) const {
     if (!info_.compacts) return 0;
-    if (refill_ == Refill::InPlaceIndexed)
-      return uint64_t(bound) + 8ull * c.lastShadow + capacity_ + 8ull * c.count;
-    return uint64_t(bound) * 2 + 2ull * c.lastShadow * ShadowRays::kBytesPerElement +
-           2ull * c.lastKept * PathState::kBytesPerElement;
+    const uint64_t shadows = uint64_t(bound) + 8ull * c.lastShadow;  // flags, positions
+    if (refill_ == Refill::InPlaceIndexed) return shadows + capacity_ + 8ull * c.count;
+    return shadows + bound + 2ull * c.lastKept * PathState::kBytesPerElement;
   }
 
   void recordPass(RenderStats& stats, const PoolControl& c, const PassRecord& rec, int& nextDepth) {
@@ -351,10 +347,11 @@ class PathIntegrator final : public WavefrontIntegrator {
   Buffer<uint8_t> keep_[2];  // InPlace: lanes alive at the start of a pass, and after it
   int keepIn_ = 0;
   Buffer<Hit> hits_;
-  Buffer<uint32_t> slots_, identity_, shadowIndex_;  // index payload
+  Buffer<uint32_t> slots_;                     // index payload: the stream's slots
+  Buffer<uint32_t> identity_, shadowIndex_;  // shadow rays' positions (compacting primitives)
   Buffer<uint8_t> octantFlags_;                      // --reorder octant: a flag array per octant
   Buffer<uint32_t> octantQueues_;                    // and a queue of slots per octant
-  ShadowRaysStorage shadowCandidates_, shadowQueue_;
+  ShadowRaysStorage shadowCandidates_;
   Buffer<uint8_t> shadowKeep_;
   Buffer<unsigned long long> film_;
   Buffer<unsigned long long> depthCounts_[3];  // rays in, alive, shadow rays per depth
