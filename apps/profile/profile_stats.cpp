@@ -42,7 +42,7 @@ Spread spreadOf(std::vector<double> samples) {
 PrimitiveSummary summarize(const std::vector<RenderStats>& runs) {
   PrimitiveSummary p;
   if (runs.empty()) return p;
-  std::vector<double> render, compaction, transfer, trace, shade, shadow, regenerate;
+  std::vector<double> render, compaction, transfer, trace, shade, shadow, regenerate, idle;
   size_t depths = 0, passes = 0;
   for (const RenderStats& r : runs) {
     render.push_back(r.renderSeconds * 1e3);
@@ -50,6 +50,7 @@ PrimitiveSummary summarize(const std::vector<RenderStats>& runs) {
     compaction.push_back(t.compactionMs), transfer.push_back(t.transferMs);
     trace.push_back(t.traceMs), shade.push_back(t.shadeMs), shadow.push_back(t.shadowMs);
     regenerate.push_back(t.regenerateMs);
+    idle.push_back(t.idleMs);
     depths = std::max(depths, r.bounces.size());
     passes = std::max(passes, r.iterations.size());
     for (const BounceStats& b : r.bounces)
@@ -59,6 +60,7 @@ PrimitiveSummary summarize(const std::vector<RenderStats>& runs) {
   p.compactionMs = spreadOf(compaction), p.transferMs = spreadOf(transfer);
   p.traceMs = spreadOf(trace), p.shadeMs = spreadOf(shade), p.shadowMs = spreadOf(shadow);
   p.regenerateMs = spreadOf(regenerate);
+  p.idleMs = spreadOf(idle);
   p.compactionBytes = stageTotals(runs.front()).compactionBytes;
 
   const RenderStats& first = runs.front();
@@ -96,6 +98,7 @@ PrimitiveSummary summarize(const std::vector<RenderStats>& runs) {
     it.compactionMs = at(&IterationStats::compactionMs);
     it.regenerateMs = at(&IterationStats::regenerateMs);
     it.transferMs = at(&IterationStats::transferMs);
+    it.idleMs = at(&IterationStats::idleMs);
     p.iterations.push_back(it);
   }
   if (p.compactionBytes > 0 && p.compactionMs.median > 0)

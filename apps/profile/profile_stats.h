@@ -29,12 +29,13 @@ struct IterationSummary {
   IterationStats counts;  // lanes, alive, regenerated, idle, compactionBytes (times unused)
   double traceMs = NAN, shadeMs = NAN, shadowMs = NAN, compactionMs = NAN, regenerateMs = NAN;
   double transferMs = NAN;
+  double idleMs = NAN;  // device time between the previous pass's end and this one's start
 };
 
 struct PrimitiveSummary {
   Spread renderMs;  // the sample loop of each timed run
   // Each run's stage totals (stageTotals(): from the passes when there are any, else bounces).
-  Spread compactionMs, transferMs, traceMs, shadeMs, shadowMs, regenerateMs;
+  Spread compactionMs, transferMs, traceMs, shadeMs, shadowMs, regenerateMs, idleMs;
   uint64_t compactionBytes = 0;  // the first run's total
   double gbPerSecond = NAN;      // compactionBytes / median compaction time; NaN when either is 0
   // With the "regenerate" schedule a pass mixes depths and stage times exist only per pass; then

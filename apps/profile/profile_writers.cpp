@@ -48,6 +48,7 @@ json primitiveJson(const Result& result, const PrimitiveProfile& p) {
                           {"compaction_ms", number(it.compactionMs)},
                           {"regenerate_ms", number(it.regenerateMs)},
                           {"compaction_transfer_ms", number(it.transferMs)},
+                          {"idle_ms", number(it.idleMs)},
                           {"compaction_bytes", it.counts.compactionBytes}});
   return {{"name", p.spec},
           {"runs_on", compaction::toString(p.info.device)},
@@ -62,7 +63,8 @@ json primitiveJson(const Result& result, const PrimitiveProfile& p) {
             {"trace", spreadJson(s.traceMs)},
             {"shade", spreadJson(s.shadeMs)},
             {"shadow", spreadJson(s.shadowMs)},
-            {"regenerate", spreadJson(s.regenerateMs)}}},
+            {"regenerate", spreadJson(s.regenerateMs)},
+            {"idle", spreadJson(s.idleMs)}}},
           {"per_bounce_times", s.bounceTimes},
           {"compaction_bytes", s.compactionBytes},
           {"compaction_gb_per_s", number(s.gbPerSecond)},
@@ -121,7 +123,7 @@ std::string profileJson(const Result& result) {
             {"schedule", st.options.schedule},
             {"pool_size", h.poolSize},  // as the integrator sized it (0 requested: from the device)
             {"pool_size_requested", st.options.poolSize},
-            {"traversal", st.options.traversal},
+            {"traversal", h.traversal},  // what ran (auto resolved)
             {"resolution", {st.options.width, st.options.height}},
             {"spp", st.options.spp},
             {"max_depth", st.options.maxDepth},

@@ -34,20 +34,21 @@ def main(root):
         rs = rows(scene_dir)
         if not rs:
             continue
-        order = {"waves": 0, "regen": 1}
-        rs.sort(key=lambda r: (order.get(r["config"], 2), r["config"], r["name"] != "none"))
-        classic = next((r for r in rs if r["name"] == "none" and r["schedule"] == "waves"), None)
+        order = {"waves": 0, "waves-persistent": 1, "regen": 2}
+        rs.sort(key=lambda r: (order.get(r["config"], 3), r["config"], r["name"] != "none"))
+        classic = next((r for r in rs if r["name"] == "none" and r["schedule"] == "waves"
+                        and r["traversal"] == "standard"), None)
         inplace = next((r for r in rs if r["name"] == "none" and r["schedule"] == "regenerate"
                         and r["traversal"] == "standard"), None)
         ref = rs[0]["hash"]
         print(f"\n### {scene_dir.name}\n")
         print("| configuration | primitive | G rays/s | vs none (waves) | vs in-place regen | "
-              "render ms (min-max) | trace / shade / shadow / compact / refill ms | "
+              "render ms (min-max) | trace / shade / shadow / compact / refill / idle ms | "
               "compaction share | image |")
         print("|---|---|---|---|---|---|---|---|---|")
         best = None
         for r in rs:
-            if r["config"] != "waves" and r["name"] == "none" and r is not inplace:
+            if r["schedule"] != "waves" and r["name"] == "none" and r is not inplace:
                 continue  # in-place regeneration with another traversal: shown once
             t = r["t"]
             share = 100 * t["compaction"] / r["ms"]
@@ -59,7 +60,8 @@ def main(root):
             print(f"| {r['config']} | {name} | {r['grays']:.3f} | {vs_c:.2f}x | {vs_i:.2f}x | "
                   f"{r['ms']:.1f} ({r['spread'][0]:.1f}-{r['spread'][1]:.1f}) | "
                   f"{t['trace']:.1f} / {t['shade']:.1f} / {t['shadow']:.1f} / "
-                  f"{t['compaction']:.1f} / {t['regenerate']:.1f} | {share:.1f}% | {same} |")
+                  f"{t['compaction']:.1f} / {t['regenerate']:.1f} / {t.get('idle', 0):.1f} | "
+                  f"{share:.1f}% | {same} |")
             if r["compacts"] and (best is None or r["ms"] < best["ms"]):
                 best = r
         if best and classic and inplace:

@@ -97,8 +97,8 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   if (opt.schedule != "waves" && opt.schedule != "regenerate")
     throw std::invalid_argument("--schedule must be waves or regenerate (got '" + opt.schedule +
                                 "')");
-  if (opt.traversal != "standard" && opt.traversal != "persistent")
-    throw std::invalid_argument("--traversal must be standard or persistent (got '" +
+  if (opt.traversal != "auto" && opt.traversal != "standard" && opt.traversal != "persistent")
+    throw std::invalid_argument("--traversal must be auto, standard or persistent (got '" +
                                 opt.traversal + "')");
   if (opt.traversal == "persistent" && !backend.isCuda())
     throw std::invalid_argument("--traversal persistent needs the CUDA backend (--backend " +

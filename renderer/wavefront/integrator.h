@@ -28,7 +28,9 @@ struct RenderOptions {
   // wave per sample when the pool holds every pixel: the classic wavefront loop).
   std::string schedule = "regenerate";
   uint32_t poolSize = 0;  // paths in flight; 0: sized from the device (SM count, free memory)
-  std::string traversal = "standard";  // closest-hit kernel: standard | persistent (CUDA)
+  // Closest-hit and shadow kernels: standard | persistent (CUDA) | auto (persistent on CUDA,
+  // where it measured faster on every scene of bench/tracer/RESULTS.md; standard on the CPU).
+  std::string traversal = "auto";
   // Ray reordering between passes (path tracer, index payload): "none", or "octant": the stream
   // partitioned by ray-direction octant with eight compactions by the chosen primitive.
   std::string reorder = "none";
@@ -50,8 +52,11 @@ using ProgressFn = std::function<void(int done, int total, uint64_t rays)>;
 class Integrator {
  public:
   virtual ~Integrator() = default;
-  // Renders all samples; returns the mean radiance per pixel and fills the per-bounce statistics.
-  virtual Image render(RenderStats& stats, const ProgressFn& progress) = 0;
+  // Renders all samples into the film and fills the per-bounce statistics; returns once the
+  // film holds them (the time a render is measured by).
+  virtual void render(RenderStats& stats, const ProgressFn& progress) = 0;
+  // The film of the last render() as the mean radiance per pixel, on the host.
+  virtual Image image() const = 0;
   // The next render() takes samples [firstSample, firstSample + spp): the streams stay as they
   // are (a viewer's progressive frames).
   virtual void setSampleRange(uint32_t firstSample, int spp) = 0;

@@ -40,7 +40,8 @@ class PathIntegrator final : public WavefrontIntegrator {
       : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info),
         capacity_(poolCapacity(backend, opt)),
         waves_(opt.schedule == "waves"),
-        persistent_(opt.traversal == "persistent"),
+        persistent_(opt.traversal == "persistent" ||
+                    (opt.traversal == "auto" && backend.isCuda())),
         refill_(!info.compacts           ? Refill::InPlace
                 : opt.payload == "index" ? Refill::InPlaceIndexed
                                          : Refill::Tail),
@@ -94,7 +95,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     }
   }
 
-  Image render(RenderStats& stats, const ProgressFn& progress) override {
+  void render(RenderStats& stats, const ProgressFn& progress) override {
     const uint32_t pixels = uint32_t(size_t(opt_.width) * opt_.height);
     film_.fillBytes(0);
     for (auto& d : depthCounts_) d.fillBytes(0);
@@ -108,7 +109,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     filmView_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)};
     stats.schedule = opt_.schedule;
     stats.poolSize = capacity_;
-    stats.traversal = opt_.traversal;
+    stats.traversal = persistent_ ? "persistent" : "standard";  // what "auto" resolved to
     stats.reorder = opt_.reorder;
 
     // The first paths: a pass in which nothing was alive.
@@ -150,8 +151,9 @@ class PathIntegrator final : public WavefrontIntegrator {
     backend_.synchronize();  // (on CUDA one more pass was queued; it found nothing to do)
     collectDepthStats(stats);
     stats.compactionChoice = compactor_->choiceSummary();
-    return resolveFilm(film_, opt_, backend_);
   }
+
+  Image image() const override { return resolveFilm(film_, opt_, backend_); }
 
  private:
   static constexpr int kRing = 3;        // passes in flight between queueing and harvest

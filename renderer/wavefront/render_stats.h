@@ -45,7 +45,7 @@ struct RenderStats {
   float time = 0.f;        // the scene time this frame shows
   AccelBuildReport accel;  // the kd-tree build before this frame (builder empty: none)
   double sceneLoadSeconds = 0;
-  double renderSeconds = 0;  // the sample loop alone
+  double renderSeconds = 0;  // the sample loop alone, until the film holds every sample
   double wallSeconds = 0;    // the whole command
   std::vector<BounceStats> bounces;        // per path depth (bounce 0: camera rays)
   std::vector<IterationStats> iterations;  // per pass over the pool (path tracer)

@@ -22,7 +22,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
     grow(n);
   }
 
-  Image render(RenderStats& stats, const ProgressFn& progress) override {
+  void render(RenderStats& stats, const ProgressFn& progress) override {
     const uint32_t n = uint32_t(size_t(opt_.width) * opt_.height);
     const SceneView& scene = data_.view();
     uint64_t raysSoFar = 0;
@@ -91,9 +91,11 @@ class WhittedIntegrator final : public WavefrontIntegrator {
       }
       if (progress) progress(sample + 1, opt_.spp, raysSoFar);
     }
+    backend_.synchronize();  // the film is complete
     stats.compactionChoice = compactor_->choiceSummary();
-    return resolveFilm(film_, opt_, backend_);
   }
+
+  Image image() const override { return resolveFilm(film_, opt_, backend_); }
 
  private:
   // Streams that hold `count` rays and their 2*count children. Reallocates only when a bounce
