@@ -168,8 +168,8 @@ SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, const WatertightRay& w
   const float axs = fmaf(-sx, a[kz], a[kx]), ays = fmaf(-sy, a[kz], a[ky]);
   const float bxs = fmaf(-sx, b[kz], b[kx]), bys = fmaf(-sy, b[kz], b[ky]);
   const float cxs = fmaf(-sx, c[kz], c[kx]), cys = fmaf(-sy, c[kz], c[ky]);
-  float u = differenceOfProducts(cxs, bys, cys, bxs);  // weight of p0
-  float v = differenceOfProducts(axs, cys, ays, cxs);  // weight of p1
+  float u = differenceOfProducts(cxs, bys, cys, bxs);   // weight of p0
+  float v = differenceOfProducts(axs, cys, ays, cxs);   // weight of p1
   float w2 = differenceOfProducts(bxs, ays, bys, axs);  // weight of p2
   if (u == 0.f || v == 0.f || w2 == 0.f) {
     u = float(double(cxs) * double(bys) - double(cys) * double(bxs));

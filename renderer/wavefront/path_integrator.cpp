@@ -40,8 +40,7 @@ class PathIntegrator final : public WavefrontIntegrator {
       : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info),
         capacity_(poolCapacity(backend, opt)),
         waves_(opt.schedule == "waves"),
-        persistent_(opt.traversal == "persistent" ||
-                    (opt.traversal == "auto" && backend.isCuda())),
+        persistent_(opt.traversal == "persistent" || (opt.traversal == "auto" && backend.isCuda())),
         refill_(!info.compacts           ? Refill::InPlace
                 : opt.payload == "index" ? Refill::InPlaceIndexed
                                          : Refill::Tail),
@@ -349,10 +348,10 @@ class PathIntegrator final : public WavefrontIntegrator {
   Buffer<uint8_t> keep_[2];  // InPlace: lanes alive at the start of a pass, and after it
   int keepIn_ = 0;
   Buffer<Hit> hits_;
-  Buffer<uint32_t> slots_;                     // index payload: the stream's slots
+  Buffer<uint32_t> slots_;                   // index payload: the stream's slots
   Buffer<uint32_t> identity_, shadowIndex_;  // shadow rays' positions (compacting primitives)
-  Buffer<uint8_t> octantFlags_;                      // --reorder octant: a flag array per octant
-  Buffer<uint32_t> octantQueues_;                    // and a queue of slots per octant
+  Buffer<uint8_t> octantFlags_;              // --reorder octant: a flag array per octant
+  Buffer<uint32_t> octantQueues_;            // and a queue of slots per octant
   ShadowRaysStorage shadowCandidates_;
   Buffer<uint8_t> shadowKeep_;
   Buffer<unsigned long long> film_;
