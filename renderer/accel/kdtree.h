@@ -192,11 +192,6 @@ SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, const WatertightRay& w
   return true;
 }
 
-SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, float tMax, Vec3f p0, Vec3f p1, Vec3f p2,
-                                          float* tHit, float* b1, float* b2) {
-  return intersectTriangle(ray, watertightRay(ray.d), tMax, p0, p1, p2, tHit, b1, b2);
-}
-
 SRT_CPU_GPU inline bool intersectMeshTriangle(const TriangleMeshView& mesh, uint32_t tri,
                                               const Ray& ray, const WatertightRay& w, float tMax,
                                               Hit* hit) {

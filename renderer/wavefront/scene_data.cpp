@@ -85,7 +85,10 @@ void SceneData::buildAccel(const FlatGeometry& geo) {
     const Vec3f& p = geo.positions[geo.indices[i]];
     corners[i] = {p.x, p.y, p.z, 0.f};
   }
-  corners_ = Buffer<PackedVertex>(backend_.memory(), corners);
+  if (corners_.size() == corners.size())
+    corners_.upload(corners);  // an animated frame: same topology, new positions
+  else
+    corners_ = Buffer<PackedVertex>(backend_.memory(), corners);
   TriangleMeshView traced = mesh;
   traced.corners = corners_.data();
   view_.accel = tree_->view(traced);
