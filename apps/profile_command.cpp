@@ -152,10 +152,7 @@ Command addProfileCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(kPositiveInteger);
   addRenderFlags(*p, o, cmd->backend);
-  p->add_option("--kd-build", cmd->settings.accel.builder,
-                "kd-tree builder: cpu or gpu (CUDA backend); the tree is built once")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"cpu", "gpu"}));
+  addKdTreeFlags(*p, cmd->settings.accel);
   p->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");
   return {p, [cmd] { return runProfile(*cmd); }};
 }

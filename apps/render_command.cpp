@@ -339,12 +339,7 @@ Command addRenderCommand(CLI::App& app) {
                        "scenes; not with --frames)")
           ->capture_default_str()
           ->check(kFinite);
-  render
-      ->add_option("--kd-build", cmd->accel.builder,
-                   "kd-tree builder: cpu (full SAH, Wald & Havran) or gpu (Zhou et al., CUDA "
-                   "backend)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"cpu", "gpu"}));
+  addKdTreeFlags(*render, cmd->accel);
   render
       ->add_option("--segreduce", cmd->accel.gpu.segreduce,
                    "Segmented reduction the GPU kd-tree build uses for node bounds (see "

@@ -55,10 +55,48 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
                  "ray-direction octant with the compaction primitive; needs --payload index)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "octant"}));
+  cmd.add_option("--compact-every", o.compactEvery,
+                 "Path tracer, state payload: compact the path pool every N passes; in between, "
+                 "dead paths stay in place as skipped lanes and no new paths start")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   cmd.add_option("--backend", backend, "auto, cuda or cpu")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   cmd.add_option("--seed", o.seed, "Random seed")->capture_default_str();
+}
+
+void addKdTreeFlags(CLI::App& cmd, AccelOptions& accel) {
+  cmd.add_option("--kd-build", accel.builder,
+                 "kd-tree builder: cpu (full SAH, Wald & Havran) or gpu (Zhou et al., CUDA "
+                 "backend)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  cmd.add_option("--kd-max-depth", accel.sah.maxDepth,
+                 "kd-tree depth limit; 0: 8 + 1.3 log2(triangles), as pbrt-v4")
+      ->capture_default_str()
+      ->check(CLI::Range(0, kKdMaxDepth));
+  const auto positive = CLI::PositiveNumber.description("> 0");
+  cmd.add_option("--kd-traversal-cost", accel.sah.traversalCost,
+                 "SAH cost of visiting an interior node (K_T)")
+      ->capture_default_str()
+      ->check(positive);
+  cmd.add_option("--kd-intersect-cost", accel.sah.intersectCost,
+                 "SAH cost of one ray-triangle test (K_I)")
+      ->capture_default_str()
+      ->check(positive);
+  cmd.add_option("--kd-empty-bonus", accel.sah.emptyBonus,
+                 "SAH discount in [0, 1) for a split that cuts off empty space")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || !(v >= 0.0 && v < 1.0))
+              return "'" + text + "' is not a number in [0, 1)";
+            return {};
+          },
+          "[0,1)"));
 }
 
 }  // namespace srt

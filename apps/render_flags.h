@@ -7,6 +7,7 @@
 #include <string>
 
 #include "renderer/wavefront/integrator.h"
+#include "renderer/wavefront/scene_data.h"
 
 namespace srt {
 
@@ -17,5 +18,9 @@ extern const CLI::Validator kPositiveInteger;
 // --reorder, --backend and --seed, writing into `options` and `backend`. Samples per pixel and
 // the compaction primitive mean different things per command, so each command adds its own.
 void addRenderFlags(CLI::App& cmd, RenderOptions& options, std::string& backend);
+
+// Adds --kd-build and the tree's SAH flags (--kd-max-depth, --kd-traversal-cost,
+// --kd-intersect-cost, --kd-empty-bonus: pbrt's kdtree parameters), for `render` and `profile`.
+void addKdTreeFlags(CLI::App& cmd, AccelOptions& accel);
 
 }  // namespace srt

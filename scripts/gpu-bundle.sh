@@ -13,6 +13,8 @@ for t in build/tests/*/test_*gpu* build/tests/accel/test_traversal_persistent bu
     build/bench/*/streamrt-bench-*; do
   [[ $t == *.cmake || $t == *_cpu ]] || bins+=("$t")
 done
+# Optional extra binaries, e.g. a streamrt built with different settings: EXTRA_BINS="a b"
+for b in ${EXTRA_BINS:-}; do bins+=("$b"); done
 ../shared/gpu-host/bundle.sh "$stage" "${bins[@]}" >/dev/null
 strip "$stage"/bin/* 2>/dev/null || true
 cp "$stage/env.sh" "$out/"

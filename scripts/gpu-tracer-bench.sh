@@ -6,7 +6,7 @@
 # figures are steady-state and the images are compared by hash within and across configurations.
 # bench/tracer/summarize.py turns the profile.json files into one table per scene.
 #   CONFIGS="name:flags;..."  the configurations;  SCENES="path ..." the scenes;
-#   SPP, W, H, DEPTH, WARMUP, REPEATS
+#   SPP, W, H, DEPTH, WARMUP, REPEATS; STREAMRT: another streamrt binary of the bundle
 set -u
 cd "$(dirname "$0")/.."
 B=${BUNDLE:-.gpu}
@@ -38,7 +38,7 @@ for scene in $scenes; do
     name=${c%%:*}
     flags=${c#*:}
     # shellcheck disable=SC2086
-    "$B/bin/streamrt" profile "$scene" --backend cuda --width "$W" --height "$H" --spp "$SPP" \
+    "${STREAMRT:-$B/bin/streamrt}" profile "$scene" --backend cuda --width "$W" --height "$H" --spp "$SPP" \
       --max-depth "$DEPTH" --warmup "$WARMUP" --repeats "$REPEATS" $flags \
       --out "$res/$sname/$name" -q 2>&1 | tail -3
   done

@@ -34,13 +34,17 @@ struct RenderOptions {
   // Ray reordering between passes (path tracer, index payload): "none", or "octant": the stream
   // partitioned by ray-direction octant with eight compactions by the chosen primitive.
   std::string reorder = "none";
+  // Path tracer, state payload: compact the pool every N passes. In between, paths that died stay
+  // in place as dead lanes (skipped by every stage) and no new paths start, so compaction moves
+  // each survivor once per N passes instead of once per pass.
+  uint32_t compactEvery = 1;
   uint32_t firstSample = 0;  // samples [firstSample, firstSample + spp): progressive viewers
 
   bool operator==(const RenderOptions& o) const {
-    return integrator == o.integrator && width == o.width && height == o.height &&
-           spp == o.spp && maxDepth == o.maxDepth && compaction == o.compaction &&
-           payload == o.payload && seed == o.seed && schedule == o.schedule &&
-           poolSize == o.poolSize && traversal == o.traversal && reorder == o.reorder &&
+    return integrator == o.integrator && width == o.width && height == o.height && spp == o.spp &&
+           maxDepth == o.maxDepth && compaction == o.compaction && payload == o.payload &&
+           seed == o.seed && schedule == o.schedule && poolSize == o.poolSize &&
+           traversal == o.traversal && reorder == o.reorder && compactEvery == o.compactEvery &&
            firstSample == o.firstSample;
   }
   bool operator!=(const RenderOptions& o) const { return !(*this == o); }

@@ -29,7 +29,8 @@ struct PassRecord {
   std::unique_ptr<StageClock> clock;
   std::array<StageClock::Mark, 9> marks{};
   double transferMs = 0;
-  uint32_t bound = 0;  // the launch size the pass ran at
+  uint32_t bound = 0;      // the launch size the pass ran at
+  bool compacted = false;  // the path state was compacted (not a --compact-every hold pass)
 };
 
 class PathIntegrator final : public WavefrontIntegrator {
@@ -44,6 +45,7 @@ class PathIntegrator final : public WavefrontIntegrator {
         refill_(!info.compacts           ? Refill::InPlace
                 : opt.payload == "index" ? Refill::InPlaceIndexed
                                          : Refill::Tail),
+        compactEvery_(refill_ == Refill::Tail ? std::max<uint32_t>(opt.compactEvery, 1) : 1),
         control_(backend.memory(), 1) {
     const MemorySpace space = backend.memory();
     const size_t n = capacity_;
@@ -51,7 +53,8 @@ class PathIntegrator final : public WavefrontIntegrator {
     if (refill_ == Refill::Tail) state_[1].allocate(space, n);
     hits_ = Buffer<Hit>(space, n);
     keep_[0] = Buffer<uint8_t>(space, n);
-    if (refill_ == Refill::InPlace) keep_[1] = Buffer<uint8_t>(space, n);
+    // In place (and between spaced-out compactions) a pass's flags are the next pass's lanes.
+    if (refill_ == Refill::InPlace || compactEvery_ > 1) keep_[1] = Buffer<uint8_t>(space, n);
     shadowCandidates_.allocate(space, n);
     if (refill_ == Refill::InPlaceIndexed) {
       // Index payload: paths stay where they were written; positions move.
@@ -101,6 +104,8 @@ class PathIntegrator final : public WavefrontIntegrator {
     for (auto& k : keep_)
       if (!k.empty()) k.fillBytes(0);
     cur_ = keepIn_ = 0;
+    holding_ = false;
+    passesSinceCompaction_ = 0;
     PoolControl init;
     init.totalWork = (unsigned long long)pixels * uint32_t(opt_.spp);
     control_.upload(&init, 1);
@@ -110,6 +115,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     stats.poolSize = capacity_;
     stats.traversal = persistent_ ? "persistent" : "standard";  // what "auto" resolved to
     stats.reorder = opt_.reorder;
+    stats.compactEvery = compactEvery_;
 
     // The first paths: a pass in which nothing was alive.
     startClock_->reset();
@@ -174,6 +180,9 @@ class PathIntegrator final : public WavefrontIntegrator {
     PoolControl* ctl = control_.data();
     const bool indexed = refill_ == Refill::InPlaceIndexed;
     const bool inPlace = refill_ == Refill::InPlace;
+    // --compact-every N: this pass compacts after N - 1 that did not (hold passes).
+    const bool compactNow = refill_ == Refill::Tail && ++passesSinceCompaction_ >= compactEvery_;
+    const bool twoFlagArrays = inPlace || compactEvery_ > 1;
     StageClock& clock = *rec.clock;
     clock.reset();
     transferMs_ = 0;
@@ -181,10 +190,10 @@ class PathIntegrator final : public WavefrontIntegrator {
     PathStream paths;
     paths.state = state_[cur_].view();
     paths.slots = indexed ? slots_.data() : nullptr;
-    paths.lanes = inPlace ? keep_[keepIn_].data() : nullptr;
+    paths.lanes = inPlace || holding_ ? keep_[keepIn_].data() : nullptr;
     paths.count = bound;
     paths.deviceCount = &ctl->count;
-    uint8_t* keep = keep_[inPlace ? 1 - keepIn_ : 0].data();
+    uint8_t* keep = keep_[twoFlagArrays ? 1 - keepIn_ : 0].data();
 
     const auto m0 = clock.mark();
     if (persistent_)
@@ -219,31 +228,39 @@ class PathIntegrator final : public WavefrontIntegrator {
     finishPaths(backend_, paths, keep, filmView_, ctl);
     const auto m5 = clock.mark();
 
-    if (refill_ == Refill::Tail) {
+    if (compactNow) {
       fields_.clear();
       PathStateStorage::compactionFields(state_[cur_], state_[1 - cur_], fields_);
       transferMs_ += compact(keep, fields_, bound, &ctl->kept);
       cur_ = 1 - cur_;
+      passesSinceCompaction_ = 0;
     } else {
-      countFlags(backend_, keep, capacity_, &ctl->kept);
+      countFlags(backend_, keep, refill_ == Refill::Tail ? bound : capacity_, &ctl->kept);
     }
     const auto m6 = clock.mark();
-    const auto m7 = refill(keep, &clock);
-    if (inPlace) keepIn_ = 1 - keepIn_;  // this pass's flags are the next pass's lanes
+    const bool hold = refill_ == Refill::Tail && !compactNow;
+    const auto m7 = refill(keep, &clock, hold);
+    // In place and in hold passes, this pass's flags are the next pass's lanes.
+    if (inPlace || hold) keepIn_ = 1 - keepIn_;
+    if (refill_ == Refill::Tail) holding_ = hold;
     const auto m8 = clock.mark();
     rec.marks = {m0, m1, m2, m3, m4, m5, m6, m7, m8};
     rec.transferMs = transferMs_;
     rec.bound = bound;
+    rec.compacted = compactNow || refill_ == Refill::InPlaceIndexed;
   }
 
   // New paths into the room a pass left, then its bookkeeping. `alive`: the flags per slot after
   // the pass (in-place refills set them for the paths they start). Returns the mark between
   // the refill and the index stream's compaction (when a clock is given).
-  StageClock::Mark refill(uint8_t* alive, StageClock* clock = nullptr) {
+  // `hold`: a pass between compactions, which refills nothing.
+  StageClock::Mark refill(uint8_t* alive, StageClock* clock = nullptr, bool hold = false) {
     StageClock::Mark afterRefill = 0;
     PoolControl* ctl = control_.data();
     const PathState st = state_[cur_].view();
-    if (refill_ == Refill::Tail) {
+    if (hold) {
+      // nothing moves and nothing starts
+    } else if (refill_ == Refill::Tail) {
       refillTail(backend_, source_, st, ctl, capacity_, waves_);
     } else {
       refillInPlace(backend_, source_, st, alive, ctl, capacity_, waves_);
@@ -268,7 +285,7 @@ class PathIntegrator final : public WavefrontIntegrator {
       }
     }
     if (clock && refill_ == Refill::Tail) afterRefill = clock->mark();
-    endPass(backend_, ctl, refill_, capacity_, waves_);
+    endPass(backend_, ctl, hold ? Refill::Hold : refill_, capacity_, waves_);
     return afterRefill;
   }
 
@@ -283,10 +300,11 @@ class PathIntegrator final : public WavefrontIntegrator {
   }
 
   // The least the primitives had to move this pass: flags read, survivors read and written.
-  uint64_t compactionBytes(const PoolControl& c, uint32_t bound) const {
+  uint64_t compactionBytes(const PoolControl& c, uint32_t bound, bool compacted) const {
     if (!info_.compacts) return 0;
     const uint64_t shadows = uint64_t(bound) + 8ull * c.lastShadow;  // flags, positions
     if (refill_ == Refill::InPlaceIndexed) return shadows + capacity_ + 8ull * c.count;
+    if (!compacted) return shadows;
     return shadows + bound + 2ull * c.lastKept * PathState::kBytesPerElement;
   }
 
@@ -307,7 +325,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     it.transferMs = rec.transferMs;
     it.idleMs = StageClock::between(*prevEnd_.first, prevEnd_.second, k, m[0]);
     prevEnd_ = {rec.clock.get(), m[8]};
-    it.compactionBytes = compactionBytes(c, rec.bound);
+    it.compactionBytes = compactionBytes(c, rec.bound, rec.compacted);
     stats.iterations.push_back(it);
     // Waves: every pass is one depth of one wave, so stage times can be given per depth too.
     if (waves_) {
@@ -340,6 +358,9 @@ class PathIntegrator final : public WavefrontIntegrator {
   const bool waves_;
   const bool persistent_;  // persistent-thread traversal for closest hits and shadow rays
   const Refill refill_;
+  const uint32_t compactEvery_;  // Tail: passes per compaction of the path state
+  uint32_t passesSinceCompaction_ = 0;
+  bool holding_ = false;  // Tail: the stream has dead lanes (keep_[keepIn_]) from a hold pass
   Buffer<PoolControl> control_;
   PathSource source_;
   FixedFilm filmView_;

@@ -15,6 +15,8 @@ enum class Refill : uint32_t {
   InPlace,         // nothing moved: a slot whose path died takes a new work item where it is, and
                    // the stream is every slot with dead lanes flagged ("none")
   InPlaceIndexed,  // as InPlace, then the stream is an index list of the occupied slots
+  Hold,            // a pass between compactions (--compact-every): nothing moved, nothing
+                   // refilled; the paths that died stay in the stream as dead lanes
 };
 
 constexpr uint32_t kOctants = 8;

@@ -128,6 +128,8 @@ void endPass(const Backend& b, PoolControl* ctl, Refill refill, uint32_t capacit
       c.regenerated = tailRefillCount(c, capacity, waves);
       c.nextWork += c.regenerated;
       c.count = c.kept + c.regenerated;
+    } else if (refill == Refill::Hold) {
+      c.regenerated = 0;  // the stream keeps its length and its dead lanes
     } else {
       if (c.nextWork > c.totalWork) c.nextWork = c.totalWork;  // claims past the end
       // Dead lanes stay in the stream; an index stream's length comes from its compaction.

@@ -45,6 +45,7 @@ std::string statsToJson(const RenderStats& s) {
     j["pool_size"] = s.poolSize;
     j["traversal"] = s.traversal;
     j["reorder"] = s.reorder;
+    j["compact_every"] = s.compactEvery;
   }
   j["resolution"] = {s.width, s.height};
   j["spp"] = s.spp;
@@ -134,9 +135,10 @@ std::string statsTable(const RenderStats& s) {
   if (!s.compactionChoice.empty()) out += "auto chose:\n" + s.compactionChoice + "\n";
   if (!s.schedule.empty()) {
     std::snprintf(line, sizeof line,
-                  "schedule %s, pool %u paths, traversal %s, reorder %s, %zu passes%s\n",
+                  "schedule %s, pool %u paths, traversal %s, reorder %s, compaction every %u "
+                  "passes, %zu passes%s\n",
                   s.schedule.c_str(), s.poolSize, s.traversal.c_str(), s.reorder.c_str(),
-                  s.iterations.size(),
+                  s.compactEvery, s.iterations.size(),
                   s.schedule == "waves" ? "" : " (passes mix depths: stage times are per pass)");
     out += line;
   }

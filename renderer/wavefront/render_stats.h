@@ -10,15 +10,15 @@
 namespace srt {
 
 struct BounceStats {
-  uint64_t raysIn = 0;      // rays traced at this bounce (summed over samples)
-  uint64_t lanes = 0;       // stream slots launched: raysIn plus the dead lanes "none" keeps
-  uint64_t raysAlive = 0;   // rays left after compaction (continuing to the next bounce)
-  uint64_t shadowRays = 0;  // shadow rays traced at this bounce
-  double compactionMs = 0;  // the compaction primitive, transfers included
-  double transferMs = 0;    // part of compactionMs spent crossing memory spaces (GL interop)
-  double traceMs = 0;       // closest-hit traversal
-  double shadeMs = 0;       // shading, NEE sampling, next-direction sampling
-  double shadowMs = 0;      // shadow-ray traversal
+  uint64_t raysIn = 0;           // rays traced at this bounce (summed over samples)
+  uint64_t lanes = 0;            // stream slots launched: raysIn plus the dead lanes "none" keeps
+  uint64_t raysAlive = 0;        // rays left after compaction (continuing to the next bounce)
+  uint64_t shadowRays = 0;       // shadow rays traced at this bounce
+  double compactionMs = 0;       // the compaction primitive, transfers included
+  double transferMs = 0;         // part of compactionMs spent crossing memory spaces (GL interop)
+  double traceMs = 0;            // closest-hit traversal
+  double shadeMs = 0;            // shading, NEE sampling, next-direction sampling
+  double shadowMs = 0;           // shadow-ray traversal
   uint64_t compactionBytes = 0;  // bytes the primitive must move at least: flags read, survivors'
                                  // payload read and written
 };
@@ -45,13 +45,14 @@ struct RenderStats {
   float time = 0.f;        // the scene time this frame shows
   AccelBuildReport accel;  // the kd-tree build before this frame (builder empty: none)
   double sceneLoadSeconds = 0;
-  double renderSeconds = 0;  // the sample loop alone, until the film holds every sample
-  double wallSeconds = 0;    // the whole command
-  std::vector<BounceStats> bounces;        // per path depth (bounce 0: camera rays)
+  double renderSeconds = 0;          // the sample loop alone, until the film holds every sample
+  double wallSeconds = 0;            // the whole command
+  std::vector<BounceStats> bounces;  // per path depth (bounce 0: camera rays)
   std::vector<IterationStats> iterations;  // per pass over the pool (path tracer)
   std::string schedule, traversal, reorder;
   std::string compactionChoice;  // what `auto` chose per stream shape (empty for the others)
   uint32_t poolSize = 0;
+  uint32_t compactEvery = 1;  // passes per compaction of the path state
 
   uint64_t totalRays() const;  // camera + bounce + shadow rays traced
   double raysPerSecond() const { return renderSeconds > 0 ? totalRays() / renderSeconds : 0; }

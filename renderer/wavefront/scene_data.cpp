@@ -11,7 +11,12 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   if (accel.builder == "gpu") {
     if (!backend.isCuda())
       throw std::invalid_argument("--kd-build gpu needs the CUDA backend (--backend cuda)");
-    gpuBuilder_ = std::make_unique<GpuKdTreeBuilder>(accel.gpu);  // checks the names
+    GpuKdBuildOptions gpu = accel.gpu;
+    gpu.traversalCost = accel.sah.traversalCost;
+    gpu.intersectCost = accel.sah.intersectCost;
+    gpu.emptyBonus = accel.sah.emptyBonus;
+    gpu.maxDepth = accel.sah.maxDepth;
+    gpuBuilder_ = std::make_unique<GpuKdTreeBuilder>(gpu);  // checks the names and numbers
   } else if (accel.builder != "cpu") {
     throw std::invalid_argument("--kd-build must be cpu or gpu (got '" + accel.builder + "')");
   }
@@ -72,7 +77,7 @@ void SceneData::buildAccel(const FlatGeometry& geo) {
   } else {
     // The CPU builder reads host pointers, then the tree is copied to the backend.
     const TriangleMeshView hostMesh{geo.positions.data(), geo.indices.data(), uint32_t(triangles_)};
-    const KdTree tree = buildKdTreeSah(hostMesh);
+    const KdTree tree = buildKdTreeSah(hostMesh, accel_.sah);
     report_.buildMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     report_.tree = computeStats(tree);

@@ -176,6 +176,47 @@ TEST(PathPool, BadPoolOptionsAreClearErrors) {
   o.traversal = "standard";
   o.poolSize = (1u << 30) + 1;
   EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
+  o.poolSize = 0;
+  o.compactEvery = 0;
+  EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
+  o.compactEvery = 2;
+  o.payload = "index";  // the state never moves: nothing to space out
+  EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
+}
+
+// --compact-every N: between compactions the dead paths stay in the stream as skipped lanes and
+// nothing is refilled. The image, the per-depth counts and the pool's occupancy are those of
+// compacting every pass; only one pass in N moves the paths or starts new ones.
+TEST(PathPool, SpacedOutCompactionKeepsTheImageAndTheCounts) {
+  const RenderOptions base = small(24, 20, 3, 6);
+  const uint32_t pixels = 24 * 20;
+  const uint64_t work = uint64_t(pixels) * 3;
+  Renderer renderer(loadScene("cornell"), kCpu, base);
+  const Image reference = renderer.render(0.f).image;
+  RenderOptions o = base;
+  for (uint32_t every : {2u, 3u, 5u})
+    for (const char* schedule : {"waves", "regenerate"})
+      for (uint32_t pool : {1u, 97u, pixels}) {
+        o.compactEvery = every, o.schedule = schedule, o.poolSize = pool;
+        const std::string what =
+            "every " + std::to_string(every) + " / " + schedule + " / pool " + std::to_string(pool);
+        renderer.setOptions(o);
+        const RenderResult r = renderer.render(0.f);
+        EXPECT_TRUE(test::bitIdentical(reference, r.image)) << what;
+        const RenderStats& s = r.stats;
+        EXPECT_EQ(s.compactEvery, every) << what;
+        EXPECT_EQ(s.bounces[0].raysIn, work) << what << ": every (pixel, sample) started once";
+        for (size_t d = 0; d + 1 < s.bounces.size(); ++d)
+          EXPECT_EQ(s.bounces[d + 1].raysIn, s.bounces[d].raysAlive) << what << " depth " << d;
+        size_t refills = 0;
+        for (const IterationStats& it : s.iterations) {
+          EXPECT_EQ(it.alive + it.regenerated + it.idle, pool) << what;
+          EXPECT_LE(it.alive, it.lanes) << what;
+          refills += it.regenerated > 0;
+        }
+        // Only the passes that compact refill: at most one in `every`.
+        EXPECT_LE(refills, s.iterations.size() / every + 1) << what;
+      }
 }
 
 }  // namespace

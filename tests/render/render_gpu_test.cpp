@@ -19,7 +19,8 @@ RenderOptions small(int w, int h, int spp, int depth = 8) {
 
 TEST(RenderGpu, WhiteFurnaceRendersTheEnvironment) {
   REQUIRE_CUDA();
-  const RenderResult r = renderScene(loadScene("furnace"), selectBackend("cuda"), small(64, 64, 64, 32));
+  const RenderResult r =
+      renderScene(loadScene("furnace"), selectBackend("cuda"), small(64, 64, 64, 32));
   const float env = loadScene("furnace").environment.y;
   EXPECT_NEAR(test::meanOf(r.image).y, env, 0.01f * env);
 }
@@ -99,6 +100,16 @@ TEST(RenderGpu, PersistentTraversalAndReorderingKeepTheImage) {
       EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image))
           << compaction << " / " << schedule;
     }
+  // Spaced-out compaction (--compact-every): dead lanes between compactions, with both traversals.
+  for (const char* traversal : {"standard", "persistent"})
+    for (uint32_t every : {2u, 3u}) {
+      o.compaction = "lookback", o.schedule = "regenerate", o.traversal = traversal;
+      o.compactEvery = every;
+      renderer.setOptions(o);
+      EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image))
+          << "compact every " << every << " / " << traversal;
+    }
+  o.compactEvery = 1;
   o.payload = "index";
   o.reorder = "octant";
   for (const char* traversal : {"standard", "persistent"}) {

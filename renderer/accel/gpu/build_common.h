@@ -35,7 +35,7 @@ constexpr uint32_t kScratchPerRef = 8;
 constexpr uint32_t kMaxReferenceGrowth = 8;
 
 struct SahParams {
-  float traversalCost = 15.f, intersectCost = 20.f, emptyBonus = 0.2f;
+  float traversalCost = 15.f, intersectCost = 20.f, emptyBonus = 0.f;
 };
 
 struct LargeNode {

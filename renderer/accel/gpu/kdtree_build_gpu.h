@@ -36,7 +36,7 @@ struct GpuKdBuildOptions {
   // SAH constants, as KdBuildOptions (K_T, K_I, empty bonus).
   float traversalCost = 15.f;
   float intersectCost = 20.f;
-  float emptyBonus = 0.2f;
+  float emptyBonus = 0.f;
 };
 
 struct GpuKdBuildStats {
