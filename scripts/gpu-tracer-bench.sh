@@ -23,11 +23,15 @@ done
 W=${W:-1920} H=${H:-1080} SPP=${SPP:-16} DEPTH=${DEPTH:-8} WARMUP=${WARMUP:-1} REPEATS=${REPEATS:-5}
 scenes=${SCENES:-scenes/examples/conference-room.json bench/tracer/scenes/sponza-env.json bench/tracer/scenes/sponza-lit.json bench/tracer/scenes/teapot-env.json}
 # `none` is added to every list by profile: with --schedule waves it is the classic loop (one wave
-# per sample, dead lanes kept), with regenerate it refills dead lanes in place.
-default_configs="waves:--schedule waves --compaction cub,lookback --traversal standard;\
-waves-persistent:--schedule waves --compaction lookback --traversal persistent;\
+# per sample, dead lanes kept: the pool holds exactly one sample's pixels), with regenerate it
+# refills dead lanes in place.
+px=$((W * H))
+default_configs="waves:--schedule waves --pool $px --compaction cub,lookback --traversal standard;\
+waves-persistent:--schedule waves --pool $px --compaction lookback --traversal persistent;\
 regen:--compaction cub,tile-atomic,lookback,auto --traversal standard;\
 regen-persistent:--compaction tile-atomic,lookback,auto --traversal persistent;\
+regen-persistent-every3:--compaction tile-atomic,lookback --traversal persistent --compact-every 3;\
+regen-persistent-pool8m:--compaction lookback --traversal persistent --pool 8650752;\
 index-persistent:--compaction tile-atomic,lookback --payload index --traversal persistent"
 IFS=';' read -ra configs <<<"${CONFIGS:-$default_configs}"
 nvidia-smi -L | tee "$res/device.txt"
