@@ -151,13 +151,15 @@ int shadowRows(Timer& timer, const Backend& backend, const SceneView& view, cons
   stream.rays = rays.view();
   stream.maxCount = n;
   const auto once = [&](const PersistentVariant* v) {
-    paths.radiance.fillBytes(0);
+    paths.radianceDepth.fillBytes(0);
     if (v)
       traceShadowsPersistent(backend, view, stream, paths.view(), *v);
     else
       traceShadows(backend, view, stream, paths.view());
     backend.synchronize();
-    return paths.radiance.download();
+    std::vector<Vec3f> radiance;
+    for (const Vec3fAnd& q : paths.radianceDepth.download()) radiance.push_back(q.v);
+    return radiance;
   };
   const std::vector<Vec3f> expected = once(nullptr);
   size_t lit = 0;
@@ -208,10 +210,7 @@ int run(const Options& opt) {
     const uint32_t grid = (numPixels + 255) / 256;
     primaryKernel<<<grid, 256, 0, backend.stream>>>(camera, numPixels, o.data(), d.data());
     SRT_CUDA_CHECK_LAUNCH();
-    RayStreamRef rays;
-    rays.origin = o.data();
-    rays.direction = d.data();
-    rays.count = numPixels;
+    const RayStreamRef rays = RayStreamRef::of(o.data(), d.data(), numPixels);
     traceClosest(backend, view, rays, hits.data());
     bounceKernel<<<grid, 256, 0, backend.stream>>>(view, numPixels, o.data(), d.data(), hits.data(),
                                                    o2.data(), d2.data(), keep.data());
@@ -284,11 +283,10 @@ int run(const Options& opt) {
           mismatches += shadowRows(timer, backend, view, r, shadowTMax, row);
           continue;
         }
-        RayStreamRef rays;
-        rays.origin = dense ? o.data() : allO.data();
-        rays.direction = dense ? d.data() : allD.data();
+        RayStreamRef rays = RayStreamRef::of(dense ? o.data() : allO.data(),
+                                             dense ? d.data() : allD.data(),
+                                             dense ? n : uint32_t(all->size()));
         rays.lanes = dense ? nullptr : lanes.data();
-        rays.count = dense ? n : uint32_t(all->size());
         Buffer<Hit> refHits(MemorySpace::Cuda, rays.count), hits(MemorySpace::Cuda, rays.count);
         const double stdMs =
             timer.medianMs([&] { traceClosest(backend, view, rays, refHits.data()); });

@@ -11,7 +11,7 @@ void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep,
     const uint32_t s = paths.slot(i);
     const bool died = !keep[s];
     if (!died) return;
-    film.add(paths.state.pixel[s], paths.state.radiance[s]);
+    film.add(paths.state.originPixel[s].u, paths.state.radianceDepth[s].v);
     countByKey(&ctl->finished, 0);  // one atomic per warp on the GPU
   });
 }

@@ -7,11 +7,7 @@ void traceClosest(const Backend& b, const SceneView& scene, const RayStreamRef& 
   parallelFor(b, rays.count, [=] SRT_CPU_GPU(uint32_t i) {
     if (rays.deviceCount && i >= *rays.deviceCount) return;
     if (rays.lanes && !rays.lanes[i]) return;
-    const uint32_t s = rays.slots ? rays.slots[i] : i;
-    Ray ray;
-    ray.o = rays.origin[s];
-    ray.d = rays.direction[s];
-    ray.tMax = kInf;
+    const Ray ray = rays.ray(rays.slots ? rays.slots[i] : i);
     Hit hit;
     if (!intersectClosest(scene.accel, ray, &hit)) hit.triangle = kNoHit;
     hits[i] = hit;
@@ -30,7 +26,7 @@ void traceShadows(const Backend& b, const SceneView& scene, const ShadowStream& 
     ray.tMax = shadows.rays.tMax[j];
     if (intersectAny(scene.accel, ray)) return;
     const uint32_t slot = shadows.rays.pathSlot[j];
-    state.radiance[slot] += shadows.rays.contribution[j];  // one shadow ray per path: no race
+    state.radianceDepth[slot].v += shadows.rays.contribution[j];  // one shadow ray per path: no race
   });
 }
 

@@ -42,10 +42,7 @@ struct ClosestJob {  // traceClosest
   }
   __device__ bool load(uint32_t pos, Ray* ray) const {
     if (rays.lanes && !rays.lanes[pos]) return false;
-    const uint32_t s = rays.slots ? rays.slots[pos] : pos;
-    ray->o = rays.origin[s];
-    ray->d = rays.direction[s];
-    ray->tMax = kInf;
+    *ray = rays.ray(rays.slots ? rays.slots[pos] : pos);
     return true;
   }
   __device__ void finish(uint32_t pos, bool found, const Hit& hit) const {
@@ -80,7 +77,7 @@ struct ShadowJob {  // traceShadows: unoccluded rays add their contribution to t
   __device__ void finish(uint32_t pos, bool occluded, const Hit&) const {
     if (occluded) return;
     const uint32_t j = ray(pos);
-    state.radiance[shadows.rays.pathSlot[j]] += shadows.rays.contribution[j];  // one per path
+    state.radianceDepth[shadows.rays.pathSlot[j]].v += shadows.rays.contribution[j];  // one per path
   }
 };
 

@@ -12,14 +12,15 @@ SRT_CPU_GPU inline void startPath(const PathSource& src, PathState st, uint32_t 
   const uint32_t pixel = uint32_t(work % src.numPixels);
   const uint32_t sample = src.firstSample + uint32_t(work / src.numPixels);
   const Ray ray = cameraRay(src.camera, pixel, sample, src.seed);
-  st.pixel[slot] = pixel;
-  st.sample[slot] = sample;
-  st.depth[slot] = 0;
-  st.origin[slot] = ray.o;
-  st.direction[slot] = ray.d;
-  st.throughput[slot] = Vec3f(1.f);
-  st.radiance[slot] = Vec3f(0.f);
-  st.bsdfPdf[slot] = 0.f;  // camera rays see emitters with full weight, like specular ones
+  Vec3fAnd packed;
+  packed.v = ray.o, packed.u = pixel;
+  st.originPixel[slot] = packed;
+  packed.v = ray.d, packed.u = sample;
+  st.directionSample[slot] = packed;
+  packed.v = Vec3f(1.f), packed.f = 0.f;  // pdf 0: camera rays see emitters with full weight
+  st.throughputPdf[slot] = packed;
+  packed.v = Vec3f(0.f), packed.u = 0;  // depth 0
+  st.radianceDepth[slot] = packed;
 }
 
 // Paths the tail may take: every free slot, or (waves) all of them once the pool is empty.

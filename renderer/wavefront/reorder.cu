@@ -12,7 +12,7 @@ void octantFlags(const Backend& b, const PathState state, const uint8_t* alive, 
   parallelFor(b, capacity, [=] SRT_CPU_GPU(uint32_t s) {
     uint32_t octant = kOctants;  // none: the slot holds no path
     if (alive[s]) {
-      const Vec3f d = state.direction[s];
+      const Vec3f d = state.directionSample[s].v;
       octant = (d.x < 0.f ? 1u : 0u) | (d.y < 0.f ? 2u : 0u) | (d.z < 0.f ? 4u : 0u);
     }
     for (uint32_t k = 0; k < kOctants; ++k) flags[size_t(k) * capacity + s] = octant == k;

@@ -21,16 +21,19 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
       out.keep[s] = 0;  // a dead lane stays dead (nothing is compacted)
       return;
     }
-    const uint32_t bounce = st.depth[s];
+    const Vec3fAnd originPixel = st.originPixel[s], directionSample = st.directionSample[s];
+    const Vec3fAnd throughputPdf = st.throughputPdf[s], radianceDepth = st.radianceDepth[s];
+    const uint32_t bounce = radianceDepth.u;
     countByKey(out.depths.raysIn, bounce);
     const Hit hit = hits[i];
-    Vec3f throughput = st.throughput[s];
-    Vec3f radiance = st.radiance[s];
-    const float prevPdf = st.bsdfPdf[s];
+    Vec3f throughput = throughputPdf.v;
+    Vec3f radiance = radianceDepth.v;
+    const float prevPdf = throughputPdf.f;
     Ray ray;
-    ray.o = st.origin[s];
-    ray.d = st.direction[s];
+    ray.o = originPixel.v;
+    ray.d = directionSample.v;
     bool alive = false;
+    uint32_t depth = bounce;
 
     if (hit.triangle == kNoHit) {
       radiance += throughput * scene.environment;  // no environment sampling: full weight
@@ -47,7 +50,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
         radiance += throughput * m.ke * w;
       }
       if (bounce < maxDepth) {
-        Sampler sampler = Sampler::at(st.pixel[s], st.sample[s], bounce + 1, seed);
+        Sampler sampler = Sampler::at(originPixel.u, directionSample.u, bounce + 1, seed);
         const Bsdf bsdf = makeBsdf(m, scene.textures, bsdfNormal(h, m.type), h.uv);
         const Vec3f wo = -ray.d;
         const Vec2f uLight = sampler.next2D();
@@ -112,17 +115,23 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
               throughput = throughput / (1.f - q);
           }
           if (alive) {
-            st.origin[s] = offsetOrigin(scene, h.p, h.ng, bs.wi);
-            st.direction[s] = bs.wi;
-            st.throughput[s] = throughput;
-            st.bsdfPdf[s] = bs.specular ? 0.f : bs.pdf;
-            st.depth[s] = bounce + 1;
+            Vec3fAnd packed = originPixel;
+            packed.v = offsetOrigin(scene, h.p, h.ng, bs.wi);
+            st.originPixel[s] = packed;
+            packed = directionSample;
+            packed.v = bs.wi;
+            st.directionSample[s] = packed;
+            packed.v = throughput, packed.f = bs.specular ? 0.f : bs.pdf;
+            st.throughputPdf[s] = packed;
+            depth = bounce + 1;
             countByKey(out.depths.raysAlive, bounce);
           }
         }
       }
     }
-    st.radiance[s] = radiance;
+    Vec3fAnd packed;
+    packed.v = radiance, packed.u = depth;
+    st.radianceDepth[s] = packed;
     out.keep[s] = alive;
   });
 }

@@ -27,16 +27,51 @@ struct PathStream {
   SRT_CPU_GPU uint32_t slot(uint32_t i) const { return slots ? slots[i] : i; }
 };
 
-// The rays of a stream, whatever else its elements carry (paths or Whitted rays).
+// The rays of a stream, whatever else its elements carry (paths or Whitted rays): origin and
+// direction of slot s at origin + s * stride and direction + s * stride (x, y, z first).
 struct RayStreamRef {
-  const Vec3f* origin = nullptr;
-  const Vec3f* direction = nullptr;
+  const float* origin = nullptr;
+  const float* direction = nullptr;
+  uint32_t stride = 3;  // floats per slot: 3 (Vec3f arrays) or 4 (the path pool's Vec3fAnd)
   const uint32_t* slots = nullptr;   // null: slot == position
   const uint8_t* lanes = nullptr;    // null: every position below the count is a ray
   uint32_t count = 0;                // launch size (an upper bound when deviceCount is set)
   const uint32_t* deviceCount = nullptr;  // rays in the stream, read on the device (no host sync)
+
+  // The ray of slot s, tMax infinite (16-byte slots in one vector load each on the GPU).
+  SRT_CPU_GPU Ray ray(uint32_t s) const {
+    Ray r;
+    r.o = load(origin, s);
+    r.d = load(direction, s);
+    r.tMax = kInf;
+    return r;
+  }
   static RayStreamRef of(const PathStream& p) {
-    return {p.state.origin, p.state.direction, p.slots, p.lanes, p.count, p.deviceCount};
+    RayStreamRef r;
+    r.origin = reinterpret_cast<const float*>(p.state.originPixel);  // v.x is at offset 0
+    r.direction = reinterpret_cast<const float*>(p.state.directionSample);
+    r.stride = 4;
+    r.slots = p.slots, r.lanes = p.lanes, r.count = p.count, r.deviceCount = p.deviceCount;
+    return r;
+  }
+  static RayStreamRef of(const Vec3f* origin, const Vec3f* direction, uint32_t count) {
+    RayStreamRef r;
+    r.origin = reinterpret_cast<const float*>(origin);
+    r.direction = reinterpret_cast<const float*>(direction);
+    r.count = count;
+    return r;
+  }
+
+ private:
+  SRT_CPU_GPU Vec3f load(const float* base, uint32_t s) const {
+    const float* p = base + size_t(s) * stride;
+#if SRT_IS_GPU_CODE
+    if (stride == 4) {
+      const float4 q = *reinterpret_cast<const float4*>(p);
+      return Vec3f(q.x, q.y, q.z);
+    }
+#endif
+    return Vec3f(p[0], p[1], p[2]);
   }
 };
 

@@ -44,9 +44,9 @@ class WhittedIntegrator final : public WavefrontIntegrator {
         else
           counters_.device()[1] = 0;
         const auto m0 = clock_.mark();
-        traceClosest(backend_, scene,
-                     {rays.rays.origin, rays.rays.direction, nullptr, rays.lanes, rays.count},
-                     hits_.data());
+        RayStreamRef stream = RayStreamRef::of(rays.rays.origin, rays.rays.direction, rays.count);
+        stream.lanes = rays.lanes;
+        traceClosest(backend_, scene, stream, hits_.data());
         const auto m1 = clock_.mark();
         WhittedOutputs out{candidates_.view(), childKeep_[0].data(),
                            FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)},

@@ -118,9 +118,7 @@ class PersistentTraversal : public ::testing::Test {
     size_t hitsSeen = 0, missesSeen = 0;
     for (const StreamCase& c : cases) {
       SCOPED_TRACE(std::string(sceneName) + ": " + c.name);
-      RayStreamRef rays;
-      rays.origin = origin.data();
-      rays.direction = direction.data();
+      RayStreamRef rays = RayStreamRef::of(origin.data(), direction.data(), 0);
       rays.slots = c.slots ? slots.data() : nullptr;
       rays.lanes = c.lanes ? lanes.data() : nullptr;
       rays.count = c.count;
@@ -213,13 +211,17 @@ class PersistentTraversal : public ::testing::Test {
         stream.deviceCount = deviceCount.data();
       }
       const auto shade = [&](const PersistentVariant* v) {
-        paths.radiance.upload(radiance);
+        std::vector<Vec3fAnd> packed(radiance.size());
+        for (size_t k = 0; k < radiance.size(); ++k) packed[k].v = radiance[k], packed[k].u = 0;
+        paths.radianceDepth.upload(packed);
         if (v)
           traceShadowsPersistent(backend_, view, stream, paths.view(), *v);
         else
           traceShadows(backend_, view, stream, paths.view());
         backend_.synchronize();
-        return paths.radiance.download();
+        std::vector<Vec3f> out;
+        for (const Vec3fAnd& q : paths.radianceDepth.download()) out.push_back(q.v);
+        return out;
       };
       const std::vector<Vec3f> expected = shade(nullptr);
       size_t litHere = 0, live = 0;
@@ -345,10 +347,7 @@ TEST(PersistentTraversalCpu, RefusesTheCpuBackend) {
   const Backend cpu = selectBackend("cpu");
   const SceneData data(loadScene("cornell"), cpu);
   const std::vector<Vec3f> o{{0.f, 0.f, 0.f}}, d{{0.f, 0.f, 1.f}};
-  RayStreamRef rays;
-  rays.origin = o.data();
-  rays.direction = d.data();
-  rays.count = 1;
+  const RayStreamRef rays = RayStreamRef::of(o.data(), d.data(), 1);
   Hit hit;
   try {
     traceClosestPersistent(cpu, data.view(), rays, &hit);
