@@ -31,7 +31,7 @@ waves-persistent:--schedule waves --pool $px --compaction lookback --traversal p
 regen:--compaction cub,tile-atomic,lookback,auto --traversal standard;\
 regen-persistent:--compaction tile-atomic,lookback,auto --traversal persistent;\
 regen-persistent-every3:--compaction tile-atomic,lookback --traversal persistent --compact-every 3;\
-regen-persistent-pool8m:--compaction lookback --traversal persistent --pool 8650752;\
+regen-persistent-pool2m:--compaction lookback --traversal persistent --pool 2162688;\
 index-persistent:--compaction tile-atomic,lookback --payload index --traversal persistent"
 IFS=';' read -ra configs <<<"${CONFIGS:-$default_configs}"
 nvidia-smi -L | tee "$res/device.txt"

@@ -283,9 +283,9 @@ int run(const Options& opt) {
           mismatches += shadowRows(timer, backend, view, r, shadowTMax, row);
           continue;
         }
-        RayStreamRef rays = RayStreamRef::of(dense ? o.data() : allO.data(),
-                                             dense ? d.data() : allD.data(),
-                                             dense ? n : uint32_t(all->size()));
+        RayStreamRef rays =
+            RayStreamRef::of(dense ? o.data() : allO.data(), dense ? d.data() : allD.data(),
+                             dense ? n : uint32_t(all->size()));
         rays.lanes = dense ? nullptr : lanes.data();
         Buffer<Hit> refHits(MemorySpace::Cuda, rays.count), hits(MemorySpace::Cuda, rays.count);
         const double stdMs =

@@ -58,11 +58,11 @@ uint32_t defaultPoolSize(const Backend& backend, const RenderOptions&) {
   SRT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   SRT_CUDA_CHECK(
       cudaDeviceGetAttribute(&threadsPerSm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  // Sixteen times the threads the GPU holds at once (H100: 132 SMs x 2048 x 16 = 4.3M paths,
-  // about 830 MB): each pass ends in a tail of slow warps, and a larger pass pays it less often.
-  // On the H100, 4.3M renders 3-7% faster than 2.2M, 2.2M 1.3-1.6x faster than 1M
-  // (bench/tracer/RESULTS.md).
-  uint64_t n = uint64_t(sms) * uint64_t(threadsPerSm) * 16;
+  // Thirty-two times the threads the GPU holds at once (H100: 132 SMs x 2048 x 32 = 8.65M paths,
+  // about 1.8 GB): each pass ends in a tail of slow warps, and a larger pass pays it less often.
+  // On the H100 that rendered every scene of bench/tracer 1-4% faster than 4.3M, and 4.3M 3-7%
+  // faster than 2.2M (bench/tracer/RESULTS.md).
+  uint64_t n = uint64_t(sms) * uint64_t(threadsPerSm) * 32;
   size_t freeBytes = 0, total = 0;
   SRT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
   n = std::min<uint64_t>(n, freeBytes / 4 / kBytesPerPoolPath);

@@ -27,9 +27,9 @@ static_assert(sizeof(Vec3fAnd) == 16, "Vec3fAnd must stay 16 bytes");
 
 // A path in flight. Paths of every depth share the pool, so each carries its pixel, sample and
 // depth: random numbers are keyed by (pixel, sample, depth), never by stream slot.
-#define SRT_PATH_FIELDS(X)                                                                    \
-  X(Vec3fAnd, originPixel)     /* next ray's origin; .u: film pixel (and the RNG key) */       \
-  X(Vec3fAnd, directionSample) /* next ray's direction; .u: sample index within its pixel */   \
+#define SRT_PATH_FIELDS(X)                                                                   \
+  X(Vec3fAnd, originPixel)     /* next ray's origin; .u: film pixel (and the RNG key) */     \
+  X(Vec3fAnd, directionSample) /* next ray's direction; .u: sample index within its pixel */ \
   X(Vec3fAnd, throughputPdf)   /* f cos / pdf so far; .f: last BSDF pdf, 0 after specular */ \
   X(Vec3fAnd, radianceDepth)   /* radiance so far (to the film at death); .u: bounces so far */
 

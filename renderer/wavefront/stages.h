@@ -18,8 +18,8 @@ namespace srt {
 // stream is compacted) and may be dead lanes (through `lanes` when nothing is compacted).
 struct PathStream {
   PathState state;
-  const uint32_t* slots = nullptr;  // null: slot == position
-  const uint8_t* lanes = nullptr;   // null: every position is a live path
+  const uint32_t* slots = nullptr;        // null: slot == position
+  const uint8_t* lanes = nullptr;         // null: every position is a live path
   uint32_t count = 0;                     // launch size (an upper bound when deviceCount is set)
   const uint32_t* deviceCount = nullptr;  // paths in the stream, read on the device
   SRT_CPU_GPU bool inStream(uint32_t i) const { return !deviceCount || i < *deviceCount; }
@@ -33,9 +33,9 @@ struct RayStreamRef {
   const float* origin = nullptr;
   const float* direction = nullptr;
   uint32_t stride = 3;  // floats per slot: 3 (Vec3f arrays) or 4 (the path pool's Vec3fAnd)
-  const uint32_t* slots = nullptr;   // null: slot == position
-  const uint8_t* lanes = nullptr;    // null: every position below the count is a ray
-  uint32_t count = 0;                // launch size (an upper bound when deviceCount is set)
+  const uint32_t* slots = nullptr;        // null: slot == position
+  const uint8_t* lanes = nullptr;         // null: every position below the count is a ray
+  uint32_t count = 0;                     // launch size (an upper bound when deviceCount is set)
   const uint32_t* deviceCount = nullptr;  // rays in the stream, read on the device (no host sync)
 
   // The ray of slot s, tMax infinite (16-byte slots in one vector load each on the GPU).

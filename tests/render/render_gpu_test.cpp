@@ -2,7 +2,10 @@
 // primitive that takes CUDA memory, and CPU vs CUDA agreement within statistical tolerance.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "primitives/compaction/compaction.h"
+#include "renderer/wavefront/stages.h"
 #include "tests/render/render_test_util.h"
 
 namespace srt {
@@ -15,6 +18,27 @@ RenderOptions small(int w, int h, int spp, int depth = 8) {
   RenderOptions o;
   o.width = w, o.height = h, o.spp = spp, o.maxDepth = depth;
   return o;
+}
+
+// The flag count behind the pool's statistics (and the hold passes of --compact-every): CUDA and
+// the CPU agree on empty, tiny and odd-sized arrays, aligned or not, all set or none set.
+TEST(RenderGpu, CountFlagsMatchesTheCpu) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda"), cpu = selectBackend("cpu");
+  std::mt19937 rng(7);
+  Buffer<uint32_t> counter(MemorySpace::Cuda, 1);
+  for (uint32_t n : {0u, 1u, 15u, 16u, 17u, 4095u, 4096u, 4097u, 1000003u})
+    for (uint32_t offset : {0u, 3u})
+      for (int fill : {0, 1, 2}) {  // none, all, random bytes (any non-zero byte counts)
+        std::vector<uint8_t> flags(n + offset);
+        for (auto& f : flags) f = fill == 2 ? uint8_t(rng() % 3 == 0 ? 0 : rng() % 256) : fill;
+        uint32_t expected = 0;
+        countFlags(cpu, flags.data() + offset, n, &expected);
+        const Buffer<uint8_t> device(MemorySpace::Cuda, flags);
+        countFlags(cuda, device.data() + offset, n, counter.data());
+        EXPECT_EQ(counter.download()[0], expected) << "n " << n << " offset " << offset;
+        if (fill == 1) EXPECT_EQ(expected, n);
+      }
 }
 
 TEST(RenderGpu, WhiteFurnaceRendersTheEnvironment) {
