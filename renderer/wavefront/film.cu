@@ -5,14 +5,13 @@
 namespace srt {
 
 void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep,
-                 const FixedFilm& film, PoolControl* ctl) {
+                 const FixedFilm& film) {
   parallelFor(b, paths.count, [=] SRT_CPU_GPU(uint32_t i) {
     if (!paths.inStream(i) || !paths.live(i)) return;
     const uint32_t s = paths.slot(i);
     const bool died = !keep[s];
     if (!died) return;
     film.add(paths.state.originPixel[s].u, paths.state.radianceDepth[s].v);
-    countByKey(&ctl->finished, 0);  // one atomic per warp on the GPU
   });
 }
 

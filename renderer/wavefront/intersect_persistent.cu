@@ -5,9 +5,9 @@
 //
 // Resources (nvcc 13.0, sm_90, Release, -Xptxas -v): every kernel uses 768 bytes of stack in
 // local memory (the traversal stack, kKdMaxDepth x 12 bytes, as the parallelFor kernels do) and no
-// spills. Registers, closest hit: batch 56, dynamic 54, speculative 56, speculative-dynamic 54
-// (traceClosest's kernel: 48); shadow rays: 48 for every variant (traceShadows' kernel: 40).
-// By the register count, 9 blocks of 128 threads (36 warps) fit an SM for closest hits.
+// spills. Registers: 56 for closest hits and 48 for shadow rays in every variant, so 9 blocks of
+// 128 threads (36 warps) fit an SM for closest hits. Capping them (__launch_bounds__ for 10 or 12
+// blocks) spilled and was no faster on the H100; neither were blocks of 64 or 256 threads.
 #include <mutex>
 #include <stdexcept>
 
@@ -23,8 +23,9 @@ using persistent::kFullWarp;
 
 constexpr int kBlock = 128;
 // DynamicFetch: finished lanes fetch new rays once fewer lanes than this are still traversing
-// (DYNAMIC_FETCH_THRESHOLD of Aila, Laine & Karras's 2012 Kepler kernels).
-constexpr int kRefetchBelow = 20;
+// (DYNAMIC_FETCH_THRESHOLD of Aila, Laine & Karras's 2012 Kepler kernels, 20 there). On the H100,
+// 12 rendered the four bench/tracer scenes 0.1-1.5% faster than 20, and 28 was 6% slower.
+constexpr int kRefetchBelow = 12;
 
 // Next unclaimed stream position; reset to 0 before every launch (see the header).
 __device__ uint32_t gNextRay;

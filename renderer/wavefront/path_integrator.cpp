@@ -73,7 +73,8 @@ class PathIntegrator final : public WavefrontIntegrator {
     }
     shadowKeep_ = Buffer<uint8_t>(space, n);
     film_ = Buffer<unsigned long long>(space, 3 * size_t(opt.width) * opt.height);
-    for (auto& d : depthCounts_) d = Buffer<unsigned long long>(space, kMaxDepths);
+    for (auto& d : depthCounts_)
+      d = Buffer<unsigned long long>(space, size_t(kDepthSlots) * kCounterStripes);
     if (info.compacts) compactor_->reserve(uint32_t(n));
     for (auto& r : passes_) r.clock = std::make_unique<StageClock>(backend);
     startClock_ = std::make_unique<StageClock>(backend);
@@ -161,8 +162,7 @@ class PathIntegrator final : public WavefrontIntegrator {
   Image image() const override { return resolveFilm(film_, opt_, backend_); }
 
  private:
-  static constexpr int kRing = 3;        // passes in flight between queueing and harvest
-  static constexpr int kMaxDepths = 66;  // depths 0..64 and one spare
+  static constexpr int kRing = 3;  // passes in flight between queueing and harvest
 
   static uint32_t poolCapacity(const Backend& backend, const RenderOptions& opt) {
     const uint64_t work = uint64_t(opt.width) * uint64_t(opt.height) * uint64_t(opt.spp);
@@ -225,7 +225,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     else
       traceShadows(backend_, scene, shadows, paths.state);
     const auto m4 = clock.mark();
-    finishPaths(backend_, paths, keep, filmView_, ctl);
+    finishPaths(backend_, paths, keep, filmView_);
     const auto m5 = clock.mark();
 
     if (compactNow) {
@@ -342,9 +342,15 @@ class PathIntegrator final : public WavefrontIntegrator {
   }
 
   void collectDepthStats(RenderStats& stats) const {
-    const auto in = depthCounts_[0].download(), alive = depthCounts_[1].download(),
-               shadow = depthCounts_[2].download();
-    for (int d = 0; d < kMaxDepths; ++d) {
+    // The stripes summed (see DepthCounters).
+    const auto sum = [](const std::vector<unsigned long long>& striped) {
+      std::vector<unsigned long long> total(kDepthSlots, 0);
+      for (size_t k = 0; k < striped.size(); ++k) total[k % kDepthSlots] += striped[k];
+      return total;
+    };
+    const auto in = sum(depthCounts_[0].download()), alive = sum(depthCounts_[1].download()),
+               shadow = sum(depthCounts_[2].download());
+    for (uint32_t d = 0; d < kDepthSlots; ++d) {
       if (!in[d] && !shadow[d]) continue;
       BounceStats& b = stats.bounce(size_t(d));
       b.raysIn = in[d];

@@ -138,6 +138,8 @@ void endPass(const Backend& b, PoolControl* ctl, Refill refill, uint32_t capacit
     }
     c.lastRegenerated = c.regenerated;
     c.live = c.kept + c.regenerated;
+    // Every path issued and no longer alive has added to the film (no atomic per dead path).
+    c.finished = (c.nextWork < c.totalWork ? c.nextWork : c.totalWork) - c.live;
     c.regenerated = 0;
     c.kept = 0;
     c.shadowCount = 0;

@@ -24,7 +24,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
     const Vec3fAnd originPixel = st.originPixel[s], directionSample = st.directionSample[s];
     const Vec3fAnd throughputPdf = st.throughputPdf[s], radianceDepth = st.radianceDepth[s];
     const uint32_t bounce = radianceDepth.u;
-    countByKey(out.depths.raysIn, bounce);
+    countByDepth(out.depths.raysIn, bounce);
     const Hit hit = hits[i];
     Vec3f throughput = throughputPdf.v;
     Vec3f radiance = radianceDepth.v;
@@ -96,7 +96,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
               out.shadowCandidates.tMax[i] = length(lightPoint - origin) * (1.f - 1e-3f);
               out.shadowCandidates.contribution[i] = throughput * f * Le * (w / pdf);
               out.shadowKeep[i] = 1;
-              countByKey(out.depths.shadowRays, bounce);
+              countByDepth(out.depths.shadowRays, bounce);
             }
           }
         }
@@ -124,7 +124,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
             packed.v = throughput, packed.f = bs.specular ? 0.f : bs.pdf;
             st.throughputPdf[s] = packed;
             depth = bounce + 1;
-            countByKey(out.depths.raysAlive, bounce);
+            countByDepth(out.depths.raysAlive, bounce);
           }
         }
       }

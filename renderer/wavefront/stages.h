@@ -161,9 +161,9 @@ void concatenateQueues(const Backend& b, const uint32_t* queues, uint32_t capaci
                        PoolControl* ctl, uint32_t* out);
 
 // film.cu: paths of the stream that died this pass (keep, per slot, is 0) add their radiance to
-// the film; ctl->finished counts them.
+// the film.
 void finishPaths(const Backend& b, const PathStream& paths, const uint8_t* keep,
-                 const FixedFilm& film, PoolControl* ctl);
+                 const FixedFilm& film);
 // stream_util.cu: counts the non-zero flags (for statistics when nothing is compacted).
 void countFlags(const Backend& b, const uint8_t* flags, uint32_t n, uint32_t* counter);
 // stream_util.cu: out[i] = i, the source of index streams.
