@@ -55,11 +55,25 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
                  "ray-direction octant with the compaction primitive; needs --payload index)")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "octant"}));
-  cmd.add_option("--compact-every", o.compactEvery,
-                 "Path tracer, state payload: compact the path pool every N passes; in between, "
-                 "dead paths stay in place as skipped lanes and no new paths start")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 64));
+  cmd.add_option_function<std::string>(
+         "--compact-every",
+         [&o](const std::string& v) { o.compactEvery = v == "auto" ? 0 : uint32_t(std::stoul(v)); },
+         "Path tracer, state payload: compact the path pool every N passes (1 to 64), or auto "
+         "(by the paths' survival: every pass where most die at once, every two or three where "
+         "paths are long); in between, dead paths stay in place as skipped lanes and no new "
+         "paths start")
+      ->default_str(o.compactEvery == 0 ? "auto" : std::to_string(o.compactEvery))
+      ->type_name("N|auto")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (text == "auto") return {};
+            char* end = nullptr;
+            const long v = std::strtol(text.c_str(), &end, 10);
+            if (text.empty() || *end != '\0' || v < 1 || v > 64)
+              return "'" + text + "' is neither auto nor a number of passes in [1, 64]";
+            return {};
+          },
+          "N|auto"));
   cmd.add_option("--backend", backend, "auto, cuda or cpu")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));

@@ -109,8 +109,8 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   if (opt.reorder == "octant" && (opt.payload != "index" || opt.integrator != "path"))
     throw std::invalid_argument(
         "--reorder octant partitions the path tracer's index stream: it needs --payload index");
-  if (opt.compactEvery < 1 || opt.compactEvery > 64)
-    throw std::invalid_argument("--compact-every must be in [1, 64] (got " +
+  if (opt.compactEvery > 64)
+    throw std::invalid_argument("--compact-every must be auto or in [1, 64] (got " +
                                 std::to_string(opt.compactEvery) + ")");
   if (opt.compactEvery > 1 && (opt.payload != "state" || opt.integrator != "path"))
     throw std::invalid_argument(

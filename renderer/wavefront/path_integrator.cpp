@@ -15,6 +15,7 @@
 // always has the next pass queued.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -45,7 +46,7 @@ class PathIntegrator final : public WavefrontIntegrator {
         refill_(!info.compacts           ? Refill::InPlace
                 : opt.payload == "index" ? Refill::InPlaceIndexed
                                          : Refill::Tail),
-        compactEvery_(refill_ == Refill::Tail ? std::max<uint32_t>(opt.compactEvery, 1) : 1),
+        compactEvery_(refill_ == Refill::Tail ? opt.compactEvery : 1),
         control_(backend.memory(), 1) {
     const MemorySpace space = backend.memory();
     const size_t n = capacity_;
@@ -54,7 +55,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     hits_ = Buffer<Hit>(space, n);
     keep_[0] = Buffer<uint8_t>(space, n);
     // In place (and between spaced-out compactions) a pass's flags are the next pass's lanes.
-    if (refill_ == Refill::InPlace || compactEvery_ > 1) keep_[1] = Buffer<uint8_t>(space, n);
+    if (refill_ == Refill::InPlace || compactEvery_ != 1) keep_[1] = Buffer<uint8_t>(space, n);
     shadowCandidates_.allocate(space, n);
     if (refill_ == Refill::InPlaceIndexed) {
       // Index payload: paths stay where they were written; positions move.
@@ -107,6 +108,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     cur_ = keepIn_ = 0;
     holding_ = false;
     passesSinceCompaction_ = 0;
+    survival_ = 0;
     PoolControl init;
     init.totalWork = (unsigned long long)pixels * uint32_t(opt_.spp);
     control_.upload(&init, 1);
@@ -162,7 +164,9 @@ class PathIntegrator final : public WavefrontIntegrator {
   Image image() const override { return resolveFilm(film_, opt_, backend_); }
 
  private:
-  static constexpr int kRing = 3;  // passes in flight between queueing and harvest
+  static constexpr int kRing = 3;                // passes in flight between queueing and harvest
+  static constexpr uint32_t kAutoMaxPasses = 3;  // --compact-every auto: see compactThisPass()
+  static constexpr double kAutoMinLive = 0.45;
 
   static uint32_t poolCapacity(const Backend& backend, const RenderOptions& opt) {
     const uint64_t work = uint64_t(opt.width) * uint64_t(opt.height) * uint64_t(opt.spp);
@@ -181,8 +185,8 @@ class PathIntegrator final : public WavefrontIntegrator {
     const bool indexed = refill_ == Refill::InPlaceIndexed;
     const bool inPlace = refill_ == Refill::InPlace;
     // --compact-every N: this pass compacts after N - 1 that did not (hold passes).
-    const bool compactNow = refill_ == Refill::Tail && ++passesSinceCompaction_ >= compactEvery_;
-    const bool twoFlagArrays = inPlace || compactEvery_ > 1;
+    const bool compactNow = compactThisPass();
+    const bool twoFlagArrays = inPlace || compactEvery_ != 1;
     StageClock& clock = *rec.clock;
     clock.reset();
     transferMs_ = 0;
@@ -235,6 +239,7 @@ class PathIntegrator final : public WavefrontIntegrator {
       cur_ = 1 - cur_;
       passesSinceCompaction_ = 0;
     } else {
+      ++passesSinceCompaction_;
       countFlags(backend_, keep, refill_ == Refill::Tail ? bound : capacity_, &ctl->kept);
     }
     const auto m6 = clock.mark();
@@ -253,6 +258,18 @@ class PathIntegrator final : public WavefrontIntegrator {
   // New paths into the room a pass left, then its bookkeeping. `alive`: the flags per slot after
   // the pass (in-place refills set them for the paths they start). Returns the mark between
   // the refill and the index stream's compaction (when a clock is given).
+  // Tail: whether this pass compacts the paths (the others are hold passes). --compact-every N:
+  // every Nth pass. auto (0): hold while the stream would stay at least kAutoMinLive alive, by the
+  // survival of the last pass harvested (one or two passes back: survival changes slowly), at
+  // most kAutoMaxPasses passes per compaction. Long paths (interiors) then compact every two or
+  // three passes; scenes where most paths die at once compact every pass.
+  bool compactThisPass() const {
+    if (refill_ != Refill::Tail) return false;
+    const uint32_t passes = passesSinceCompaction_ + 1;  // this one included
+    if (compactEvery_ > 0) return passes >= compactEvery_;
+    return passes >= kAutoMaxPasses || std::pow(survival_, double(passes)) < kAutoMinLive;
+  }
+
   // `hold`: a pass between compactions, which refills nothing.
   StageClock::Mark refill(uint8_t* alive, StageClock* clock = nullptr, bool hold = false) {
     StageClock::Mark afterRefill = 0;
@@ -309,6 +326,7 @@ class PathIntegrator final : public WavefrontIntegrator {
   }
 
   void recordPass(RenderStats& stats, const PoolControl& c, const PassRecord& rec, int& nextDepth) {
+    if (c.lastLive > 0) survival_ = double(c.lastKept) / double(c.lastLive);
     const auto& m = rec.marks;
     const StageClock& k = *rec.clock;
     IterationStats it;
@@ -364,8 +382,9 @@ class PathIntegrator final : public WavefrontIntegrator {
   const bool waves_;
   const bool persistent_;  // persistent-thread traversal for closest hits and shadow rays
   const Refill refill_;
-  const uint32_t compactEvery_;  // Tail: passes per compaction of the path state
+  const uint32_t compactEvery_;  // Tail: passes per compaction of the path state; 0: auto
   uint32_t passesSinceCompaction_ = 0;
+  double survival_ = 0;   // paths kept / paths alive in the last pass harvested
   bool holding_ = false;  // Tail: the stream has dead lanes (keep_[keepIn_]) from a hold pass
   Buffer<PoolControl> control_;
   PathSource source_;

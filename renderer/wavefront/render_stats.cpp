@@ -45,7 +45,10 @@ std::string statsToJson(const RenderStats& s) {
     j["pool_size"] = s.poolSize;
     j["traversal"] = s.traversal;
     j["reorder"] = s.reorder;
-    j["compact_every"] = s.compactEvery;
+    if (s.compactEvery == 0)
+      j["compact_every"] = "auto";
+    else
+      j["compact_every"] = s.compactEvery;
   }
   j["resolution"] = {s.width, s.height};
   j["spp"] = s.spp;
@@ -135,10 +138,11 @@ std::string statsTable(const RenderStats& s) {
   if (!s.compactionChoice.empty()) out += "auto chose:\n" + s.compactionChoice + "\n";
   if (!s.schedule.empty()) {
     std::snprintf(line, sizeof line,
-                  "schedule %s, pool %u paths, traversal %s, reorder %s, compaction every %u "
+                  "schedule %s, pool %u paths, traversal %s, reorder %s, compaction every %s "
                   "passes, %zu passes%s\n",
                   s.schedule.c_str(), s.poolSize, s.traversal.c_str(), s.reorder.c_str(),
-                  s.compactEvery, s.iterations.size(),
+                  s.compactEvery == 0 ? "auto" : std::to_string(s.compactEvery).c_str(),
+                  s.iterations.size(),
                   s.schedule == "waves" ? "" : " (passes mix depths: stage times are per pass)");
     out += line;
   }

@@ -52,7 +52,7 @@ struct RenderStats {
   std::string schedule, traversal, reorder;
   std::string compactionChoice;  // what `auto` chose per stream shape (empty for the others)
   uint32_t poolSize = 0;
-  uint32_t compactEvery = 1;  // passes per compaction of the path state
+  uint32_t compactEvery = 1;  // passes per compaction of the path state; 0: auto
 
   uint64_t totalRays() const;  // camera + bounce + shadow rays traced
   double raysPerSecond() const { return renderSeconds > 0 ? totalRays() / renderSeconds : 0; }

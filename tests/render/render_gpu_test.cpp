@@ -126,7 +126,7 @@ TEST(RenderGpu, PersistentTraversalAndReorderingKeepTheImage) {
     }
   // Spaced-out compaction (--compact-every): dead lanes between compactions, with both traversals.
   for (const char* traversal : {"standard", "persistent"})
-    for (uint32_t every : {2u, 3u}) {
+    for (uint32_t every : {2u, 3u, 0u}) {  // 0: auto
       o.compaction = "lookback", o.schedule = "regenerate", o.traversal = traversal;
       o.compactEvery = every;
       renderer.setOptions(o);
