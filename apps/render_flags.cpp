@@ -59,9 +59,8 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
          "--compact-every",
          [&o](const std::string& v) { o.compactEvery = v == "auto" ? 0 : uint32_t(std::stoul(v)); },
          "Path tracer, state payload: compact the path pool every N passes (1 to 64), or auto "
-         "(by the paths' survival: every pass where most die at once, every two or three where "
-         "paths are long); in between, dead paths stay in place as skipped lanes and no new "
-         "paths start")
+         "(every third pass while most paths survive a pass, else every pass); in between, dead "
+         "paths stay in place as skipped lanes and no new paths start")
       ->default_str(o.compactEvery == 0 ? "auto" : std::to_string(o.compactEvery))
       ->type_name("N|auto")
       ->check(CLI::Validator(
@@ -73,7 +72,7 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
               return "'" + text + "' is neither auto nor a number of passes in [1, 64]";
             return {};
           },
-          "N|auto"));
+          ""));
   cmd.add_option("--backend", backend, "auto, cuda or cpu")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
