@@ -26,10 +26,11 @@ scenes=${SCENES:-scenes/examples/conference-room.json bench/tracer/scenes/sponza
 # per sample, dead lanes kept: the pool holds exactly one sample's pixels), with regenerate it
 # refills dead lanes in place.
 px=$((W * H))
-default_configs="waves:--schedule waves --pool $px --compaction cub,lookback --traversal standard;\
-waves-persistent:--schedule waves --pool $px --compaction lookback --traversal persistent;\
+default_configs="waves:--schedule waves --pool $px --compaction cub,lookback --compact-every 1 --traversal standard;\
+waves-persistent:--schedule waves --pool $px --compaction lookback --compact-every 1 --traversal persistent;\
 regen:--compaction cub,tile-atomic,lookback,auto --traversal standard;\
 regen-persistent:--compaction tile-atomic,lookback,auto --traversal persistent;\
+regen-persistent-every1:--compaction tile-atomic,lookback --traversal persistent --compact-every 1;\
 regen-persistent-every3:--compaction tile-atomic,lookback --traversal persistent --compact-every 3;\
 regen-persistent-pool2m:--compaction lookback --traversal persistent --pool 2162688;\
 index-persistent:--compaction tile-atomic,lookback --payload index --traversal persistent"

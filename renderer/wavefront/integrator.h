@@ -37,7 +37,9 @@ struct RenderOptions {
   // Path tracer, state payload: compact the pool every N passes. In between, paths that died stay
   // in place as dead lanes (skipped by every stage) and no new paths start, so compaction moves
   // each survivor once per N passes instead of once per pass.
-  uint32_t compactEvery = 1;  // 0: auto, by the survival of the passes harvested so far
+  // 0: auto (every third pass while most paths survive a pass, else every pass): within 1% of
+  // the best fixed cadence on every scene of bench/tracer/RESULTS.md.
+  uint32_t compactEvery = 0;
   uint32_t firstSample = 0;  // samples [firstSample, firstSample + spp): progressive viewers
 
   bool operator==(const RenderOptions& o) const {

@@ -31,6 +31,7 @@ struct PassRecord {
   double transferMs = 0;
   uint32_t bound = 0;      // the launch size the pass ran at
   bool compacted = false;  // the path state was compacted (not a --compact-every hold pass)
+  bool shadows = false;    // the shadow rays' positions were compacted (the scene has lights)
 };
 
 class PathIntegrator final : public WavefrontIntegrator {
@@ -210,7 +211,12 @@ class PathIntegrator final : public WavefrontIntegrator {
 
     ShadowStream shadows;
     shadows.maxCount = bound;
-    if (info_.compacts) {
+    // No emitter and no point light (a scene lit by its environment alone): shading makes no
+    // shadow rays, so there is nothing to compact or trace.
+    const bool lights = scene.emitters.count > 0 || scene.numPointLights > 0;
+    if (!lights) {
+      // shadowCount stays 0
+    } else if (info_.compacts) {
       fields_.clear();
       fields_.push_back({identity_.data(), shadowIndex_.data(), sizeof(uint32_t)});
       shadows.rays = shadowCandidates_.view();
@@ -223,10 +229,13 @@ class PathIntegrator final : public WavefrontIntegrator {
       shadows.lanes = shadowKeep_.data();
     }
     const auto m3 = clock.mark();
-    if (persistent_)
+    if (!lights) {
+      // nothing to trace
+    } else if (persistent_) {
       traceShadowsPersistent(backend_, scene, shadows, paths.state);
-    else
+    } else {
       traceShadows(backend_, scene, shadows, paths.state);
+    }
     const auto m4 = clock.mark();
     finishPaths(backend_, paths, keep, filmView_);
     const auto m5 = clock.mark();
@@ -253,6 +262,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     rec.transferMs = transferMs_;
     rec.bound = bound;
     rec.compacted = compactNow || refill_ == Refill::InPlaceIndexed;
+    rec.shadows = lights && info_.compacts;
   }
 
   // New paths into the room a pass left, then its bookkeeping. `alive`: the flags per slot after
@@ -316,11 +326,12 @@ class PathIntegrator final : public WavefrontIntegrator {
   }
 
   // The least the primitives had to move this pass: flags read, survivors read and written.
-  uint64_t compactionBytes(const PoolControl& c, uint32_t bound, bool compacted) const {
+  uint64_t compactionBytes(const PoolControl& c, const PassRecord& rec) const {
     if (!info_.compacts) return 0;
-    const uint64_t shadows = uint64_t(bound) + 8ull * c.lastShadow;  // flags, positions
+    const uint32_t bound = rec.bound;
+    const uint64_t shadows = rec.shadows ? uint64_t(bound) + 8ull * c.lastShadow : 0;
     if (refill_ == Refill::InPlaceIndexed) return shadows + capacity_ + 8ull * c.count;
-    if (!compacted) return shadows;
+    if (!rec.compacted) return shadows;
     return shadows + bound + 2ull * c.lastKept * PathState::kBytesPerElement;
   }
 
@@ -342,7 +353,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     it.transferMs = rec.transferMs;
     it.idleMs = StageClock::between(*prevEnd_.first, prevEnd_.second, k, m[0]);
     prevEnd_ = {rec.clock.get(), m[8]};
-    it.compactionBytes = compactionBytes(c, rec.bound, rec.compacted);
+    it.compactionBytes = compactionBytes(c, rec);
     stats.iterations.push_back(it);
     // Waves: every pass is one depth of one wave, so stage times can be given per depth too.
     if (waves_) {

@@ -188,7 +188,8 @@ TEST(PathPool, BadPoolOptionsAreClearErrors) {
 // nothing is refilled. The image, the per-depth counts and the pool's occupancy are those of
 // compacting every pass; only one pass in N moves the paths or starts new ones.
 TEST(PathPool, SpacedOutCompactionKeepsTheImageAndTheCounts) {
-  const RenderOptions base = small(24, 20, 3, 6);
+  RenderOptions base = small(24, 20, 3, 6);
+  base.compactEvery = 1;  // the reference compacts after every pass
   const uint32_t pixels = 24 * 20;
   const uint64_t work = uint64_t(pixels) * 3;
   Renderer renderer(loadScene("cornell"), kCpu, base);
