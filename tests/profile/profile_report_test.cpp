@@ -1,7 +1,9 @@
 // `streamrt profile` end to end on the CPU: the JSON holds every primitive with positive times and
 // identical images, the CSV has its header, and headless Chromium renders the report's charts.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <filesystem>
 
 #include <cstdlib>
 #include <fstream>
@@ -41,6 +43,11 @@ class ProfileReport : public ::testing::Test {
                             "--height 32 --spp 2 --repeats 2 --warmup 1 -q --out " +
                             dir_;
     rc_ = std::system(cmd.c_str());
+  }
+  // The folder goes when the suite is done: ctest runs each test in its own process, so a test
+  // run would otherwise leave one folder per test in /tmp.
+  static void TearDownTestSuite() {
+    if (!dir_.empty()) std::filesystem::remove_all(std::filesystem::path(dir_).parent_path());
   }
   void SetUp() override { ASSERT_EQ(rc_, 0) << "streamrt profile failed"; }
   static nlohmann::json json() { return nlohmann::json::parse(readFile(dir_ + "/profile.json")); }
