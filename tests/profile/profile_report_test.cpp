@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
-#include <filesystem>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
