@@ -1,7 +1,9 @@
 // The wavefront path tracer over a fixed-size path pool. A pass: extend (closest hit), shade
 // (emission, NEE candidates, next direction, roulette), compact the shadow candidates and trace
 // them, add dead paths to the film, then make room and refill it with new camera paths:
-//   - a compacting primitive moves the survivors to the front and new paths fill the tail;
+//   - a compacting primitive moves the survivors to the front and new paths fill the tail (every
+//     pass, or every few: --compact-every; the hold passes between keep their dead lanes and
+//     start nothing);
 //   - "none" leaves dead lanes in place and new paths take them where they are;
 //   - with the index payload the state never moves: dead slots take new paths in place and the
 //     primitive compacts the list of occupied slots into the next pass's stream.
@@ -265,20 +267,20 @@ class PathIntegrator final : public WavefrontIntegrator {
     rec.shadows = lights && info_.compacts;
   }
 
-  // New paths into the room a pass left, then its bookkeeping. `alive`: the flags per slot after
-  // the pass (in-place refills set them for the paths they start). Returns the mark between
-  // the refill and the index stream's compaction (when a clock is given).
   // Tail: whether this pass compacts the paths (the others are hold passes). --compact-every N:
   // every Nth pass. auto (0): each cycle between two compactions is 3 passes long while most
   // paths survive a pass (the last harvested pass's survival at least kAutoMinSurvival: long
   // paths, interiors), else 1 (most paths die at once: every hold pass would run half empty).
-  // 3 is what measured best on the interiors; 2 and 4 were slower than compacting every pass.
+  // Cycles of 3 measured best on the interiors (bench/tracer/RESULTS.md).
   bool compactThisPass() const {
     if (refill_ != Refill::Tail) return false;
     const uint32_t passes = passesSinceCompaction_ + 1;  // this one included
     return passes >= (compactEvery_ > 0 ? compactEvery_ : autoCycle_);
   }
 
+  // New paths into the room a pass left, then its bookkeeping. `alive`: the flags per slot after
+  // the pass (in-place refills set them for the paths they start). Returns the mark between
+  // the refill and the index stream's compaction (when a clock is given).
   // `hold`: a pass between compactions, which refills nothing.
   StageClock::Mark refill(uint8_t* alive, StageClock* clock = nullptr, bool hold = false) {
     StageClock::Mark afterRefill = 0;
