@@ -114,7 +114,8 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
                                 std::to_string(opt.compactEvery) + ")");
   if (opt.compactEvery > 1 && (opt.payload != "state" || opt.integrator != "path"))
     throw std::invalid_argument(
-        "--compact-every spaces out the path tracer's state compaction: it needs --payload state");
+        "--compact-every spaces out the path tracer's state compaction: it needs --integrator "
+        "path and --payload state");
   if (opt.poolSize > (1u << 30))
     throw std::invalid_argument("--pool " + std::to_string(opt.poolSize) +
                                 " is more than 2^30 paths");

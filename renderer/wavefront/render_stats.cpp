@@ -137,12 +137,17 @@ std::string statsTable(const RenderStats& s) {
   out += line;
   if (!s.compactionChoice.empty()) out += "auto chose:\n" + s.compactionChoice + "\n";
   if (!s.schedule.empty()) {
+    // The cadence of the state compaction (--compact-every), where there is one.
+    std::string cadence;
+    if (s.compaction != "none" && s.payload == "state")
+      cadence = s.compactEvery == 0 ? ", compaction cadence auto"
+                : s.compactEvery == 1
+                    ? ", compaction after every pass"
+                    : ", compaction every " + std::to_string(s.compactEvery) + " passes";
     std::snprintf(line, sizeof line,
-                  "schedule %s, pool %u paths, traversal %s, reorder %s, compaction every %s "
-                  "passes, %zu passes%s\n",
+                  "schedule %s, pool %u paths, traversal %s, reorder %s%s, %zu passes%s\n",
                   s.schedule.c_str(), s.poolSize, s.traversal.c_str(), s.reorder.c_str(),
-                  s.compactEvery == 0 ? "auto" : std::to_string(s.compactEvery).c_str(),
-                  s.iterations.size(),
+                  cadence.c_str(), s.iterations.size(),
                   s.schedule == "waves" ? "" : " (passes mix depths: stage times are per pass)");
     out += line;
   }
