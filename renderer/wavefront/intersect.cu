@@ -26,8 +26,8 @@ void traceShadows(const Backend& b, const SceneView& scene, const ShadowStream& 
     ray.tMax = shadows.rays.tMax[j];
     if (intersectAny(scene.accel, ray)) return;
     const uint32_t slot = shadows.rays.pathSlot[j];
-    state.radianceDepth[slot].v +=
-        shadows.rays.contribution[j];  // one shadow ray per path: no race
+    // One shadow ray per path: no race.
+    state.radianceDepth[slot].v += shadows.rays.contribution[j];
   });
 }
 

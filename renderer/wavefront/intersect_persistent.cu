@@ -78,8 +78,8 @@ struct ShadowJob {  // traceShadows: unoccluded rays add their contribution to t
   __device__ void finish(uint32_t pos, bool occluded, const Hit&) const {
     if (occluded) return;
     const uint32_t j = ray(pos);
-    state.radianceDepth[shadows.rays.pathSlot[j]].v +=
-        shadows.rays.contribution[j];  // one per path
+    // One shadow ray per path: no race.
+    state.radianceDepth[shadows.rays.pathSlot[j]].v += shadows.rays.contribution[j];
   }
 };
 
