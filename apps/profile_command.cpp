@@ -16,8 +16,8 @@
 #include "apps/profile/profile_sweep.h"
 #include "apps/profile/profile_writers.h"
 #include "apps/render_flags.h"
-#include "renderer/io/atomic_file.h"
-#include "renderer/io/paths.h"
+#include "base/atomic_file.h"
+#include "base/paths.h"
 #include "scenes/loader.h"
 
 namespace srt {

@@ -22,9 +22,9 @@
 #include "apps/render_flags.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
-#include "renderer/io/atomic_file.h"
-#include "renderer/io/image_io.h"
-#include "renderer/io/paths.h"
+#include "base/atomic_file.h"
+#include "base/image_io.h"
+#include "base/paths.h"
 #include "renderer/render.h"
 #include "scenes/loader.h"
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <sstream>
 
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 #include "scenes/loader_internal.h"
 
 namespace srt {

@@ -1,7 +1,7 @@
 // Shared pieces of the per-format loaders (not part of the public API).
 #pragma once
 
-#include "renderer/io/paths.h"
+#include "base/paths.h"
 
 #include <map>
 #include <string>
@@ -27,6 +27,6 @@ void harmonizeNormals(Scene& scene);
 // Folder part of a path ("" for a bare file name), and a path joined to it unless absolute.
 std::string folderOf(const std::string& path);
 std::string resolveRelative(const std::string& folder, const std::string& file);
-using ::srt::lowerExtension;  // renderer/io/paths.h
+using ::srt::lowerExtension;  // base/paths.h
 
 }  // namespace srt::detail

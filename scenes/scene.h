@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "renderer/core/math.h"
+#include "base/math.h"
 
 namespace srt {
 

@@ -2,7 +2,7 @@
 // is the mean itself (the same numbers an N-spp `streamrt render` writes).
 #pragma once
 
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 
 namespace srt::viewer {
 

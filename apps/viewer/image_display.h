@@ -8,7 +8,7 @@
 
 #include <epoxy/gl.h>
 
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 
 namespace srt::viewer {
 

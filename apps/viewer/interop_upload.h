@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 
 namespace srt::gl {
 class CudaGlBuffer;

@@ -11,7 +11,7 @@
 
 namespace srt::reduction {
 
-// Axis-aligned box as six floats with the layout and empty value of renderer/core/math.h Bounds3f
+// Axis-aligned box as six floats with the layout and empty value of base/math.h Bounds3f
 // (lo then hi; empty = +inf/-inf), so a kd-tree builder can pass its per-triangle bounds as is.
 struct Aabb {
   float lo[3];

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "primitives/common/host_device.h"
-#include "renderer/core/math.h"
+#include "base/math.h"
 
 namespace srt {
 

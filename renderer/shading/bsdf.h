@@ -17,7 +17,7 @@
 #include <cmath>
 
 #include "primitives/common/host_device.h"
-#include "renderer/core/math.h"
+#include "base/math.h"
 #include "renderer/shading/material.h"
 #include "renderer/shading/microfacet.h"
 #include "renderer/shading/sampling.h"

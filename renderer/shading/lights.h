@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "primitives/common/host_device.h"
-#include "renderer/core/math.h"
+#include "base/math.h"
 #include "renderer/shading/sampling.h"
 #include "scenes/scene.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "primitives/common/host_device.h"
-#include "renderer/core/math.h"
+#include "base/math.h"
 #include "scenes/scene.h"
 
 namespace srt {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "primitives/common/host_device.h"
-#include "renderer/core/math.h"
+#include "base/math.h"
 
 namespace srt {
 

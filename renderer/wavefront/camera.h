@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "renderer/core/math.h"
+#include "base/math.h"
 #include "renderer/shading/rng.h"
 #include "scenes/scene.h"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "primitives/common/host_device.h"
-#include "renderer/core/math.h"
+#include "base/math.h"
 
 namespace srt {
 

@@ -9,7 +9,7 @@
 #include "primitives/compaction/compaction.h"
 #include "renderer/backend/backend.h"
 #include "renderer/backend/stage_clock.h"
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 #include "renderer/wavefront/render_stats.h"
 #include "renderer/wavefront/scene_data.h"
 

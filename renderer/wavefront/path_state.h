@@ -8,7 +8,7 @@
 
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
-#include "renderer/core/math.h"
+#include "base/math.h"
 
 namespace srt {
 

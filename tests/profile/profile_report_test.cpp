@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 
 namespace {
 

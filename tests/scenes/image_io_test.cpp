@@ -6,7 +6,7 @@
 #include <fstream>
 #include <random>
 
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 #include "test_util.h"
 
 namespace srt {

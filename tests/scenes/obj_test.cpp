@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 #include "scenes/loader.h"
 #include "test_util.h"
 

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <string>
 
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 
 namespace srt::viewtest {
 

@@ -1,4 +1,4 @@
-#include "renderer/io/paths.h"
+#include "base/paths.h"
 
 #include <cctype>
 

@@ -1,7 +1,7 @@
-#include "renderer/io/image_io.h"
+#include "base/image_io.h"
 
-#include "renderer/io/atomic_file.h"
-#include "renderer/io/paths.h"
+#include "base/atomic_file.h"
+#include "base/paths.h"
 
 #include <stb_image.h>
 #include <stb_image_write.h>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "renderer/core/math.h"
+#include "base/math.h"
 
 namespace srt {
 

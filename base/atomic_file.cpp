@@ -1,6 +1,6 @@
-#include "renderer/io/atomic_file.h"
+#include "base/atomic_file.h"
 
-#include "renderer/io/paths.h"
+#include "base/paths.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "renderer/core/math.h"
+#include "base/math.h"
 
 namespace srt {
 
