@@ -47,7 +47,7 @@ struct Mesh {
 };
 
 // Rigid motion for animated scenes: the transform at `time` lerps translation and rotation angle
-// between keyframes (issue 5's per-frame rebuild).
+// between keyframes (the per-frame rebuild).
 struct Keyframe {
   float time = 0.f;
   Vec3f translate{0.f, 0.f, 0.f};

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the CUDA host over a bundle from scripts/gpu-bundle.sh: issue 8's comparison of path
+# Runs on the CUDA host over a bundle from scripts/gpu-bundle.sh: the comparison of path
 # pool modes, side by side in one run, on the Conference Room (lit by its panels) and open
 # environment-lit scenes. Each configuration is one `streamrt profile` (every listed primitive
 # and `none` in one process on one tree, warm-up then repeats, median render time), so the

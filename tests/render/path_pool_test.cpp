@@ -1,4 +1,4 @@
-// The path pool (issue 8) on the CPU backend: the image is the same bit for bit whatever the
+// The path pool on the CPU backend: the image is the same bit for bit whatever the
 // schedule, the pool size, the compaction primitive and the payload; the per-depth counts and
 // the per-pass occupancy add up; the pool's memory depends on neither resolution nor spp.
 #include <gtest/gtest.h>

@@ -132,7 +132,7 @@ TEST(RenderCpu, BadOptionsAreClearErrors) {
 namespace srt {
 namespace {
 
-// Issue 5's per-frame rebuild: a frame rendered after moving the geometry and rebuilding the
+// The per-frame rebuild: a frame rendered after moving the geometry and rebuilding the
 // kd-tree equals the same frame rendered from a tree built once for that pose.
 TEST(RenderCpuAnimation, RebuiltFrameEqualsFreshBuildForThatPose) {
   Scene scene = loadScene(std::string(SRT_SCENE_EXAMPLES_DIR) + "/cornell-orbit.json");

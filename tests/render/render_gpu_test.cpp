@@ -76,7 +76,7 @@ TEST(RenderGpu, ImageDoesNotDependOnTheCompactionPrimitive) {
   EXPECT_GE(compared, 4);
 }
 
-// Issue 8's invariant on the device: schedules, pool sizes (one that is not a multiple of a
+// The path pool's invariant on the device: schedules, pool sizes (one that is not a multiple of a
 // block or a warp, one smaller than a sample's pixels, the default) and payloads change nothing.
 TEST(RenderGpu, ImageDoesNotDependOnScheduleOrPoolSize) {
   REQUIRE_CUDA();

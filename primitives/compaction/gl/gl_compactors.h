@@ -1,4 +1,4 @@
-// The OpenGL no-scatter compaction family (issue 4). Every variant computes the compacted stream
+// The OpenGL no-scatter compaction family. Every variant computes the compacted stream
 // of source indices with fragment passes that only gather (no SSBO or image stores, no atomics,
 // no compute shaders), plus line drawing for Roger's concatenation and transform feedback for the
 // geometry-shader baseline; then a gather pass per field moves the payload (fields as 32-bit
