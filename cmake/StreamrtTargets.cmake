@@ -1,5 +1,6 @@
 # Shared compile settings for streamrt targets.
 add_library(streamrt_options INTERFACE)
+set_target_properties(streamrt_options PROPERTIES EXPORT_NAME options)
 target_compile_options(streamrt_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>
   $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr -lineinfo
