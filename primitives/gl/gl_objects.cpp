@@ -2,15 +2,47 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "primitives/gl/gl_context.h"
 
 namespace srt::gl {
+namespace {
+uint32_t log2u32(uint32_t v) {
+  uint32_t r = 0;
+  while ((1u << r) < v) ++r;
+  return r;
+}
+}  // namespace
 
 int maxTextureSize() {
   GLint v = 0;
   SRT_GL_CHECK(glGetIntegerv(GL_MAX_TEXTURE_SIZE, &v));
   return v;
+}
+
+uint32_t texelBytes(GLenum f) {
+  switch (f) {
+    case GL_R8UI:
+      return 1;
+    case GL_R16UI:
+    case GL_RG8UI:
+      return 2;
+    case GL_R32UI:
+    case GL_RG16UI:
+    case GL_RGBA8UI:
+      return 4;
+    case GL_RG32UI:
+    case GL_RGBA16UI:
+      return 8;
+    case GL_RGBA32UI:
+      return 16;
+  }
+  throw GlError("texelBytes: not an unsigned integer colour format (0x" + std::to_string(f) + ")");
+}
+
+GLenum uintFormat(uint64_t maxValue) {
+  return maxValue <= 0xff ? GL_R8UI : maxValue <= 0xffff ? GL_R16UI : GL_R32UI;
 }
 
 uint32_t chooseLog2Width(uint64_t capacity, uint32_t minWidth) {
@@ -70,6 +102,13 @@ BufferObject::BufferObject(size_t bytes, GLenum usage) : bytes_(bytes) {
   SRT_GL_CHECK(glNamedBufferData(id_, GLsizeiptr(std::max<size_t>(bytes, 4)), nullptr, usage));
 }
 
+BufferObject BufferObject::adopt(GLuint id, size_t bytes) {
+  BufferObject b;
+  b.id_ = id;
+  b.bytes_ = bytes;
+  return b;
+}
+
 BufferObject& BufferObject::operator=(BufferObject&& o) noexcept {
   if (this != &o) {
     release();
@@ -81,6 +120,20 @@ BufferObject& BufferObject::operator=(BufferObject&& o) noexcept {
 
 void BufferObject::release() noexcept {
   if (id_) glDeleteBuffers(1, &id_);
+  id_ = 0;
+}
+
+void BufferTexture::view(GLenum internalFormat, GLuint buffer, size_t bytes) {
+  if (id_ && buffer_ == buffer && bytes_ == bytes && format_ == internalFormat) return;
+  if (!id_) SRT_GL_CHECK(glCreateTextures(GL_TEXTURE_BUFFER, 1, &id_));
+  SRT_GL_CHECK(glTextureBufferRange(id_, internalFormat, buffer, 0, GLsizeiptr(bytes)));
+  buffer_ = buffer;
+  bytes_ = bytes;
+  format_ = internalFormat;
+}
+
+void BufferTexture::release() noexcept {
+  if (id_) glDeleteTextures(1, &id_);
   id_ = 0;
 }
 
@@ -120,7 +173,7 @@ Program::Program(const std::string& name, const std::vector<Stage>& stages,
   }
   if (!feedbackVaryings.empty())
     glTransformFeedbackVaryings(id_, GLsizei(feedbackVaryings.size()), feedbackVaryings.data(),
-                                GL_INTERLEAVED_ATTRIBS);
+                                GL_SEPARATE_ATTRIBS);  // one buffer per varying
   glLinkProgram(id_);
   for (GLuint s : shaders) glDeleteShader(s);
   GLint ok = 0;
@@ -171,7 +224,11 @@ void Program::set(const char* name, int v) {
 }
 
 void Program::bindTexture(const char* sampler, int unit, const Texture& t) {
-  SRT_GL_CHECK(glBindTextureUnit(GLuint(unit), t.id()));
+  bindTexture(sampler, unit, t.id());
+}
+
+void Program::bindTexture(const char* sampler, int unit, GLuint texture) {
+  SRT_GL_CHECK(glBindTextureUnit(GLuint(unit), texture));
   set(sampler, unit);
 }
 
@@ -254,6 +311,39 @@ void downloadTexels(const Texture& t, const Layout& l, GLenum format, GLenum typ
     SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, 0, GLint(l.fullRows()), 0, GLsizei(l.tail()), 1, 1,
                                       format, type, GLsizei(size_t(l.tail()) * texelBytes),
                                       p + fullBytes));
+}
+
+void downloadStream(const Texture& t, uint64_t bytes, void* pixels, bool packBuffer) {
+  const uint32_t tb = texelBytes(t.format());
+  GLenum format = GL_RED_INTEGER, type = GL_UNSIGNED_INT;
+  switch (t.format()) {
+    case GL_R8UI:
+      type = GL_UNSIGNED_BYTE;
+      break;
+    case GL_R16UI:
+      type = GL_UNSIGNED_SHORT;
+      break;
+    case GL_R32UI:
+      break;
+    case GL_RG32UI:
+      format = GL_RG_INTEGER;
+      break;
+    case GL_RGBA32UI:
+      format = GL_RGBA_INTEGER;
+      break;
+    default:
+      throw GlError("downloadStream: unsupported texture format");
+  }
+  const uint64_t whole = bytes / tb;
+  const bool partial = bytes % tb != 0;
+  const Layout l{uint32_t(whole + (partial && packBuffer ? 1 : 0)), log2u32(t.width())};
+  auto* p = static_cast<char*>(pixels);
+  downloadTexels(t, l, format, type, tb, p, size_t(l.count) * tb);
+  if (!partial || packBuffer) return;
+  uint8_t last[16] = {};
+  SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, GLint(whole & (t.width() - 1)),
+                                    GLint(whole / t.width()), 0, 1, 1, 1, format, type, tb, last));
+  std::memcpy(p + whole * tb, last, size_t(bytes % tb));
 }
 
 }  // namespace srt::gl

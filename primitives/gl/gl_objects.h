@@ -23,6 +23,10 @@ struct Layout {
 };
 
 int maxTextureSize();
+// Bytes of one texel of an unsigned integer colour format (R8UI ... RGBA32UI).
+uint32_t texelBytes(GLenum internalFormat);
+// The narrowest single-channel unsigned format holding values up to maxValue: R8UI, R16UI, R32UI.
+GLenum uintFormat(uint64_t maxValue);
 // A width for streams of up to `capacity` elements: about square, a power of two, at least
 // minWidth, with the rows within the texture size limit. Throws GlError when it cannot fit.
 uint32_t chooseLog2Width(uint64_t capacity, uint32_t minWidth);
@@ -54,6 +58,8 @@ class BufferObject {
  public:
   BufferObject() = default;
   explicit BufferObject(size_t bytes, GLenum usage = GL_DYNAMIC_COPY);
+  // Adopts a buffer made elsewhere (storage on imported memory); deleted with this object.
+  static BufferObject adopt(GLuint id, size_t bytes);
   ~BufferObject() { release(); }
   BufferObject(BufferObject&& o) noexcept { *this = std::move(o); }
   BufferObject& operator=(BufferObject&& o) noexcept;
@@ -68,7 +74,28 @@ class BufferObject {
   size_t bytes_ = 0;
 };
 
+// A buffer seen as a texture (texelFetch on a usamplerBuffer): streams that arrive in buffers
+// (uploads, CUDA interop) are read where they are, without filling a 2D texture first. The view
+// is re-pointed only when the buffer, its size or the format changes.
+class BufferTexture {
+ public:
+  BufferTexture() = default;
+  ~BufferTexture() { release(); }
+  BufferTexture(const BufferTexture&) = delete;
+  BufferTexture& operator=(const BufferTexture&) = delete;
+  // Views `bytes` of `buffer` (a multiple of the texel size) as texels of `internalFormat`.
+  void view(GLenum internalFormat, GLuint buffer, size_t bytes);
+  GLuint id() const { return id_; }
+
+ private:
+  void release() noexcept;
+  GLuint id_ = 0, buffer_ = 0;
+  size_t bytes_ = 0;
+  GLenum format_ = 0;
+};
+
 // A linked program. Sources are complete GLSL; `name` appears in compile and link errors.
+// Transform feedback varyings go to separate buffers (binding k: varying k).
 class Program {
  public:
   struct Stage {
@@ -90,6 +117,7 @@ class Program {
   void set(const char* name, uint32_t v);
   void set(const char* name, int v);
   void bindTexture(const char* sampler, int unit, const Texture& t);
+  void bindTexture(const char* sampler, int unit, GLuint texture);
 
  private:
   GLint location(const char* name);
@@ -131,5 +159,10 @@ void uploadTexels(const Texture& t, const Layout& layout, GLenum format, GLenum 
                   uint32_t texelBytes, const void* pixels);
 void downloadTexels(const Texture& t, const Layout& layout, GLenum format, GLenum type,
                     uint32_t texelBytes, void* pixels, size_t bufferBytes);
+// Reads the first `bytes` of a stream of unsigned integer texels stored row by row in `t`, into
+// host memory (`pixels`) or, with a pixel-pack buffer bound, at byte offset `pixels` of it. A
+// last texel only partly inside `bytes` goes through a bounce copy on the host; into a buffer it
+// is read whole, so the buffer needs room up to the next texel.
+void downloadStream(const Texture& t, uint64_t bytes, void* pixels, bool packBuffer);
 
 }  // namespace srt::gl

@@ -1,13 +1,17 @@
-// The OpenGL no-scatter compaction family. Every variant computes the compacted stream
-// of source indices with fragment passes that only gather (no SSBO or image stores, no atomics,
-// no compute shaders), plus line drawing for Roger's concatenation and transform feedback for the
-// geometry-shader baseline; then a gather pass per field moves the payload (fields as 32-bit
-// integer textures, one to four components per texel, so any multiple of 4 bytes moves).
+// The OpenGL no-scatter compaction family. Every variant finds the survivors with fragment passes
+// that only gather (no SSBO or image stores, no atomics, no compute shaders), plus line drawing
+// for Roger's concatenation and transform feedback for the geometry-shader baseline. Passes move
+// as few bytes as their algorithm allows: keep flags become bits (128 to a texel), in-block counts
+// and offsets take 8- or 16-bit formats, the first level of a scan is computed where it is read
+// (popcounts of the bits), and the final pass of each algorithm writes the fields themselves
+// (fields of 4, 8 or 16 bytes, up to eight at once as render targets); other fields are moved by
+// gather passes from the survivors' indices, sixteen bytes per fragment.
 //
-// Streams in host memory are uploaded and read back; streams in CUDA memory cross through CUDA-GL
-// interop buffers registered once. compact() is synchronous: it waits for the survivor count.
-// lastTransferMs() = host time of the CUDA-side copies (or of the host uploads/read-backs) plus
-// the GL time of the texture fills and read-backs; lastStepTimes() has the GL passes apart.
+// Keep flags and fields are read straight from buffers (buffer textures). Streams in host memory
+// are uploaded into them; streams in CUDA memory cross through CUDA-GL interop buffers registered
+// once. compact() is synchronous: it waits for the survivor count. lastTransferMs() = host time of
+// the CUDA-side copies (or of the host uploads/read-backs) plus the GL time of the read-backs;
+// lastStepTimes() has the GL passes apart, lastPasses() the bytes of each.
 #pragma once
 
 #include <memory>
@@ -24,7 +28,7 @@ enum class BlockMethod { Roger, Horn, JumpingJack, Rlz, BinaryTree };
 
 struct BlockOptions {
   BlockMethod method = BlockMethod::Roger;
-  uint32_t block = 64;                     // s: a power of two, 8..2048 (Horn: the whole stream)
+  uint32_t block = 128;                    // s: a power of two, 8..2048 (Horn: the whole stream)
   ScanKind scan = ScanKind::HillisSteele;  // inside blocks and over the block counts
   bool improvedSearch = true;              // Roger: Fig. 5's search; false: fixed-length loop
   bool drawTwice = false;                  // Roger III-C fallback: no geometry shader
@@ -36,11 +40,26 @@ struct BlockOptions {
 // them; throws std::invalid_argument naming a bad value (block=100, scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);
 
+// One pass as the roof sees it: the bytes it reads and writes, the texel size of its first
+// target, how many targets, and whether it is a full-target pass or line drawing.
+struct PassRecord {
+  std::string step;
+  uint32_t texelBytes = 4;
+  uint32_t targets = 1;
+  uint64_t read = 0, written = 0;
+  bool lines = false;
+  // Passes that write only survivors (line drawing, searches that discard): bytes per survivor,
+  // added to read and written once the count is known.
+  uint32_t readPerKept = 0, writtenPerKept = 0;
+};
+
 class GlCompactor : public Compactor {
  public:
   // GPU milliseconds per step of the last compact(), from GL timer queries, in pass order
-  // ("upload", "scan in blocks", "search", ..., "gather", "readback").
+  // ("upload", "flags", "scan in blocks", "search", ..., "gather", "readback").
   virtual std::vector<std::pair<std::string, double>> lastStepTimes() const = 0;
+  // The passes of the last compact(), in order, each with its step's name.
+  virtual std::vector<PassRecord> lastPasses() const = 0;
 };
 
 // Throw srt::gl::GlUnavailable ("no OpenGL 4.5 context: ...") when no context can be made.

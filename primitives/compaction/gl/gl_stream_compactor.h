@@ -1,13 +1,15 @@
-// The part every GL compactor shares: moving keep flags and fields into textures (uploads, or
-// CUDA-GL interop on CUDA memory), one gather pass per field once an algorithm has produced the
-// compacted stream of source indices, the read-back, the count and the timings.
+// The part every GL compactor shares: the keep flags and fields in buffers read through buffer
+// textures (uploads, or CUDA-GL interop on CUDA memory), the output stage an algorithm's final pass
+// writes through (the fields themselves, or the survivors' indices followed by gather passes),
+// the read-back, the count and the timings.
 #pragma once
 
-#include <chrono>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "primitives/compaction/gl/gl_interop.h"
 #include "primitives/compaction/gl/gl_passes.h"
-#include "primitives/gl/cuda_gl_buffer.h"
 #include "primitives/gl/gl_objects.h"
 
 namespace srt::compaction::gl {
@@ -24,40 +26,57 @@ class GlStreamCompactor : public GlCompactor {
   void compact(const Request& r) override;
   double lastTransferMs() const override { return transferMs_; }
   std::vector<std::pair<std::string, double>> lastStepTimes() const override { return steps_; }
+  std::vector<PassRecord> lastPasses() const override { return passes_.records(); }
 
  protected:
-  struct Indices {
-    Texture* texture = nullptr;  // element k: source index of the k-th survivor
-    Layout layout;               // count = survivors
+  // What an algorithm's final pass writes through: emitSource(src) in its fragment shader
+  // (declared by `fragment`) writes survivor src's fields into `targets` (fused), or src itself
+  // into targets[0] (the indices). No targets: only the count is wanted.
+  struct Emit {
+    bool fused = false;
+    std::string fragment;
+    std::vector<Texture*> targets;
+    Layout layout;  // element layout of the targets, rows for the whole stream
+    uint32_t readPerKept = 0, writtenPerKept = 0;  // field bytes per survivor, for the records
+    const GlStreamCompactor* owner = nullptr;
+    void bind(Program& p) const;  // the fields' buffer textures
   };
-  // The algorithm: from the keep flags (R8UI, layout `keep`) to the indices; marks its steps.
-  virtual Indices computeIndices(Texture& keep, const Layout& keepLayout) = 0;
-  // Smallest texture width the algorithm needs (Roger: the block, so a segment wraps once).
+  // The algorithm: from the keep flags (keepWords_/keepBytes_, `n` elements) through `emit`.
+  virtual void run(uint32_t n, const Emit& emit) = 0;
+  // The survivors of the last run (reads back, waits for the GPU).
+  virtual uint32_t keptCount() = 0;
+  // Smallest element-layout width the algorithm needs (Roger: the block, so a segment wraps once).
   virtual uint32_t minWidth() const { return 1; }
-  // Reads one element of a stream back to the host (waits for the GPU).
-  uint32_t readValue(Texture& t, const Layout& l, uint32_t index);
+  // Whether run() can write fused outputs itself (transform feedback: at most four).
+  virtual uint32_t maxFusedFields() const { return 8; }
+  // The GS packing writes into buffers instead: it takes over the output stage.
+  virtual bool writesBuffers() const { return false; }
+  virtual GLuint outputBuffer(int field) const { return 0; }
+  virtual GLuint indexBuffer() const { return 0; }
+
+  uint32_t readTexel(const Texture& t, uint32_t log2w, uint32_t index);
+  const std::vector<Field>& fields() const { return fields_; }
+  BufferTexture& fieldView(int f) { return *fieldViews_[f]; }
+  static GLenum fieldFormat(uint32_t bytes);
 
   GlPasses passes_;
-  srt::gl::StepTimer timer_;
-  uint32_t log2Width_ = 0;  // width of every index stream, chosen from the capacity
+  BufferTexture keepWords_, keepBytes_;  // RGBA32UI and R8UI views of the keep flags
+  uint32_t capacity_ = 0;
+  // Widths (log2) of every layout, chosen from the capacity so pool textures stay put.
+  uint32_t elemLog2w_ = 0, quadLog2w_ = 0, groupLog2w_ = 0, blockLog2w_ = 0;
 
  private:
-  struct FieldFormat {
-    GLenum internal, format;
-    uint32_t texelBytes, tpe;  // texel size, texels per element
-  };
-  static FieldFormat fieldFormat(uint32_t bytes);
-  Layout fieldLayout(uint32_t elements, uint32_t bytes);
-  void upload(const Request& r, Texture& keep, const Layout& keepLayout);
-  void readBack(const Request& r, const Indices& idx);
+  bool fusable(const Request& r) const;
+  Emit makeEmit(const Request& r, uint32_t n);
+  void gather(const Request& r, uint32_t kept, Texture* indices, uint32_t indexLog2w);
 
-  uint32_t capacity_ = 0;
+  std::vector<Field> fields_;
+  std::vector<std::unique_ptr<BufferTexture>> fieldViews_;
+  std::vector<Texture*> outputs_;  // per field, the texture holding its compacted stream
+  StreamBuffers buffers_;
+  BufferTexture indexView_;  // transform feedback's indices, for gather passes
   double transferMs_ = 0;
   std::vector<std::pair<std::string, double>> steps_;
-  // Interop buffers (CUDA memory only): keep flags, then per field the source and the result.
-  srt::gl::CudaGlBuffer keepBuffer_;
-  std::vector<std::unique_ptr<srt::gl::CudaGlBuffer>> inBuffers_, outBuffers_;
-  uint32_t hostCount_ = 0;  // numKept's source for the asynchronous copy to CUDA memory
 };
 
 }  // namespace srt::compaction::gl

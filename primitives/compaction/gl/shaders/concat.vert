@@ -2,12 +2,11 @@
 // output elements [start, start + kept) with start the exclusive scan of the kept counts. The
 // geometry shader wraps segments at row ends (or, with SRT_DRAW_TWICE, every segment is drawn
 // twice, `piece` 0 the part on its first row and 1 the rest on the next row).
-uniform usampler2D blockScan;   // inclusive scan of the kept counts
-uniform usampler2D blockKept;
+uniform usampler2D blockScan;  // inclusive scan of the kept counts
 uniform uint blockLog2w;
 uniform uint blockLog2;
-uniform uint log2w;             // output layout
-uniform uint rows;              // output rows (the viewport height)
+uniform uint log2w;  // output layout
+uniform uint rows;   // output rows (the viewport height)
 flat out uint vStart;
 flat out uint vLength;
 flat out uint vSource;
@@ -26,8 +25,9 @@ vec4 toClip(float x, uint row) {
 
 void main() {
   uint b = uint(gl_VertexID) >> 1u;
-  uint kept = loadU(blockKept, blockLog2w, b);
-  vStart = loadU(blockScan, blockLog2w, b) - kept;
+  uint end = loadU(blockScan, blockLog2w, b);
+  vStart = b == 0u ? 0u : loadU(blockScan, blockLog2w, b - 1u);
+  uint kept = end - vStart;
   vLength = kept;
   vSource = b << blockLog2;
 #ifdef SRT_DRAW_TWICE

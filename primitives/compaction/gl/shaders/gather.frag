@@ -1,17 +1,38 @@
-// Moves one field: output texel k belongs to element k / tpe of the compacted stream, which
-// gathers texel k % tpe of its source element. FIELD_T is uint, uvec2 or uvec4 (the field's
-// texel format), so any multiple of 4 bytes moves.
+// Moves one field after the indices of the survivors are known: output texel t holds words
+// 4t..4t+3 of the compacted field, word w being word w % W of survivor w / W (W words per
+// element), so any multiple of 4 bytes moves, sixteen bytes per fragment. The field is read
+// through a buffer texture of FIELD_UNIT words per texel; indices from a texture, or from a
+// buffer (SRT_INDEX_BUFFER: transform feedback's output).
+#ifdef SRT_INDEX_BUFFER
+uniform usamplerBuffer indexBuffer;
+uint indexOf(uint e) { return texelFetch(indexBuffer, int(e)).r; }
+#else
 uniform usampler2D indices;
 uniform uint indexLog2w;
-uniform usampler2D field;
-uniform uint fieldLog2w;
-uniform uint tpe;  // texels per element
+uint indexOf(uint e) { return loadU(indices, indexLog2w, e); }
+#endif
+uniform usamplerBuffer field;
+uniform uint wordsPerElement;
+uniform uint totalWords;
 uniform uint log2w;
-layout(location = 0) out FIELD_T result;
+layout(location = 0) out uvec4 result;
+
+uint fieldWord(uint w) { return texelFetch(field, int(w / FIELD_UNIT))[w % FIELD_UNIT]; }
 
 void main() {
-  uint k = fragIndex(log2w);
-  uint e = k / tpe;
-  uint src = loadU(indices, indexLog2w, e);
-  result = FIELD_T(texelFetch(field, texelOf(src * tpe + (k - e * tpe), fieldLog2w), 0));
+  uint first = fragIndex(log2w) << 2u;
+  uint e = first / wordsPerElement;
+#if FIELD_UNIT == 4
+  // Sixteen-byte multiples: the texel is one texel of one source element.
+  result = texelFetch(field, int((indexOf(e) * wordsPerElement + (first - e * wordsPerElement)) >> 2u));
+#else
+  uvec4 r = uvec4(0u);
+  for (uint k = 0u; k < 4u; ++k) {
+    uint w = first + k;
+    if (w >= totalWords) break;
+    uint el = w / wordsPerElement;
+    r[k] = fieldWord(indexOf(el) * wordsPerElement + (w - el * wordsPerElement));
+  }
+  result = r;
+#endif
 }

@@ -1,14 +1,14 @@
-// Emits the index of a kept element; transform feedback writes primitives in input order, so
-// the packing is ordered.
+// Emits a kept element: its fields (the paper's baseline packs the elements themselves), or its
+// index when the fields are moved by gather passes afterwards. Transform feedback writes
+// primitives in input order, so the packing is ordered.
 layout(points) in;
 layout(points, max_vertices = 1) out;
 flat in uint vKeep[];
 flat in uint vIndex[];
-flat out uint srcIndex;
 
 void main() {
   if (vKeep[0] == 0u) return;
-  srcIndex = vIndex[0];
+  emitSource(vIndex[0]);
   EmitVertex();
   EndPrimitive();
 }

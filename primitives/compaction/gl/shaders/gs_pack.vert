@@ -1,11 +1,10 @@
 // Geometry-shader packing (Roger 2007's baseline): every element is a vertex (no attributes,
 // gl_VertexID is its index); the geometry shader emits the kept ones into transform feedback.
-uniform usampler2D keep;
-uniform uint keepLog2w;
+uniform usamplerBuffer keepBytes;  // R8UI view of the keep flags
 flat out uint vKeep;
 flat out uint vIndex;
 
 void main() {
   vIndex = uint(gl_VertexID);
-  vKeep = loadU(keep, keepLog2w, vIndex);
+  vKeep = texelFetch(keepBytes, gl_VertexID).r;
 }

@@ -1,0 +1,62 @@
+// The options of the block family and Horn, read before any GL work so a bad value is an error
+// even without a context.
+#include <stdexcept>
+
+#include "primitives/compaction/gl/gl_compactors.h"
+
+namespace srt::compaction::gl {
+namespace {
+
+ScanKind parseScan(const std::string& v) {
+  if (v == "hillis-steele") return ScanKind::HillisSteele;
+  if (v == "blelloch") return ScanKind::Blelloch;
+  if (v == "sengupta") return ScanKind::Sengupta;
+  throw std::invalid_argument("scan=" + v + " (takes hillis-steele, blelloch or sengupta)");
+}
+
+const char* scanName(ScanKind k) {
+  return k == ScanKind::HillisSteele ? "hillis-steele"
+         : k == ScanKind::Blelloch   ? "blelloch"
+                                     : "sengupta";
+}
+
+}  // namespace
+
+BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
+  auto bad = [](const std::string& what) {
+    return std::invalid_argument("GL compaction: " + what);
+  };
+  if (o.method != BlockMethod::Horn) {
+    const int block = r.getInt("block", int(o.block));
+    if (block < 8 || block > 2048 || (block & (block - 1)) != 0)
+      throw bad("block=" + std::to_string(block) + " (a power of two from 8 to 2048)");
+    o.block = uint32_t(block);
+  }
+  try {
+    o.scan = parseScan(r.get("scan", scanName(o.scan)));
+  } catch (const std::invalid_argument& e) {
+    throw bad(e.what());
+  }
+  const int par = r.getInt("parallelism", int(o.parallelism));
+  if (par < 1) throw bad("parallelism=" + std::to_string(par) + " (at least 1)");
+  o.parallelism = uint32_t(par);
+  if (o.method == BlockMethod::Roger) {
+    const std::string search = r.get("search", o.improvedSearch ? "improved" : "plain");
+    if (search != "improved" && search != "plain")
+      throw bad("search=" + search + " (takes improved or plain)");
+    o.improvedSearch = search == "improved";
+    const std::string wrap = r.get("wrap", o.drawTwice ? "draw-twice" : "geometry");
+    if (wrap != "geometry" && wrap != "draw-twice")
+      throw bad("wrap=" + wrap + " (takes geometry or draw-twice)");
+    o.drawTwice = wrap == "draw-twice";
+  }
+  if (o.method == BlockMethod::Rlz) {
+    const std::string runs = r.get("runs", o.rlSweep ? "sweep" : "doubling");
+    if (runs != "doubling" && runs != "sweep")
+      throw bad("runs=" + runs + " (takes doubling or sweep)");
+    o.rlSweep = runs == "sweep";
+  }
+  return o;
+}
+
+}  // namespace srt::compaction::gl
