@@ -162,9 +162,12 @@ void runSweeps(const RoofModel& roof, Stream& s, uint32_t n, double ratio, uint3
 
   std::printf("\n== variants, %s: GL ms, roof ms\n", size.c_str());
   for (const char* spec :
-       {"gl-roger", "gl-roger:search=plain", "gl-roger:wrap=draw-twice",
-        "gl-roger:search=plain,wrap=draw-twice", "gl-roger:scan=blelloch", "gl-roger:scan=sengupta",
-        "gl-roger:block=512,scan=blelloch", "gl-rlz:runs=sweep", "gl-horn:scan=sengupta"}) {
+       {"gl-roger", "gl-roger:output=element", "gl-roger:search=improved",
+        "gl-roger:wrap=draw-twice", "gl-roger:search=improved,output=element",
+        "gl-roger:scan=blelloch", "gl-roger:scan=sengupta", "gl-roger:block=512,scan=blelloch",
+        "gl-roger:block=64,output=element,search=improved", "gl-jumping-jack:output=element",
+        "gl-rlz:runs=sweep", "gl-binary-tree:output=element", "gl-horn:output=element",
+        "gl-horn:scan=sengupta", "gl-horn-blelloch:output=element"}) {
     auto c = Registry::global().create(spec);
     const Timing t = timeOne(*c, s, bytes, cuda, repeats);
     const double rm = roofMs(roof, t.passes);

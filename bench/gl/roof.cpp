@@ -69,6 +69,16 @@ void main() {
                      2.0 * (float(row) + 0.5) / float(rows) - 1.0, 0.0, 1.0);
 })";
 
+// The final pass's data path: an index from a texture, then the value it names from a buffer.
+const char* kGatherFrag = R"(#version 450 core
+layout(location = 0) out uint o0;
+uniform usampler2D src0;
+uniform usamplerBuffer values;
+void main() {
+  uint i = texelFetch(src0, ivec2(gl_FragCoord.xy), 0).x;
+  o0 = texelFetch(values, int(i)).x;
+})";
+
 const char* kComputeCopy = R"(#version 450 core
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer A { uvec4 a[]; };
@@ -182,6 +192,36 @@ RoofLine linesLine(uint64_t bytes, int repeats, GLuint vao, Timer& timer) {
   return l;
 }
 
+RoofLine gatherLine(uint64_t bytes, int repeats, GLuint vao, Timer& timer) {
+  const Format& f = kFormats[2];  // R32UI
+  Targets t(f, std::max<uint64_t>(1, bytes / 4), 1);
+  const uint64_t n = uint64_t(t.width) * t.rows;
+  // Indices: the identity, so the values are read in order (the concatenation's common case).
+  std::vector<uint32_t> index(n);
+  for (uint64_t i = 0; i < n; ++i) index[i] = uint32_t(i);
+  SRT_GL_CHECK(glTextureSubImage2D(t.src[0].id(), 0, 0, 0, GLsizei(t.width), GLsizei(t.rows),
+                                   GL_RED_INTEGER, GL_UNSIGNED_INT, index.data()));
+  srt::gl::BufferObject values(size_t(n) * 4);
+  srt::gl::BufferTexture view;
+  view.view(GL_R32UI, values.id(), size_t(n) * 4);
+  Program p("roof gather",
+            {{GL_VERTEX_SHADER, kFullscreenVert}, {GL_FRAGMENT_SHADER, kGatherFrag}});
+  t.bind(p);
+  p.bindTexture("values", 1, view.id());
+  p.use();
+  SRT_GL_CHECK(glBindVertexArray(vao));
+  RoofLine l;
+  l.mode = "gather";
+  l.format = f.name;
+  l.texelBytes = 4;
+  l.fragments = n;
+  l.bytesRead = 2 * n * 4;
+  l.bytesWritten = n * 4;
+  l.name = "gather R32UI (index, then its value)";
+  l.ms = timer.median(repeats, [&] { SRT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, 3)); });
+  return l;
+}
+
 RoofLine computeLine(uint64_t bytes, int repeats, Timer& timer) {
   const uint32_t n = uint32_t(std::max<uint64_t>(1, bytes / 16));
   srt::gl::BufferObject a(size_t(n) * 16), b(size_t(n) * 16);
@@ -226,6 +266,7 @@ std::vector<RoofLine> measureRoof(uint64_t bytes, int repeats) {
   for (const char* mode : {"write", "rw"})
     lines.push_back(copyLine(kFormats[6], mode, 4, bytes, repeats, vao, timer));
   lines.push_back(linesLine(bytes, repeats, vao, timer));
+  lines.push_back(gatherLine(bytes, repeats, vao, timer));
   lines.push_back(computeLine(bytes, repeats, timer));
   glDeleteVertexArrays(1, &vao);
   return lines;

@@ -2,9 +2,10 @@
 // copy" lines, full-target passes that read only, write only, or read and write the same bytes,
 // in 8-, 16- and 32-bit formats (one to four channels) and into several render targets; an empty
 // pass (one texel), whose time is the cost of a pass that moves nothing; a line-drawing copy (the
-// concatenation's way of writing); and a compute-shader copy for reference (no algorithm here uses
-// compute shaders). A pass's roof is then the empty pass plus its bytes at the read+write rate of
-// its output texel size and target count.
+// concatenation's way of writing); a gather (an index, then the value it names: the final pass's
+// data path); and a compute-shader copy for reference (no algorithm here uses compute shaders). A
+// pass's roof is then the empty pass plus its bytes at the read+write rate of its output texel size
+// and target count.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,9 @@
 // Every GL compaction variant against a CPU reference: awkward sizes (below one block, not a
-// multiple of the block, exactly one 64-wide row), keep ratios 0 and 1, random flags, long runs,
-// segments that cross row ends and ones that end exactly at a row end, multi-field requests;
-// each variant's stated ordering is checked. Sizes stay modest: llvmpipe is a CPU.
+// multiple of the block, exactly one 64-wide row, one 128-element group of flag bits and one
+// past it, the largest block and one past it), keep ratios 0 and 1, random flags, long runs,
+// segments that cross row ends and ones that end exactly at a row end, multi-field requests
+// (fields written by the final pass as render targets, and fields gathered afterwards); each
+// variant's stated ordering is checked. Sizes stay modest: llvmpipe is a CPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,12 +61,14 @@ struct Case {
   uint32_t n;
   const char* pattern;
 };
-// 1 and 7: below every block; 64: exactly one row; 1000, 5003: not multiples of any block.
-const Case kCases[] = {{1, "all"},        {1, "none"},       {7, "half"},       {7, "last"},
-                       {64, "all"},       {64, "half"},      {64, "period5"},   {100, "dense"},
-                       {1000, "half"},    {1000, "none"},    {1000, "all"},     {1000, "period4"},
-                       {1000, "period5"}, {1000, "period3"}, {4096, "period4"}, {5003, "half"},
-                       {5003, "sparse"},  {5003, "dense"},   {20000, "runs"},   {33000, "half"}};
+// 1 and 7: below every block; 64: exactly one row; 128, 129: one group of flag bits and one
+// past it; 2048, 2049: the largest block and one past it; 1000, 5003: not multiples of any block.
+const Case kCases[] = {
+    {1, "all"},        {1, "none"},       {7, "half"},     {7, "last"},     {64, "all"},
+    {64, "half"},      {64, "period5"},   {100, "dense"},  {128, "half"},   {129, "dense"},
+    {129, "last"},     {1000, "half"},    {1000, "none"},  {1000, "all"},   {1000, "period4"},
+    {1000, "period5"}, {1000, "period3"}, {2048, "all"},   {2049, "half"},  {4096, "period4"},
+    {5003, "half"},    {5003, "sparse"},  {5003, "dense"}, {20000, "runs"}, {33000, "half"}};
 
 // Compacts one 4-byte field holding each element's index; returns the survivors' indices.
 std::vector<uint32_t> compactIndices(Compactor& c, const std::vector<uint8_t>& keep) {
@@ -119,17 +123,17 @@ TEST_P(GlCompaction, MatchesTheCpuReference) {
   }
 }
 
-TEST_P(GlCompaction, MovesEveryFieldWithOnePermutation) {
-  const std::string spec = GetParam();
+// Compacts `sizes.size()` fields (word w of element i holds i * 16 + w, so every word says where
+// it came from) and checks each against the permutation the first field shows.
+// Returns whether gather passes ran (the final pass did not write the fields itself).
+bool checkFields(const std::string& spec, const std::vector<uint32_t>& sizes, uint32_t n,
+                 uint32_t seed) {
   auto c = Registry::global().create(spec);
-  const uint32_t n = 3001;
-  const std::vector<uint8_t> keep = makeFlags("half", n, 77);
-  // Fields of 4, 12 and 32 bytes (R32UI, R32UI x3, RGBA32UI x2 texels): word w of element i
-  // holds i * 16 + w, so every word says where it came from.
-  const uint32_t sizes[] = {4, 12, 32, 8};
-  std::vector<std::vector<uint32_t>> src(4), dst(4);
-  std::vector<Field> fields(4);
-  for (int f = 0; f < 4; ++f) {
+  const std::vector<uint8_t> keep = makeFlags("half", n, seed);
+  const size_t numFields = sizes.size();
+  std::vector<std::vector<uint32_t>> src(numFields), dst(numFields);
+  std::vector<Field> fields(numFields);
+  for (size_t f = 0; f < numFields; ++f) {
     const uint32_t words = sizes[f] / 4;
     src[f].resize(size_t(n) * words);
     dst[f].assign(size_t(n) * words, 0xdeadbeef);
@@ -141,29 +145,56 @@ TEST_P(GlCompaction, MovesEveryFieldWithOnePermutation) {
   Request r;
   r.keep = keep.data();
   r.fields = fields.data();
-  r.numFields = 4;
+  r.numFields = int(numFields);
   r.count = n;
   r.numKept = &kept;
   r.memory = MemorySpace::Host;
   c->compact(r);
   const std::vector<uint32_t> want = reference(keep);
-  ASSERT_EQ(kept, want.size());
+  EXPECT_EQ(kept, want.size()) << spec;
+  if (kept != want.size()) return false;
   std::vector<uint32_t> order(kept);
-  for (uint32_t k = 0; k < kept; ++k) order[k] = dst[0][k] / 16;
+  const uint32_t words0 = sizes[0] / 4;
+  for (uint32_t k = 0; k < kept; ++k) order[k] = dst[0][size_t(k) * words0] / 16;
   if (!Registry::global().find(Registry::nameOf(spec))->ordered) {
     std::vector<uint32_t> sorted = order;
     std::sort(sorted.begin(), sorted.end());
-    ASSERT_EQ(sorted, want);
+    EXPECT_EQ(sorted, want) << spec;
   } else {
-    ASSERT_EQ(order, want);
+    EXPECT_EQ(order, want) << spec;
   }
-  for (int f = 0; f < 4; ++f) {
+  for (size_t f = 0; f < numFields; ++f) {
     const uint32_t words = sizes[f] / 4;
     for (uint32_t k = 0; k < kept; ++k)
       for (uint32_t w = 0; w < words; ++w)
-        ASSERT_EQ(dst[f][size_t(k) * words + w], order[k] * 16 + w)
-            << spec << ": field " << f << " (" << sizes[f] << " bytes), element " << k;
+        if (dst[f][size_t(k) * words + w] != order[k] * 16 + w) {
+          ADD_FAILURE() << spec << ": field " << f << " (" << sizes[f] << " bytes), element " << k;
+          return false;
+        }
+    // Nothing written past the survivors.
+    for (size_t w = size_t(kept) * words; w < dst[f].size(); ++w)
+      EXPECT_EQ(dst[f][w], 0xdeadbeefu) << spec << ": field " << f << " written past the end";
   }
+  bool gathered = false;
+  for (const auto& [step, ms] : dynamic_cast<gl::GlCompactor&>(*c).lastStepTimes())
+    gathered |= step == "gather";
+  return gathered;
+}
+
+TEST_P(GlCompaction, MovesEveryFieldWithOnePermutation) {
+  // 12 and 32 bytes: gathered after the indices are known (not render-target formats).
+  EXPECT_TRUE(checkFields(GetParam(), {4, 12, 32, 8}, 3001, 77));
+}
+
+TEST_P(GlCompaction, FieldsWrittenByTheFinalPass) {
+  // Render-target fields: the path state (four 16-byte fields), mixed widths, eight 4-byte
+  // fields (the most render targets; transform feedback takes four), and nine (one too many:
+  // gathered instead).
+  const bool feedback = Registry::nameOf(GetParam()) == "gl-gs-packing";
+  EXPECT_FALSE(checkFields(GetParam(), {16, 16, 16, 16}, 2999, 11));
+  EXPECT_FALSE(checkFields(GetParam(), {4, 8, 16, 4}, 1027, 12));
+  EXPECT_EQ(checkFields(GetParam(), std::vector<uint32_t>(8, 4), 777, 13), feedback);
+  EXPECT_TRUE(checkFields(GetParam(), std::vector<uint32_t>(9, 4), 778, 14));
 }
 
 TEST_P(GlCompaction, CountOnlyAndEmptyStreams) {
@@ -233,14 +264,33 @@ std::vector<std::string> specs() {
   std::vector<std::string> out;
   for (const auto& e : Registry::global().entries())
     if (e.info.device == Device::Gl) out.push_back(e.info.name);
-  for (const char* s :
-       {"gl-roger:block=8", "gl-roger:block=2048", "gl-roger:scan=blelloch",
-        "gl-roger:scan=sengupta,parallelism=256", "gl-roger:search=plain",
-        "gl-roger:wrap=draw-twice", "gl-roger:block=8,wrap=draw-twice,scan=blelloch",
-        "gl-horn:scan=sengupta,parallelism=512", "gl-jumping-jack:block=8",
-        "gl-jumping-jack:block=2048,scan=blelloch", "gl-rlz:runs=sweep",
-        "gl-rlz:block=8,runs=sweep,scan=sengupta,parallelism=64", "gl-rlz:block=2048",
-        "gl-binary-tree:block=8", "gl-binary-tree:block=2048,scan=blelloch"})
+  for (const char* s : {"gl-roger:block=8",
+                        "gl-roger:block=2048",
+                        "gl-roger:block=256",
+                        "gl-roger:block=32",
+                        "gl-roger:scan=blelloch",
+                        "gl-roger:scan=sengupta,parallelism=256",
+                        "gl-roger:search=improved",
+                        "gl-roger:block=2048,search=improved",
+                        "gl-roger:block=512,search=improved,scan=blelloch",
+                        "gl-roger:wrap=draw-twice",
+                        "gl-roger:output=element",
+                        "gl-roger:output=element,wrap=draw-twice,block=1024",
+                        "gl-roger:block=8,wrap=draw-twice,scan=blelloch",
+                        "gl-horn:scan=sengupta,parallelism=512",
+                        "gl-horn:output=element",
+                        "gl-horn-blelloch:output=element",
+                        "gl-jumping-jack:block=8",
+                        "gl-jumping-jack:block=2048,scan=blelloch",
+                        "gl-jumping-jack:block=256,output=element",
+                        "gl-rlz:runs=sweep",
+                        "gl-rlz:block=8,runs=sweep,scan=sengupta,parallelism=64",
+                        "gl-rlz:block=2048",
+                        "gl-rlz:block=256,output=element",
+                        "gl-binary-tree:block=8",
+                        "gl-binary-tree:block=2048,scan=blelloch",
+                        "gl-binary-tree:block=256",
+                        "gl-binary-tree:block=512,output=element"})
     out.push_back(s);
   return out;
 }
@@ -271,7 +321,8 @@ TEST(GlCompactionRegistry, BadOptionsAreErrors) {
   for (const char* spec :
        {"gl-roger:block=100", "gl-roger:block=4", "gl-roger:block=4096", "gl-roger:scan=foo",
         "gl-roger:search=fast", "gl-roger:wrap=twice", "gl-horn:block=64", "gl-rlz:runs=x",
-        "gl-binary-tree:block=abc", "gl-gs-packing:block=64", "gl-roger:parallelism=0"}) {
+        "gl-binary-tree:block=abc", "gl-gs-packing:block=64", "gl-roger:parallelism=0",
+        "gl-roger:output=wide", "gl-gs-packing:output=quad", "gl-horn:search=plain"}) {
     try {
       Registry::global().create(spec);
       ADD_FAILURE() << spec << " was accepted";
@@ -293,6 +344,32 @@ TEST(GlCompactionRegistry, BadOptionsAreErrors) {
 
 namespace srt::compaction {
 namespace {
+
+// The point of the narrow formats: before the final pass, gl-roger writes flags as bits and
+// in-block offsets as bytes, so all its passes together write about a byte per element, where
+// a 32-bit pass writes four.
+TEST(GlCompactionBytes, RogerWritesNarrowPasses) {
+  std::string why;
+  if (!srt::gl::glAvailable(&why)) GTEST_SKIP() << why;
+  auto c = Registry::global().create("gl-roger");
+  auto* gl = dynamic_cast<gl::GlCompactor*>(c.get());
+  ASSERT_NE(gl, nullptr);
+  const uint32_t n = 100000;
+  const std::vector<uint8_t> keep = makeFlags("half", n, 21);
+  const std::vector<uint32_t> got = compactIndices(*c, keep);
+  ASSERT_EQ(got, reference(keep));
+  uint64_t flagsWritten = 0, beforeFinal = 0, finalWritten = 0;
+  for (const gl::PassRecord& p : gl->lastPasses()) {
+    if (p.step == "flags") flagsWritten += p.written;
+    if (p.step == "concatenate")
+      finalWritten += p.written;
+    else if (p.step != "upload" && p.step != "readback")
+      beforeFinal += p.written;
+  }
+  EXPECT_EQ(flagsWritten, (n + 127) / 128 * 16);  // one bit per element
+  EXPECT_LT(beforeFinal, uint64_t(n) * 5 / 4) << "passes before the concatenation";
+  EXPECT_GE(finalWritten, uint64_t(got.size()) * 4);  // the 4-byte payload, once
+}
 
 // The viewer's case: a context the application made (GLFW there; a second headless one here) is
 // current, and the algorithms run on it instead of making their own.

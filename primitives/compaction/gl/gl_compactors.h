@@ -33,11 +33,13 @@ struct BlockOptions {
   bool improvedSearch = true;              // Roger: Fig. 5's search; false: fixed-length loop
   bool drawTwice = false;                  // Roger III-C fallback: no geometry shader
   bool rlSweep = false;                    // RLZ run lengths by up/down-sweep, not doubling
+  bool quadOutput = true;                  // final pass: four 4-byte elements per fragment
   uint32_t parallelism = 1u << 17;         // Sengupta: reduce until a level is this small
 };
 
-// Reads "block", "scan", "search", "wrap", "runs", "parallelism" as `defaults.method` takes
-// them; throws std::invalid_argument naming a bad value (block=100, scan=foo).
+// Reads "block", "scan", "search", "wrap", "runs", "parallelism", "output" as
+// `defaults.method` takes them; throws std::invalid_argument naming a bad value (block=100,
+// scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);
 
 // One pass as the roof sees it: the bytes it reads and writes, the texel size of its first

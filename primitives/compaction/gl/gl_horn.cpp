@@ -13,6 +13,7 @@ class HornCompactor final : public GlStreamCompactor {
   explicit HornCompactor(const BlockOptions& o) : o_(o) {}
 
  private:
+  bool wantsQuad() const override { return o_.quadOutput; }
   void run(uint32_t n, const Emit& emit) override {
     Source empties;
     empties.kind = Source::EmptyBytes;

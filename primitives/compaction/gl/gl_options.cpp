@@ -40,6 +40,10 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
   const int par = r.getInt("parallelism", int(o.parallelism));
   if (par < 1) throw bad("parallelism=" + std::to_string(par) + " (at least 1)");
   o.parallelism = uint32_t(par);
+  const std::string output = r.get("output", o.quadOutput ? "quad" : "element");
+  if (output != "quad" && output != "element")
+    throw bad("output=" + output + " (takes quad or element)");
+  o.quadOutput = output == "quad";
   if (o.method == BlockMethod::Roger) {
     const std::string search = r.get("search", o.improvedSearch ? "improved" : "plain");
     if (search != "improved" && search != "plain")

@@ -20,6 +20,7 @@ void GlStreamCompactor::reserve(uint32_t maxCount) {
   quadLog2w_ = srt::gl::chooseLog2Width(padded / 4 + 1, 1);
   groupLog2w_ = srt::gl::chooseLog2Width(padded / 128 + 1, 1);
   blockLog2w_ = srt::gl::chooseLog2Width(padded / 8 + 1, 1);
+  quadOutLog2w_ = srt::gl::chooseLog2Width(padded / 4 + 1, std::max(minWidth() / 2, 1u));
 }
 
 GLenum GlStreamCompactor::fieldFormat(uint32_t bytes) {
@@ -58,27 +59,44 @@ GlStreamCompactor::Emit GlStreamCompactor::makeEmit(const Request& r, uint32_t n
   e.layout = {n, elemLog2w_};
   if (r.numFields == 0) return e;
   e.fused = fusable(r);
-  // emitSource() for a fragment stage (render targets) and a geometry stage (varyings).
-  std::string frag, geom, body;
-  for (int f = 0; f < (e.fused ? r.numFields : 1); ++f) {
+  const int outputs = e.fused ? r.numFields : 1;
+  e.quad = wantsQuad() && !writesBuffers();
+  for (int f = 0; f < outputs && e.fused; ++f) e.quad &= r.fields[f].bytes == 4;
+  if (e.quad) e.layout = {(n + 3) / 4, quadOutLog2w_};
+  // emitSource() for a fragment stage (render targets) and a geometry stage (varyings), or
+  // emitQuad() for a fragment stage writing four elements per texel.
+  std::string frag, geom, body, quad;
+  for (int f = 0; f < outputs; ++f) {
     const uint32_t bytes = e.fused ? r.fields[f].bytes : 4;
     const std::string k = std::to_string(f);
-    const char* type = bytes == 16 ? "uvec4" : bytes == 8 ? "uvec2" : "uint";
+    const char* type = e.quad ? "uvec4" : bytes == 16 ? "uvec4" : bytes == 8 ? "uvec2" : "uint";
     const char* swizzle = bytes == 16 ? "" : bytes == 8 ? ".rg" : ".r";
     frag += "layout(location = " + k + ") out " + type + " out" + k + ";\n";
     geom += "flat out " + std::string(type) + " out" + k + ";\n";
+    const std::string value = e.fused ? "texelFetch(field" + k + ", int(src))" + swizzle : "src";
     if (e.fused) {
       frag += "uniform usamplerBuffer field" + k + ";\n";
       geom += "uniform usamplerBuffer field" + k + ";\n";
-      body += "  out" + k + " = texelFetch(field" + k + ", int(src))" + swizzle + ";\n";
-    } else {
-      body += "  out0 = src;\n";
     }
+    body += "  out" + k + " = " + value + ";\n";
+    quad += "uint value" + k + "(uint src) { return " + value + "; }\n";
     e.readPerKept += e.fused ? bytes : 0;
     e.writtenPerKept += bytes;
-    if (!writesBuffers())
-      e.targets.push_back(
-          &passes_.texture("out." + k, e.fused ? fieldFormat(bytes) : GL_R32UI, e.layout));
+    const GLenum format = e.quad ? GL_RGBA32UI : e.fused ? fieldFormat(bytes) : GL_R32UI;
+    if (!writesBuffers()) e.targets.push_back(&passes_.texture("out." + k, format, e.layout));
+  }
+  if (e.quad) {
+    quad += "void emitQuad(uvec4 src, bvec4 valid) {\n";
+    for (int f = 0; f < outputs; ++f) {
+      const std::string k = std::to_string(f);
+      quad += "  out" + k + " = uvec4(";
+      for (int c = 0; c < 4; ++c)
+        quad += std::string(c ? ", " : "") + "valid[" + std::to_string(c) + "] ? value" + k +
+                "(src[" + std::to_string(c) + "]) : 0u";
+      quad += ");\n";
+    }
+    e.fragment = "#define SRT_QUAD\n#ifdef SRT_FRAGMENT\n" + frag + quad + "}\n#endif\n";
+    return e;
   }
   const std::string fn = "void emitSource(uint src) {\n" + body + "}\n";
   e.fragment = "#ifdef SRT_FRAGMENT\n" + frag + fn + "#endif\n#ifdef SRT_GEOMETRY\n" + geom + fn +
@@ -140,7 +158,7 @@ void GlStreamCompactor::compact(const Request& r) {
         outputs[f].texture = emit.targets[f];
     }
   } else if (!fields_.empty() && kept > 0) {
-    gather(r, kept, writesBuffers() ? nullptr : emit.targets[0], elemLog2w_);
+    gather(kept, emit);
     for (size_t f = 0; f < fields_.size(); ++f) outputs[f].texture = outputs_[f];
   }
   transferMs_ += buffers_.download(r, kept, outputs);
@@ -151,8 +169,8 @@ void GlStreamCompactor::compact(const Request& r) {
     if (name == "upload" || name == "readback") transferMs_ += ms;
 }
 
-void GlStreamCompactor::gather(const Request& r, uint32_t kept, Texture* indices,
-                               uint32_t indexLog2w) {
+void GlStreamCompactor::gather(uint32_t kept, const Emit& emit) {
+  const Texture* indices = writesBuffers() ? nullptr : emit.targets[0];
   if (!indices) indexView_.view(GL_R32UI, indexBuffer(), (size_t(kept) * 4 + 15) / 16 * 16);
   outputs_.assign(fields_.size(), nullptr);
   for (size_t f = 0; f < fields_.size(); ++f) {
@@ -162,12 +180,14 @@ void GlStreamCompactor::gather(const Request& r, uint32_t kept, Texture* indices
     const uint32_t log2w = srt::gl::chooseLog2Width(uint64_t(capacity_) * words / 4 + 1, 1);
     const Layout out{uint32_t((totalWords + 3) / 4), log2w};
     Texture& t = passes_.texture("gathered." + std::to_string(f), GL_RGBA32UI, out);
-    Program& p =
-        passes_.program("gather.frag", "#define FIELD_UNIT " + std::to_string(unit) + "u\n" +
-                                           (indices ? "" : "#define SRT_INDEX_BUFFER\n"));
+    const std::string defines = "#define FIELD_UNIT " + std::to_string(unit) + "\n" +
+                                (!indices    ? "#define SRT_INDEX_BUFFER\n"
+                                 : emit.quad ? "#define SRT_INDEX_QUAD\n"
+                                             : "");
+    Program& p = passes_.program("gather.frag", defines);
     if (indices) {
       p.bindTexture("indices", 0, *indices);
-      p.set("indexLog2w", indexLog2w);
+      p.set("indexLog2w", emit.layout.log2Width);
     } else {
       p.bindTexture("indexBuffer", 0, indexView_.id());
     }
@@ -179,7 +199,6 @@ void GlStreamCompactor::gather(const Request& r, uint32_t kept, Texture* indices
     outputs_[f] = &t;
   }
   passes_.mark("gather");
-  (void)r;
 }
 
 }  // namespace srt::compaction::gl

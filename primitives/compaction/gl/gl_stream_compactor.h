@@ -31,12 +31,16 @@ class GlStreamCompactor : public GlCompactor {
  protected:
   // What an algorithm's final pass writes through: emitSource(src) in its fragment shader
   // (declared by `fragment`) writes survivor src's fields into `targets` (fused), or src itself
-  // into targets[0] (the indices). No targets: only the count is wanted.
+  // into targets[0] (the indices). With `quad` (every output 4 bytes an element, and the
+  // algorithm asks for it) the targets hold four elements to a 16-byte texel and the pass calls
+  // emitQuad(src, valid) for the four elements of its texel instead; `fragment` then defines
+  // SRT_QUAD for every stage. No targets: only the count is wanted.
   struct Emit {
     bool fused = false;
+    bool quad = false;
     std::string fragment;
     std::vector<Texture*> targets;
-    Layout layout;  // element layout of the targets, rows for the whole stream
+    Layout layout;  // layout of the targets (texels), rows for the whole stream
     uint32_t readPerKept = 0, writtenPerKept = 0;  // field bytes per survivor, for the records
     const GlStreamCompactor* owner = nullptr;
     void bind(Program& p) const;  // the fields' buffer textures
@@ -47,6 +51,8 @@ class GlStreamCompactor : public GlCompactor {
   virtual uint32_t keptCount() = 0;
   // Smallest element-layout width the algorithm needs (Roger: the block, so a segment wraps once).
   virtual uint32_t minWidth() const { return 1; }
+  // Whether the final pass writes four 4-byte elements per fragment when it can.
+  virtual bool wantsQuad() const { return false; }
   // Whether run() can write fused outputs itself (transform feedback: at most four).
   virtual uint32_t maxFusedFields() const { return 8; }
   // The GS packing writes into buffers instead: it takes over the output stage.
@@ -64,11 +70,12 @@ class GlStreamCompactor : public GlCompactor {
   uint32_t capacity_ = 0;
   // Widths (log2) of every layout, chosen from the capacity so pool textures stay put.
   uint32_t elemLog2w_ = 0, quadLog2w_ = 0, groupLog2w_ = 0, blockLog2w_ = 0;
+  uint32_t quadOutLog2w_ = 0;  // quad outputs: at least half a block wide, so a line wraps once
 
  private:
   bool fusable(const Request& r) const;
   Emit makeEmit(const Request& r, uint32_t n);
-  void gather(const Request& r, uint32_t kept, Texture* indices, uint32_t indexLog2w);
+  void gather(uint32_t kept, const Emit& emit);
 
   std::vector<Field> fields_;
   std::vector<std::unique_ptr<BufferTexture>> fieldViews_;

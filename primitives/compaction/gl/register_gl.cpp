@@ -1,5 +1,6 @@
-// The OpenGL no-scatter family: one line per variant. Factories read their options first (a bad
-// option is an error even without GL), then make the compactor, which throws GlUnavailable
+// The OpenGL no-scatter family: one line per variant (options in gl_options.cpp). Factories read
+// their options first (a bad option is an error even without GL), then make the compactor, which
+// throws GlUnavailable
 // ("no OpenGL 4.5 context: ...") when no context can be made; listing never touches GL.
 #include "primitives/compaction/compaction.h"
 #include "primitives/compaction/gl/gl_compactors.h"
@@ -14,6 +15,7 @@ void registerGlCompactors(Registry& r) {
     o.method = m;
     o.block = s;
     o.scan = scan;
+    o.improvedSearch = false;  // Fig. 5 measured slower on the H100: bench/gl/RESULTS.md
     return [o](OptionReader& options) -> std::unique_ptr<Compactor> {
       const BlockOptions read = readBlockOptions(o, options);
       options.finish();  // unknown keys are errors before any GL work
@@ -22,11 +24,12 @@ void registerGlCompactors(Registry& r) {
   };
   r.add({"gl-roger", Device::Gl, true, true, both,
          "Roger 2007: scan + search inside blocks, blocks joined by line drawing "
-         "(block=64, scan=hillis-steele|blelloch|sengupta, search=improved|plain, "
-         "wrap=geometry|draw-twice)"},
-        block(BlockMethod::Roger, 64, ScanKind::HillisSteele));
+         "(block=128, scan=hillis-steele|blelloch|sengupta, search=plain|improved, "
+         "wrap=geometry|draw-twice, output=quad|element)"},
+        block(BlockMethod::Roger, 128, ScanKind::HillisSteele));
   r.add({"gl-horn", Device::Gl, true, true, both,
-         "Horn 2005: Hillis-Steele scan + binary gather search over the whole stream (scan=...)"},
+         "Horn 2005: Hillis-Steele scan + binary gather search over the whole stream (scan=..., "
+         "output=...)"},
         block(BlockMethod::Horn, 0, ScanKind::HillisSteele));
   r.add({"gl-horn-blelloch", Device::Gl, true, true, both,
          "Horn's gather search over a Blelloch scan of the whole stream"},

@@ -9,7 +9,13 @@ uniform usampler2D groupScan;
 uniform uint groupLog2w;
 #else
 uvec4 gBits;        // the block's group
+uvec4 gPrefix;      // kept bits before each of its words
 uint gQ0, gBefore;  // the block's first bit in it, and the kept bits before that
+// Kept bits among the group's first q (0..128), from the word prefixes.
+uint groupBefore(uint q) {
+  if (q >= 128u) return gPrefix.w + uint(bitCount(gBits.w));
+  return gPrefix[q >> 5u] + uint(bitCount(gBits[q >> 5u] & ((1u << (q & 31u)) - 1u)));
+}
 #endif
 uint gBase;   // the block's first element
 uint gTotal;  // its kept elements
@@ -18,9 +24,11 @@ void loadBlock(uint base) {
   gBase = base;
 #if BLOCK_LOG2 <= 7
   gBits = loadGroup(base >> 7u);
+  ivec4 c = bitCount(gBits);
+  gPrefix = uvec4(0u, uint(c.x), uint(c.x + c.y), uint(c.x + c.y + c.z));
   gQ0 = base & 127u;
-  gBefore = popBefore(gBits, gQ0);
-  gTotal = popBefore(gBits, gQ0 + kBlock) - gBefore;
+  gBefore = groupBefore(gQ0);
+  gTotal = groupBefore(gQ0 + kBlock) - gBefore;
 #else
   gTotal = loadU(groupScan, groupLog2w, ((base + kBlock) >> 7u) - 1u);
 #endif
@@ -29,7 +37,7 @@ void loadBlock(uint base) {
 // Kept elements among block positions [0, j), j in [0, s].
 uint keptBefore(uint j) {
 #if BLOCK_LOG2 <= 7
-  return popBefore(gBits, gQ0 + j) - gBefore;
+  return groupBefore(gQ0 + j) - gBefore;
 #else
   if (j >= kBlock) return gTotal;
   uint p = gBase + j;
@@ -49,4 +57,24 @@ bool isKept(uint j) {
 
 // Roger's pSum[j]: the empty elements among block positions [0, j].
 uint pSum(uint j) { return j + 1u - keptBefore(j + 1u); }
+
+// The block position of its i-th kept element (i below gTotal), by a dichotomic search of fixed
+// length over the kept counts: across the block's groups on the group scan (log2(s / 128)
+// probes), then through the group's bits (selectInGroup).
+uint selectInBlock(uint i) {
+#if BLOCK_LOG2 <= 7
+  return selectInGroup(gBits, gBefore + i) - gQ0;
+#else
+  uint g0 = gBase >> 7u, lo = 0u, hi = (kBlock >> 7u) - 1u;
+  for (int step = 0; step < BLOCK_LOG2 - 7; ++step) {
+    uint mid = (lo + hi) >> 1u;
+    if (loadU(groupScan, groupLog2w, g0 + mid) > i) hi = mid;
+    else lo = mid + 1u;
+  }
+  uvec4 v = loadGroup(g0 + lo);
+  uint before = loadU(groupScan, groupLog2w, g0 + lo) - uint(bitCount(v.x) + bitCount(v.y) +
+                                                              bitCount(v.z) + bitCount(v.w));
+  return (lo << 7u) + selectInGroup(v, i - before);
+#endif
+}
 #endif

@@ -30,6 +30,35 @@ uint popBefore(uvec4 v, uint q) {
               bitCount(bitfieldExtract(v.z, 0, n.z)) + bitCount(bitfieldExtract(v.w, 0, n.w)));
 }
 uint bitAt(uvec4 v, uint q) { return (v[q >> 5u] >> (q & 31u)) & 1u; }
+// Position (0..127) of the r-th kept bit (from 0; r below the group's popcount). A dichotomic
+// descent through the group as a binary tree of counts, levels 6 to 0: 64-bit halves, words,
+// then halves of the word, each count a popcount.
+uint selectInGroup(uvec4 v, uint r) {
+  uint pos = 0u;
+  uint c = uint(bitCount(v.x) + bitCount(v.y));
+  uvec2 h = v.xy;
+  if (r >= c) {
+    r -= c;
+    pos = 64u;
+    h = v.zw;
+  }
+  c = uint(bitCount(h.x));
+  uint x = h.x;
+  if (r >= c) {
+    r -= c;
+    pos += 32u;
+    x = h.y;
+  }
+  for (uint w = 16u; w > 0u; w >>= 1u) {
+    c = uint(bitCount(x & ((1u << w) - 1u)));
+    if (r >= c) {
+      r -= c;
+      pos += w;
+      x >>= w;
+    }
+  }
+  return pos;
+}
 
 #ifdef SRT_FRAGMENT
 // The stream index this fragment writes, in a target of width 2^log2w.

@@ -1,15 +1,18 @@
 // Roger 2007, III-C: one line per block. Vertex 2b+e is end e of block b's segment: it covers
-// output elements [start, start + kept) with start the exclusive scan of the kept counts. The
-// geometry shader wraps segments at row ends (or, with SRT_DRAW_TWICE, every segment is drawn
-// twice, `piece` 0 the part on its first row and 1 the rest on the next row).
+// output elements [start, start + kept) with start the exclusive scan of the kept counts, or
+// with SRT_QUAD the 16-byte texels holding them, four elements to a texel. The geometry shader
+// wraps segments at row ends (or, with SRT_DRAW_TWICE, every segment is drawn twice, `piece` 0
+// the part on its first row and 1 the rest on the next row).
 uniform usampler2D blockScan;  // inclusive scan of the kept counts
 uniform uint blockLog2w;
 uniform uint blockLog2;
-uniform uint log2w;  // output layout
+uniform uint log2w;  // output layout (texels)
 uniform uint rows;   // output rows (the viewport height)
-flat out uint vStart;
-flat out uint vLength;
-flat out uint vSource;
+flat out uint vStart;   // the block's first output element
+flat out uint vLength;  // its kept elements
+flat out uint vSource;  // its first input element
+flat out uint vFirst;   // the first output texel the line covers
+flat out uint vTexels;  // how many
 
 #ifdef SRT_DRAW_TWICE
 uniform uint piece;
@@ -27,26 +30,30 @@ void main() {
   uint b = uint(gl_VertexID) >> 1u;
   uint end = loadU(blockScan, blockLog2w, b);
   vStart = b == 0u ? 0u : loadU(blockScan, blockLog2w, b - 1u);
-  uint kept = end - vStart;
-  vLength = kept;
+  vLength = end - vStart;
   vSource = b << blockLog2;
+#ifdef SRT_QUAD
+  vFirst = vStart >> 2u;
+  vTexels = vLength == 0u ? 0u : ((end + 3u) >> 2u) - vFirst;
+#else
+  vFirst = vStart;
+  vTexels = vLength;
+#endif
 #ifdef SRT_DRAW_TWICE
   uint w = 1u << log2w;
-  uint row = vStart >> log2w;
-  uint x0 = vStart & (w - 1u);
-  uint first = min(kept, w - x0);
+  uint row = vFirst >> log2w;
+  uint x0 = vFirst & (w - 1u);
+  uint first = min(vTexels, w - x0);
   uint endIndex = uint(gl_VertexID) & 1u;
+  dStart = vStart; dLength = vLength; dSource = vSource;
   // Endpoints a quarter texel inside the first and past the last texel: the diamond-exit rule
   // then covers exactly [x0, x1) with no endpoint on a diamond's corner.
   if (piece == 0u && first > 0u) {
     gl_Position = toClip(float(endIndex != 0u ? x0 + first : x0) + 0.25, row);
-    dStart = vStart; dLength = first; dSource = vSource;
-  } else if (piece == 1u && first < kept) {
-    gl_Position = toClip(float(endIndex != 0u ? kept - first : 0u) + 0.25, row + 1u);
-    dStart = vStart + first; dLength = kept - first; dSource = vSource + first;
+  } else if (piece == 1u && first < vTexels) {
+    gl_Position = toClip(float(endIndex != 0u ? vTexels - first : 0u) + 0.25, row + 1u);
   } else {
     gl_Position = vec4(-2.0, -2.0, 0.0, 1.0);  // nothing to draw: a point outside the viewport
-    dStart = 0u; dLength = 0u; dSource = 0u;
   }
 #endif
 }

@@ -22,12 +22,14 @@ void main() {
     result = uvec4(0u);
     return;
   }
+  // All eight fetches first, so they are in flight together; past the buffer's end they read
+  // undefined values, which the count masks away.
+  uvec4 b[8];
+  for (uint k = 0u; k < 8u; ++k) b[k] = texelFetch(keepWords, int((g << 3u) + k));
   uvec4 r = uvec4(0u);
   for (uint k = 0u; k < 8u; ++k) {
-    if (base + (k << 4u) >= count) break;
-    uvec4 b = texelFetch(keepWords, int((g << 3u) + k));
-    uint bits16 = packWord(b.x) | (packWord(b.y) << 4u) | (packWord(b.z) << 8u) |
-                  (packWord(b.w) << 12u);
+    uint bits16 = packWord(b[k].x) | (packWord(b[k].y) << 4u) | (packWord(b[k].z) << 8u) |
+                  (packWord(b[k].w) << 12u);
     r[k >> 1u] |= bits16 << ((k & 1u) << 4u);
   }
   uint valid = min(count - base, 128u);

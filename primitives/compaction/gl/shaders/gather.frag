@@ -1,15 +1,19 @@
 // Moves one field after the indices of the survivors are known: output texel t holds words
 // 4t..4t+3 of the compacted field, word w being word w % W of survivor w / W (W words per
 // element), so any multiple of 4 bytes moves, sixteen bytes per fragment. The field is read
-// through a buffer texture of FIELD_UNIT words per texel; indices from a texture, or from a
-// buffer (SRT_INDEX_BUFFER: transform feedback's output).
+// through a buffer texture of FIELD_UNIT words per texel; indices from a texture (one or four
+// to a texel), or from a buffer (SRT_INDEX_BUFFER: transform feedback's output).
 #ifdef SRT_INDEX_BUFFER
 uniform usamplerBuffer indexBuffer;
 uint indexOf(uint e) { return texelFetch(indexBuffer, int(e)).r; }
 #else
-uniform usampler2D indices;
+uniform usampler2D indices;  // one per texel, or four (SRT_INDEX_QUAD)
 uniform uint indexLog2w;
+#ifdef SRT_INDEX_QUAD
+uint indexOf(uint e) { return loadQuarter(indices, indexLog2w, e); }
+#else
 uint indexOf(uint e) { return loadU(indices, indexLog2w, e); }
+#endif
 #endif
 uniform usamplerBuffer field;
 uniform uint wordsPerElement;
@@ -17,7 +21,7 @@ uniform uint totalWords;
 uniform uint log2w;
 layout(location = 0) out uvec4 result;
 
-uint fieldWord(uint w) { return texelFetch(field, int(w / FIELD_UNIT))[w % FIELD_UNIT]; }
+uint fieldWord(uint w) { return texelFetch(field, int(w / uint(FIELD_UNIT)))[w % uint(FIELD_UNIT)]; }
 
 void main() {
   uint first = fragIndex(log2w) << 2u;

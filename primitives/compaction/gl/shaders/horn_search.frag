@@ -6,19 +6,35 @@ uniform usampler2D pSumTex;
 uniform uint pSumLog2w;
 uniform uint count;    // stream length
 uniform uint steps;    // log2 of the stream length rounded up to a power of two, plus 1
-uniform uint log2w;    // output layout
+uniform uint log2w;    // output layout (texels)
 
 uint ps(uint j) { return loadU(pSumTex, pSumLog2w, j); }
 
-void main() {
-  uint o = fragIndex(log2w);
-  uint empties = ps(count - 1u);
-  if (o >= count - empties) discard;
+uint search(uint o, uint empties) {
   uint lo = o, hi = o + empties;
   for (uint step = 0u; step < steps; ++step) {
     uint mid = (lo + hi) >> 1u;
     if (mid + 1u - ps(mid) >= o + 1u) hi = mid;
     else lo = min(mid + 1u, hi);
   }
-  emitSource(lo);
+  return lo;
+}
+
+void main() {
+  uint o = fragIndex(log2w);
+  uint empties = ps(count - 1u);
+#ifdef SRT_QUAD
+  // Four output positions per fragment, written as one 16-byte texel.
+  uvec4 src = uvec4(0u);
+  bvec4 valid = bvec4(false);
+  for (uint c = 0u; c < 4u; ++c) {
+    valid[c] = (o << 2u) + c < count - empties;
+    if (valid[c]) src[c] = search((o << 2u) + c, empties);
+  }
+  if (!valid.x) discard;
+  emitQuad(src, valid);
+#else
+  if (o >= count - empties) discard;
+  emitSource(search(o, empties));
+#endif
 }

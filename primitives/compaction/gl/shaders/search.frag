@@ -9,11 +9,10 @@ uniform uint improved;  // 1: Fig. 5 (conditional loop, tightened bounds); 0: fi
 layout(location = 0) out uvec4 result;
 
 uint search(uint i) {
-  uint lo, hi;
   if (improved != 0u) {
     // Fig. 5: j - pSum[j] is contracting, so each probe also tightens the bounds by |found|.
-    lo = i + pSum(i);
-    hi = i + (kBlock - gTotal);
+    uint lo = i + pSum(i);
+    uint hi = i + (kBlock - gTotal);
     uint j = (lo + hi) >> 1u;
     int found = int(j) - int(pSum(j)) - int(i);
     while (found != 0 || !isKept(j)) {
@@ -24,16 +23,9 @@ uint search(uint i) {
     }
     return j;
   }
-  // A lower-bound search with a loop of fixed length log2(s) + 1 for the first j whose count of
-  // kept elements in [0, j] reaches i + 1.
-  lo = i;
-  hi = i + (kBlock - gTotal);
-  for (uint step = 0u; step <= uint(BLOCK_LOG2); ++step) {
-    uint mid = (lo + hi) >> 1u;
-    if (keptBefore(mid + 1u) >= i + 1u) hi = mid;
-    else lo = min(mid + 1u, hi);
-  }
-  return lo;
+  // Fixed length (log2(s) + 1 probes on the 8800): the same bisection for the first j whose
+  // count of kept elements in [0, j] reaches i + 1, its probes read from the counts of the bits.
+  return selectInBlock(i);
 }
 
 void main() {
