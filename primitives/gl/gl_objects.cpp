@@ -124,12 +124,8 @@ void BufferObject::release() noexcept {
 }
 
 void BufferTexture::view(GLenum internalFormat, GLuint buffer, size_t bytes) {
-  if (id_ && buffer_ == buffer && bytes_ == bytes && format_ == internalFormat) return;
   if (!id_) SRT_GL_CHECK(glCreateTextures(GL_TEXTURE_BUFFER, 1, &id_));
   SRT_GL_CHECK(glTextureBufferRange(id_, internalFormat, buffer, 0, GLsizeiptr(bytes)));
-  buffer_ = buffer;
-  bytes_ = bytes;
-  format_ = internalFormat;
 }
 
 void BufferTexture::release() noexcept {

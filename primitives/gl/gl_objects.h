@@ -75,8 +75,8 @@ class BufferObject {
 };
 
 // A buffer seen as a texture (texelFetch on a usamplerBuffer): streams that arrive in buffers
-// (uploads, CUDA interop) are read where they are, without filling a 2D texture first. The view
-// is re-pointed only when the buffer, its size or the format changes.
+// (uploads, CUDA interop) are read where they are, without filling a 2D texture first. view() is
+// called for every use: a buffer re-created under a reused name must not leave a stale view.
 class BufferTexture {
  public:
   BufferTexture() = default;
@@ -89,9 +89,7 @@ class BufferTexture {
 
  private:
   void release() noexcept;
-  GLuint id_ = 0, buffer_ = 0;
-  size_t bytes_ = 0;
-  GLenum format_ = 0;
+  GLuint id_ = 0;
 };
 
 // A linked program. Sources are complete GLSL; `name` appears in compile and link errors.

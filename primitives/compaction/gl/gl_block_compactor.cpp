@@ -207,43 +207,28 @@ const Texture& BlockCompactor::runLengths(uint32_t padded) {
 }
 
 void BlockCompactor::concatenate(const Texture& local, const Emit& emit) {
+  auto setUp = [&](Program& p) {
+    p.bindTexture("blockScan", 0, *blockScan_);
+    p.set("blockLog2w", blockLog2w_);
+    p.set("blockLog2", log2u(o_.block));
+    p.bindTexture("local", 1, local);
+    p.set("localLog2w", quadLog2w_);
+    p.set("log2w", emit.layout.log2Width);
+    p.set("rows", emit.layout.rows());
+    emit.bind(p);
+    p.use();
+  };
   Program& p = o_.drawTwice
                    ? passes_.program("concat.frag", emit.fragment + "#define SRT_DRAW_TWICE\n",
                                      "concat.vert")
                    : passes_.program("concat.frag", emit.fragment, "concat.vert", "concat.geom");
-  p.bindTexture("blockScan", 0, *blockScan_);
-  p.set("blockLog2w", blockLog2w_);
-  p.set("blockLog2", log2u(o_.block));
-  p.bindTexture("local", 1, local);
-  p.set("localLog2w", quadLog2w_);
-  p.set("log2w", emit.layout.log2Width);
-  p.set("rows", emit.layout.rows());
-  emit.bind(p);
+  setUp(p);
   passes_.bindTargets(emit.targets, emit.layout.width(), emit.layout.rows());
-  if (emit.quad) {
-    // Texels at a line's ends are shared with the next block's line: each writes zeros where the
-    // other's elements go, OR-ed into a cleared target.
-    const GLuint zero[4] = {0, 0, 0, 0};
-    SRT_GL_CHECK(glEnable(GL_SCISSOR_TEST));  // only the rows this stream covers
-    SRT_GL_CHECK(glScissor(0, 0, GLsizei(emit.layout.width()), GLsizei(emit.layout.rows())));
-    for (size_t k = 0; k < emit.targets.size(); ++k)
-      SRT_GL_CHECK(glClearBufferuiv(GL_COLOR, GLint(k), zero));
-    SRT_GL_CHECK(glDisable(GL_SCISSOR_TEST));
-    PassRecord clear;
-    clear.texelBytes = 16;
-    clear.targets = uint32_t(emit.targets.size());
-    clear.written = uint64_t(emit.layout.count) * 16 * emit.targets.size();
-    passes_.record(clear);
-    SRT_GL_CHECK(glEnable(GL_COLOR_LOGIC_OP));
-    SRT_GL_CHECK(glLogicOp(GL_OR));
-  }
-  p.use();
   SRT_GL_CHECK(glBindVertexArray(passes_.emptyVertexArray()));
   for (uint32_t piece = 0; piece < (o_.drawTwice ? 2u : 1u); ++piece) {
     p.set("piece", piece);
     SRT_GL_CHECK(glDrawArrays(GL_LINES, 0, GLsizei(2 * numBlocks_)));
   }
-  if (emit.quad) SRT_GL_CHECK(glDisable(GL_COLOR_LOGIC_OP));
   PassRecord r;
   r.texelBytes = srt::gl::texelBytes(emit.targets[0]->format());
   r.targets = uint32_t(emit.targets.size());
@@ -251,8 +236,22 @@ void BlockCompactor::concatenate(const Texture& local, const Emit& emit) {
   r.read = uint64_t(numBlocks_) * 2 * srt::gl::texelBytes(blockScan_->format());
   r.readPerKept = srt::gl::texelBytes(local.format()) / 4 + emit.readPerKept;
   r.writtenPerKept = emit.writtenPerKept;
-  if (emit.quad) r.readPerKept += emit.writtenPerKept;  // the logic op reads the target
   passes_.record(r);
+  if (!emit.quad) return;
+  // The texels where a block starts after another's elements: one point each, OR-ed in.
+  Program& heads =
+      passes_.program("concat.frag", emit.fragment + "#define SRT_HEADS\n", "concat.vert");
+  setUp(heads);
+  SRT_GL_CHECK(glEnable(GL_COLOR_LOGIC_OP));
+  SRT_GL_CHECK(glLogicOp(GL_OR));
+  SRT_GL_CHECK(glDrawArrays(GL_POINTS, 0, GLsizei(numBlocks_)));
+  SRT_GL_CHECK(glDisable(GL_COLOR_LOGIC_OP));
+  PassRecord h = r;
+  h.lines = false;
+  h.read = uint64_t(numBlocks_) * (2 * srt::gl::texelBytes(blockScan_->format()) + 16 * r.targets);
+  h.written = uint64_t(numBlocks_) * 16 * r.targets;  // at most: blocks starting inside a texel
+  h.readPerKept = h.writtenPerKept = 0;
+  passes_.record(h);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ double StreamBuffers::upload(const Request& r) {
   if (!cuda_) {
     host_.resize(std::max(host_.size(), bytes.size()));
     for (size_t i = 0; i < bytes.size(); ++i)
-      if (host_[i].bytes() < bytes[i]) host_[i] = srt::gl::BufferObject(bytes[i] + bytes[i] / 2);
+      if (host_[i].bytes() < bytes[i]) host_[i] = srt::gl::BufferObject(room(bytes[i] * 3 / 2));
     SRT_GL_CHECK(glNamedBufferSubData(host_[0].id(), 0, GLsizeiptr(r.count), r.keep));
     for (int f = 0; f < r.numFields; ++f)
       SRT_GL_CHECK(glNamedBufferSubData(host_[size_t(f) + 1].id(), 0,

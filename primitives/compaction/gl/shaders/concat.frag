@@ -1,7 +1,7 @@
 // Each fragment of a block's line copies elements of the block's reduced prefix: it reads the
 // in-block offset the search left there and writes that element's fields (or its index). With
-// SRT_QUAD a fragment is a 16-byte texel of four output elements; those of other blocks (at
-// the line's ends) are written as zeros and OR-ed with their own block's line (logic op).
+// SRT_QUAD a fragment is a 16-byte texel of four output elements; those of other blocks are
+// written as zeros, and the blocks that start inside the texel OR theirs in (concat.vert).
 uniform usampler2D local;  // in-block offsets, four to a texel
 uniform uint localLog2w;
 uniform uint blockLog2;

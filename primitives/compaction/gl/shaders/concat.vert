@@ -1,8 +1,11 @@
 // Roger 2007, III-C: one line per block. Vertex 2b+e is end e of block b's segment: it covers
-// output elements [start, start + kept) with start the exclusive scan of the kept counts, or
-// with SRT_QUAD the 16-byte texels holding them, four elements to a texel. The geometry shader
-// wraps segments at row ends (or, with SRT_DRAW_TWICE, every segment is drawn twice, `piece` 0
-// the part on its first row and 1 the rest on the next row).
+// output elements [start, start + kept) with start the exclusive scan of the kept counts. The
+// geometry shader wraps segments at row ends (or, with SRT_DRAW_TWICE, every segment is drawn
+// twice, `piece` 0 the part on its first row and 1 the rest on the next row).
+// With SRT_QUAD the output holds four elements to a 16-byte texel, and a block's line covers the
+// texels whose first element is its own (it writes zeros for the elements of the blocks after
+// it); with SRT_HEADS vertex b is instead a point on the texel where block b starts, when that
+// is inside a texel, drawn after the lines with the logic op OR.
 uniform usampler2D blockScan;  // inclusive scan of the kept counts
 uniform uint blockLog2w;
 uniform uint blockLog2;
@@ -14,7 +17,7 @@ flat out uint vSource;  // its first input element
 flat out uint vFirst;   // the first output texel the line covers
 flat out uint vTexels;  // how many
 
-#ifdef SRT_DRAW_TWICE
+#if defined(SRT_DRAW_TWICE) || defined(SRT_HEADS)
 uniform uint piece;
 flat out uint dStart;
 flat out uint dLength;
@@ -27,19 +30,29 @@ vec4 toClip(float x, uint row) {
 #endif
 
 void main() {
+#ifdef SRT_HEADS
+  uint b = uint(gl_VertexID);
+#else
   uint b = uint(gl_VertexID) >> 1u;
+#endif
   uint end = loadU(blockScan, blockLog2w, b);
   vStart = b == 0u ? 0u : loadU(blockScan, blockLog2w, b - 1u);
   vLength = end - vStart;
   vSource = b << blockLog2;
 #ifdef SRT_QUAD
-  vFirst = vStart >> 2u;
-  vTexels = vLength == 0u ? 0u : ((end + 3u) >> 2u) - vFirst;
+  vFirst = (vStart + 3u) >> 2u;
+  vTexels = ((end + 3u) >> 2u) - vFirst;
 #else
   vFirst = vStart;
   vTexels = vLength;
 #endif
-#ifdef SRT_DRAW_TWICE
+#ifdef SRT_HEADS
+  dStart = vStart; dLength = vLength; dSource = vSource;
+  uint t = vStart >> 2u;
+  gl_Position = vLength > 0u && (vStart & 3u) != 0u
+                    ? toClip(float(t & ((1u << log2w) - 1u)) + 0.5, t >> log2w)
+                    : vec4(-2.0, -2.0, 0.0, 1.0);
+#elif defined(SRT_DRAW_TWICE)
   uint w = 1u << log2w;
   uint row = vFirst >> log2w;
   uint x0 = vFirst & (w - 1u);
