@@ -39,7 +39,7 @@ void Renderer::setCamera(const Camera& camera) {
   integrator_ = makeIntegrator(scene_, *data_, backend_, options_);
 }
 
-RenderResult Renderer::render(float time, const ProgressFn& progress) {
+RenderResult Renderer::render(float time, const ProgressFn& progress, const StopCondition& stop) {
   if (time != time_) {
     data_->setTime(scene_, time);
     time_ = time;
@@ -63,7 +63,7 @@ RenderResult Renderer::render(float time, const ProgressFn& progress) {
   if (rebuilt_) st.accel = data_->accelReport();
   rebuilt_ = false;
   const auto t0 = std::chrono::steady_clock::now();
-  integrator_->render(st, progress);
+  integrator_->render(st, progress, stop);
   st.renderSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.image = integrator_->image();  // the film's resolve and download are not the render
   return result;

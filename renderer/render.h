@@ -22,8 +22,9 @@ class Renderer {
            const AccelOptions& accel = {}, float time = 0.f);
   ~Renderer();
   // Renders the scene at `time`; moves the geometry and rebuilds the kd-tree when the time
-  // differs from the previous frame's.
-  RenderResult render(float time, const ProgressFn& progress = {});
+  // differs from the previous frame's. `stop` ends the render between passes with the samples
+  // begun so far (see StopCondition); the stats say how many (samplesDone, stopped).
+  RenderResult render(float time, const ProgressFn& progress = {}, const StopCondition& stop = {});
   // Replaces the render options (primitive, payload, integrator, spp, resolution...), keeping the
   // scene data and its kd-tree: the viewer and `streamrt profile` switch primitives this way.
   void setOptions(const RenderOptions& options);

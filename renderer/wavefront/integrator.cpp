@@ -1,5 +1,6 @@
 #include "renderer/wavefront/integrator.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -29,12 +30,13 @@ const uint32_t* Counters::readBack(const Backend& backend) {
   return host_;
 }
 
-Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt,
+Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt, int samples,
                   const Backend& backend) {
   // Divided where the film lives: half the bytes cross to the host, and no host loop.
   const uint32_t pixels = uint32_t(film.size() / 3);
   Buffer<Vec3f> mean(backend.memory(), pixels);
-  resolveFixedFilm(backend, film.data(), pixels, 1.0 / (kFilmScale * double(opt.spp)), mean.data());
+  resolveFixedFilm(backend, film.data(), pixels, 1.0 / (kFilmScale * double(std::max(samples, 1))),
+                   mean.data());
   backend.synchronize();
   Image img;
   img.width = opt.width;

@@ -2,14 +2,15 @@
 // with the dead rays removed between bounces by the compaction primitive the user picked.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "base/image_io.h"
 #include "primitives/compaction/compaction.h"
 #include "renderer/backend/backend.h"
 #include "renderer/backend/stage_clock.h"
-#include "base/image_io.h"
 #include "renderer/wavefront/render_stats.h"
 #include "renderer/wavefront/scene_data.h"
 
@@ -55,13 +56,32 @@ struct RenderOptions {
 // Called after each sample pass with the passes done so far and the rays traced so far.
 using ProgressFn = std::function<void(int done, int total, uint64_t rays)>;
 
+// Stops a render early. The integrator asks after every pass over its streams; once the answer is
+// yes no new sample starts and the samples already begun are finished, so the film holds whole
+// samples (RenderStats::samplesDone of them) and the image is the one a render of that many
+// samples gives, bit for bit. Either member may be set; either stops.
+struct StopCondition {
+  // Set from another thread or a signal handler (lock-free, so async-signal-safe to store to).
+  const std::atomic<bool>* flag = nullptr;
+  // Polled on the rendering thread after each pass (a time limit, a UI button).
+  std::function<bool()> poll;
+
+  bool requested() const {
+    return (flag && flag->load(std::memory_order_relaxed)) || (poll && poll());
+  }
+};
+static_assert(std::atomic<bool>::is_always_lock_free, "a signal handler stores to the flag");
+
 class Integrator {
  public:
   virtual ~Integrator() = default;
-  // Renders all samples into the film and fills the per-bounce statistics; returns once the
-  // film holds them (the time a render is measured by).
-  virtual void render(RenderStats& stats, const ProgressFn& progress) = 0;
-  // The film of the last render() as the mean radiance per pixel, on the host.
+  // Renders all samples into the film (or, once `stop` asks, the samples begun so far) and fills
+  // the per-bounce statistics; returns once the film holds them (the time a render is measured
+  // by). Sets stats.samplesDone and stats.stopped.
+  virtual void render(RenderStats& stats, const ProgressFn& progress,
+                      const StopCondition& stop) = 0;
+  // The film of the last render() as the mean radiance per pixel over the samples it holds, on
+  // the host.
   virtual Image image() const = 0;
   // The next render() takes samples [firstSample, firstSample + spp): the streams stay as they
   // are (a viewer's progressive frames).

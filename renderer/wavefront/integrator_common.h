@@ -75,8 +75,8 @@ class WavefrontIntegrator : public Integrator {
   CameraView camera_;
 };
 
-// The fixed-point film's sums divided by the sample count, as an image.
-Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt,
+// The fixed-point film's sums divided by the sample count it holds, as an image.
+Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt, int samples,
                   const Backend& backend);
 
 std::unique_ptr<Integrator> makePathIntegrator(const Scene& scene, const SceneData& data,

@@ -101,7 +101,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     }
   }
 
-  void render(RenderStats& stats, const ProgressFn& progress) override {
+  void render(RenderStats& stats, const ProgressFn& progress, const StopCondition& stop) override {
     const uint32_t pixels = uint32_t(size_t(opt_.width) * opt_.height);
     film_.fillBytes(0);
     for (auto& d : depthCounts_) d.fillBytes(0);
@@ -135,9 +135,16 @@ class PathIntegrator final : public WavefrontIntegrator {
     // pass, so there each pass is harvested before the next is queued and launched at its exact
     // count (the classic loop's one read-back per bounce).
     const bool lagged = backend_.isCuda() && !waves_;
+    bool stopping = false;
+    unsigned long long totalWork = init.totalWork;
     for (uint64_t pass = 0;; ++pass) {
       runPass(bound, passes_[pass % kRing]);
       readBack(int(pass % kRing));
+      if (!stopping && stop.requested()) {
+        // Queued after this pass's read-back: a later snapshot carries the trimmed total.
+        stopAtSampleBoundary(backend_, control_.data(), pixels);
+        stopping = true;
+      }
       if (lagged && pass == 0) continue;
       const int done = int((lagged ? pass - 1 : pass) % kRing);
       if (backend_.isCuda()) SRT_CUDA_CHECK(cudaEventSynchronize(readBackDone_[done]));
@@ -157,14 +164,20 @@ class PathIntegrator final : public WavefrontIntegrator {
         progress(samples, opt_.spp, c.raysTraced + c.shadowRaysTraced);
         lastSamples = samples;
       }
-      if (allIssued && c.live == 0) break;
+      if (allIssued && c.live == 0) {
+        totalWork = c.totalWork;
+        break;
+      }
     }
     backend_.synchronize();  // (on CUDA one more pass was queued; it found nothing to do)
     collectDepthStats(stats);
     stats.compactionChoice = compactor_->choiceSummary();
+    samplesDone_ = int(totalWork / pixels);
+    stats.samplesDone = samplesDone_;
+    stats.stopped = samplesDone_ < opt_.spp;
   }
 
-  Image image() const override { return resolveFilm(film_, opt_, backend_); }
+  Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_); }
 
  private:
   static constexpr int kRing = 3;                  // passes in flight between queueing and harvest
@@ -395,6 +408,7 @@ class PathIntegrator final : public WavefrontIntegrator {
   const bool persistent_;  // persistent-thread traversal for closest hits and shadow rays
   const Refill refill_;
   const uint32_t compactEvery_;  // Tail: passes per compaction of the path state; 0: auto
+  int samplesDone_ = 0;          // whole samples the film holds after the last render()
   uint32_t passesSinceCompaction_ = 0;
   double survival_ = 0;     // paths kept / paths alive in the last pass harvested
   uint32_t autoCycle_ = 1;  // auto: passes per compaction in the current cycle

@@ -147,4 +147,14 @@ void endPass(const Backend& b, PoolControl* ctl, Refill refill, uint32_t capacit
   });
 }
 
+void stopAtSampleBoundary(const Backend& b, PoolControl* ctl, uint32_t pixels) {
+  parallelFor(b, 1, [=] SRT_CPU_GPU(uint32_t) {
+    PoolControl& c = *ctl;
+    // endPass clamped nextWork to totalWork, a multiple of pixels: the result never grows it.
+    const unsigned long long issued = c.nextWork < c.totalWork ? c.nextWork : c.totalWork;
+    const unsigned long long p = pixels;
+    c.totalWork = (issued + p - 1) / p * p;
+  });
+}
+
 }  // namespace srt

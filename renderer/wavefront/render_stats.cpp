@@ -52,6 +52,8 @@ std::string statsToJson(const RenderStats& s) {
   }
   j["resolution"] = {s.width, s.height};
   j["spp"] = s.spp;
+  j["samples_done"] = s.samplesDone;
+  j["stopped"] = s.stopped;
   j["max_depth"] = s.maxDepth;
   j["seed"] = s.seed;
   j["triangles"] = s.triangles;
@@ -135,6 +137,9 @@ std::string statsTable(const RenderStats& s) {
                 s.scene.c_str(), s.width, s.height, s.spp, s.integrator.c_str(), s.backend.c_str(),
                 s.compaction.c_str(), s.payload.c_str());
   out += line;
+  if (s.stopped)
+    out += "stopped early: the image holds " + std::to_string(s.samplesDone) + " of " +
+           std::to_string(s.spp) + " samples per pixel\n";
   if (!s.compactionChoice.empty()) out += "auto chose:\n" + s.compactionChoice + "\n";
   if (!s.schedule.empty()) {
     // The cadence of the state compaction (--compact-every), where there is one.

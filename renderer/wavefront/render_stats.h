@@ -40,6 +40,8 @@ struct IterationStats {
 struct RenderStats {
   std::string scene, integrator, backend, device, compaction, payload;
   int width = 0, height = 0, spp = 0, maxDepth = 0;
+  int samplesDone = 0;   // samples per pixel the film holds: spp, or fewer when stopped early
+  bool stopped = false;  // a StopCondition ended the render before its spp
   uint32_t seed = 0;
   size_t triangles = 0;
   float time = 0.f;        // the scene time this frame shows
@@ -57,7 +59,7 @@ struct RenderStats {
   uint64_t totalRays() const;  // camera + bounce + shadow rays traced
   double raysPerSecond() const { return renderSeconds > 0 ? totalRays() / renderSeconds : 0; }
   double samplesPerSecond() const {
-    return renderSeconds > 0 ? double(width) * height * spp / renderSeconds : 0;
+    return renderSeconds > 0 ? double(width) * height * samplesDone / renderSeconds : 0;
   }
   BounceStats& bounce(size_t d) {
     if (bounces.size() <= d) bounces.resize(d + 1);

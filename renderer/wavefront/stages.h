@@ -102,6 +102,10 @@ void refillTail(const Backend& b, const PathSource& src, PathState state, PoolCo
 // (waves: only once ctl->kept, the count of alive flags, is 0).
 void refillInPlace(const Backend& b, const PathSource& src, PathState state, uint8_t* alive,
                    PoolControl* ctl, uint32_t capacity, bool waves);
+// regenerate.cu: one thread ends the render at the next sample boundary: totalWork becomes the
+// work issued rounded up to whole samples of `pixels`, so the samples begun finish and no new
+// one starts (a StopCondition). Runs between passes, after endPass.
+void stopAtSampleBoundary(const Backend& b, PoolControl* ctl, uint32_t pixels);
 // regenerate.cu: one thread closes the pass: statistics of the pass, work issued, the next
 // pass's count and live paths (see PoolControl).
 void endPass(const Backend& b, PoolControl* ctl, Refill refill, uint32_t capacity, bool waves);

@@ -22,12 +22,13 @@ class WhittedIntegrator final : public WavefrontIntegrator {
     grow(n);
   }
 
-  void render(RenderStats& stats, const ProgressFn& progress) override {
+  void render(RenderStats& stats, const ProgressFn& progress, const StopCondition& stop) override {
     const uint32_t n = uint32_t(size_t(opt_.width) * opt_.height);
     const SceneView& scene = data_.view();
     uint64_t raysSoFar = 0;
     std::vector<compaction::Field> fields;
     film_.fillBytes(0);
+    samplesDone_ = 0;
 
     for (int sample = 0; sample < opt_.spp; ++sample) {
       const SampleKey key{opt_.firstSample + uint32_t(sample), opt_.seed};
@@ -89,13 +90,17 @@ class WhittedIntegrator final : public WavefrontIntegrator {
           rays.lanes = childKeep_[1].data();
         }
       }
+      samplesDone_ = sample + 1;
       if (progress) progress(sample + 1, opt_.spp, raysSoFar);
+      if (samplesDone_ < opt_.spp && stop.requested()) break;
     }
     backend_.synchronize();  // the film is complete
     stats.compactionChoice = compactor_->choiceSummary();
+    stats.samplesDone = samplesDone_;
+    stats.stopped = samplesDone_ < opt_.spp;
   }
 
-  Image image() const override { return resolveFilm(film_, opt_, backend_); }
+  Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_); }
 
  private:
   // Streams that hold `count` rays and their 2*count children. Reallocates only when a bounce
@@ -143,6 +148,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
   Buffer<uint8_t> childKeep_[2];
   Buffer<Hit> hits_;
   Buffer<unsigned long long> film_;
+  int samplesDone_ = 0;  // samples the film holds after the last render()
   StageClock clock_;
   Counters counters_;  // survivors and shadow rays, read back after every bounce
 };

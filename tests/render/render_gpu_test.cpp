@@ -199,3 +199,33 @@ TEST(RenderGpuAnimation, GpuBuiltTreeRendersLikeTheCpuOne) {
 
 }  // namespace
 }  // namespace srt
+
+namespace srt {
+namespace {
+
+// A StopCondition on the device's lagged loop (the host harvests a pass late): whole samples, the
+// image of a render of that many samples.
+TEST(RenderGpuStop, StoppedRenderHoldsWholeSamplesOfTheSameImage) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda");
+  RenderOptions o = small(96, 64, 16, 6);
+  for (const char* schedule : {"regenerate", "waves"})
+    for (uint32_t pool : {1000u, 0u}) {
+      o.compaction = "lookback", o.schedule = schedule, o.poolSize = pool;
+      Renderer renderer(loadScene("cornell"), cuda, o);
+      int asked = 0;
+      StopCondition stop;
+      stop.poll = [&asked] { return ++asked >= 3; };
+      const RenderResult r = renderer.render(0.f, {}, stop);
+      const std::string what = std::string(schedule) + " / pool " + std::to_string(pool);
+      EXPECT_GE(r.stats.samplesDone, 1) << what;
+      EXPECT_EQ(r.stats.stopped, r.stats.samplesDone < 16) << what;
+      RenderOptions fewer = o;
+      fewer.spp = r.stats.samplesDone;
+      EXPECT_TRUE(test::bitIdentical(renderScene(loadScene("cornell"), cuda, fewer).image, r.image))
+          << what;
+    }
+}
+
+}  // namespace
+}  // namespace srt
