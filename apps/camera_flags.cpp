@@ -47,7 +47,9 @@ CLI::Option* addTriple(CLI::App& cmd, const std::string& name, std::optional<Vec
           ""));
 }
 
-bool validFov(float fov) { return fov > 0.f && fov < 180.f; }
+bool validFov(float fov) {
+  return fov > 0.f && fov < 180.f;
+}
 
 Vec3f jsonTriple(const json& j, const std::string& key) {
   if (!j.is_array() || j.size() != 3)
@@ -84,16 +86,22 @@ Camera applyJson(const std::string& text, Camera c) {
         "--camera: expected a JSON object like {\"position\": [0, 1, 5], \"target\": [0, 1, "
         "0], \"fov\": 40}");
   for (const auto& [key, value] : j.items()) {
-    if (key == "position") c.position = jsonTriple(value, key);
-    else if (key == "target") c.target = jsonTriple(value, key);
-    else if (key == "up") c.up = jsonTriple(value, key);
-    else if (key == "fov") c.vfovDegrees = jsonNumber(value, key);
-    else if (key == "lens_radius") c.lensRadius = jsonNumber(value, key);
-    else if (key == "focus_distance") c.focusDistance = jsonNumber(value, key);
+    if (key == "position")
+      c.position = jsonTriple(value, key);
+    else if (key == "target")
+      c.target = jsonTriple(value, key);
+    else if (key == "up")
+      c.up = jsonTriple(value, key);
+    else if (key == "fov")
+      c.vfovDegrees = jsonNumber(value, key);
+    else if (key == "lens_radius")
+      c.lensRadius = jsonNumber(value, key);
+    else if (key == "focus_distance")
+      c.focusDistance = jsonNumber(value, key);
     else
       throw UsageError("--camera: unknown key \"" + key +
-                                  "\" (known: position, target, up, fov, lens_radius, "
-                                  "focus_distance)");
+                       "\" (known: position, target, up, fov, lens_radius, "
+                       "focus_distance)");
   }
   if (!validFov(c.vfovDegrees)) throw UsageError("--camera: \"fov\" must be in (0, 180)");
   if (c.lensRadius < 0.f || c.focusDistance < 0.f)
@@ -149,7 +157,7 @@ Camera applyCameraFlags(const CameraFlags& flags, Camera c) {
   }
   if (lengthSquared(cross(normalize(view), c.up)) < 1e-12f)
     throw UsageError(std::string(flags.up ? "--up" : named) +
-                                ": the up direction is zero or along the view direction");
+                     ": the up direction is zero or along the view direction");
   return c;
 }
 

@@ -93,10 +93,14 @@ int pending() {
 
 const char* signalName(int signal) {
   switch (signal) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    default: return "a signal";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
   }
 }
 
@@ -118,7 +122,9 @@ Stoppable::~Stoppable() {
   --state().stoppables;
 }
 
-const std::atomic<bool>* stopFlag() { return &state().stop; }
+const std::atomic<bool>* stopFlag() {
+  return &state().stop;
+}
 
 void setExitNote(const std::string& note) {
   std::lock_guard<std::mutex> hold(state().lock);

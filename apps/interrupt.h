@@ -19,7 +19,9 @@ void install();
 int pending();
 // "SIGINT", "SIGTERM", "SIGHUP".
 const char* signalName(int signal);
-inline int exitStatus(int signal) { return 128 + signal; }
+inline int exitStatus(int signal) {
+  return 128 + signal;
+}
 
 // While one lives, the first signal is only recorded: the main thread finishes what it does (an
 // image being written) and then asks pending().

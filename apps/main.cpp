@@ -19,8 +19,7 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {addRenderCommand(app), addListCommand(app),
                                          addProfileCommand(app), addViewCommand(app)};
   // Usage errors in the one-line form of every other error, naming the help of the subcommand.
-  app.failure_message(
-      [](const CLI::App* a, const CLI::Error& e) { return usageErrorLine(*a, e); });
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) { return usageErrorLine(*a, e); });
 
   try {
     app.parse(argc, argv);

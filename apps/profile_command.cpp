@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -132,8 +132,10 @@ int runProfile(ProfileCommand& cmd) {
     StagedFile::commitTogether({&jsonFile, &csvFile, &htmlFile});
   }
   if (const int signal = interrupt::pending()) {
-    std::fprintf(stderr, "streamrt: stopped by %s after writing %sprofile.json, profile.csv, "
-                 "report.html\n", interrupt::signalName(signal), dir.c_str());
+    std::fprintf(stderr,
+                 "streamrt: stopped by %s after writing %sprofile.json, profile.csv, "
+                 "report.html\n",
+                 interrupt::signalName(signal), dir.c_str());
     return interrupt::exitStatus(signal);
   }
 

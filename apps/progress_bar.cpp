@@ -11,9 +11,12 @@ std::atomic<bool> lineOpen{false};  // a bar is drawn and its line not ended
 
 std::string duration(double s) {
   char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.0fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, (int(s) / 60) % 60);
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, (int(s) / 60) % 60);
   return buf;
 }
 }  // namespace
@@ -42,7 +45,9 @@ void ProgressBar::update(int done, int total, uint64_t rays) {
   drawn_ = true;
 }
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 void ProgressBar::finish() {
   if (lineOpen.exchange(false)) std::fputc('\n', stderr);

@@ -145,7 +145,6 @@ void checkTime(const RenderCommand& cmd, const Scene& scene) {
   throw std::invalid_argument("--time " + number(cmd.time) + ": " + cmd.scene + " " + range);
 }
 
-
 // The scene's camera, or one framed automatically, with the camera flags applied; a framed one
 // is printed for the user to keep.
 void placeCamera(const RenderCommand& cmd, Scene& scene) {
@@ -159,8 +158,8 @@ void placeCamera(const RenderCommand& cmd, Scene& scene) {
                "streamrt: notice: %s has no camera; framed it with \"camera\": "
                "{\"position\": %s, \"target\": %s, \"up\": %s, \"fov\": %g} (--camera or a "
                "JSON scene file can keep or change it)\n",
-               cmd.scene.c_str(), vec(c.position).c_str(), vec(c.target).c_str(),
-               vec(c.up).c_str(), c.vfovDegrees);
+               cmd.scene.c_str(), vec(c.position).c_str(), vec(c.target).c_str(), vec(c.up).c_str(),
+               c.vfovDegrees);
 }
 
 // Loads the scene and applies --time, --env and the camera flags, with the notices they call for.
@@ -197,8 +196,8 @@ Scene prepareScene(const RenderCommand& cmd, double* loadSeconds) {
 std::string exitNote(const RenderOutputs& outputs, int frames, bool stats) {
   const int n = outputs.framesWritten();
   if (frames <= 1 || n == 0) return "nothing was written";
-  return (n == 1 ? "frame 1" : "frames 1-" + std::to_string(n)) + " of " +
-         std::to_string(frames) + " written" + (stats ? ", no statistics" : "");
+  return (n == 1 ? "frame 1" : "frames 1-" + std::to_string(n)) + " of " + std::to_string(frames) +
+         " written" + (stats ? ", no statistics" : "");
 }
 
 int runRender(const RenderCommand& cmd) {
@@ -309,11 +308,12 @@ Command addRenderCommand(CLI::App& app) {
   render->add_option("--exposure", cmd->exposure, "Exposure in stops for PNG output")
       ->capture_default_str()
       ->check(kFinite);
-  CLI::Option* stats = render->add_option(
-      "--stats", cmd->stats,
-      "Write per-bounce statistics as JSON to this file (with --frames, one entry per frame, "
-      "written as frames finish)")
-      ->check(kFileName);
+  CLI::Option* stats = render
+                           ->add_option("--stats", cmd->stats,
+                                        "Write per-bounce statistics as JSON to this file (with "
+                                        "--frames, one entry per frame, "
+                                        "written as frames finish)")
+                           ->check(kFileName);
   render
       ->add_option("--frames", cmd->frames,
                    "Render N frames over the scene's animation, rebuilding the kd-tree each "

@@ -47,23 +47,23 @@ Command addViewCommand(CLI::App& app) {
       ->check(kFileName);
   view->add_flag("-q,--quiet", cfg->quiet, "Print nothing but errors");
 
-  return {view, [cfg, threads] {
-            if (!cfg->screenshot.empty()) cfg->settings.screenshot = cfg->screenshot;
-            if (!cfg->windowScreenshot.empty() && cfg->exitAfterFrames == 0)
-              throw UsageError("--window-screenshot needs --frames N");
-            if (cfg->exitAfterFrames > 0) {  // the screenshots are written: check them first
-              std::vector<std::pair<std::string, OutputFile>> outputs;
-              if (!cfg->screenshot.empty())
-                outputs.push_back(
-                    {"--screenshot", checkOutputFile(cfg->screenshot, "--screenshot")});
-              if (!cfg->windowScreenshot.empty())
-                outputs.push_back({"--window-screenshot",
-                                   checkOutputFile(cfg->windowScreenshot, "--window-screenshot")});
-              checkDistinctOutputs(outputs);
-            }
-            applyThreads(*threads);
-            return viewer::runViewer(*cfg);
-          }};
+  return {
+      view, [cfg, threads] {
+        if (!cfg->screenshot.empty()) cfg->settings.screenshot = cfg->screenshot;
+        if (!cfg->windowScreenshot.empty() && cfg->exitAfterFrames == 0)
+          throw UsageError("--window-screenshot needs --frames N");
+        if (cfg->exitAfterFrames > 0) {  // the screenshots are written: check them first
+          std::vector<std::pair<std::string, OutputFile>> outputs;
+          if (!cfg->screenshot.empty())
+            outputs.push_back({"--screenshot", checkOutputFile(cfg->screenshot, "--screenshot")});
+          if (!cfg->windowScreenshot.empty())
+            outputs.push_back({"--window-screenshot",
+                               checkOutputFile(cfg->windowScreenshot, "--window-screenshot")});
+          checkDistinctOutputs(outputs);
+        }
+        applyThreads(*threads);
+        return viewer::runViewer(*cfg);
+      }};
 }
 
 }  // namespace srt

@@ -31,9 +31,12 @@ Registry& registry() {
   return *r;
 }
 
-std::string errorText(int error) { return std::strerror(error); }
+std::string errorText(int error) {
+  return std::strerror(error);
+}
 
-[[noreturn]] void refuse(const std::string& label, const std::string& path, const std::string& why) {
+[[noreturn]] void refuse(const std::string& label, const std::string& path,
+                         const std::string& why) {
   throw FileWriteError(label + " " + path + ": " + why);
 }
 
@@ -77,8 +80,8 @@ int createTemporary(const std::string& target, std::string* name, int* error) {
   Registry& r = registry();
   std::lock_guard<std::mutex> hold(r.lock);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    *name = folder + "." + base + ".tmp" + std::to_string(getpid()) + "-" +
-            std::to_string(counter++);
+    *name =
+        folder + "." + base + ".tmp" + std::to_string(getpid()) + "-" + std::to_string(counter++);
     r.temporaries.insert(*name);
     const int fd = open(name->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) return fd;
@@ -171,8 +174,7 @@ StagedFile::StagedFile(const OutputFile& out, std::string what)
   if (fd_ < 0) fail("", error);
   struct stat st {};
   // A replaced file keeps its permissions.
-  if (stat(out_.target.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-    fchmod(fd_, st.st_mode & 07777);
+  if (stat(out_.target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) fchmod(fd_, st.st_mode & 07777);
 }
 
 StagedFile::~StagedFile() {

@@ -12,8 +12,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -108,8 +108,8 @@ float byteSwap(float v) {
 }
 
 std::string encodePfm(const Image& image) {
-  std::string out = "PF\n" + std::to_string(image.width) + " " + std::to_string(image.height) +
-                    "\n-1.0\n";
+  std::string out =
+      "PF\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n-1.0\n";
   const bool swap = !hostIsLittleEndian();
   std::vector<float> row(size_t(image.width) * 3);
   for (int y = image.height - 1; y >= 0; --y) {  // PFM stores the bottom row first
