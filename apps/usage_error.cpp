@@ -91,25 +91,26 @@ std::string usageErrorLine(const CLI::App& app, const CLI::Error& error) {
   for (char& c : what)
     if (c == '\n') c = ' ';
   const std::vector<CLI::App*> used = app.get_subcommands();
-  if (used.empty()) {  // no command, or a mistyped one
+  const CLI::App& where = used.empty() ? app : *used.front();
+  if (!used.empty()) help = "streamrt " + where.get_name() + " --help";
+  // Arguments nobody took, the command's first: an unknown flag is named first, even when CLI11
+  // stopped at a required option it took for the unknown one's value (`--outfile x.png`).
+  std::vector<std::string> rest = used.empty() ? std::vector<std::string>() : where.remaining();
+  const size_t ownRest = rest.size();
+  for (const std::string& arg : app.remaining()) rest.push_back(arg);
+  const auto flag = std::find_if(rest.begin(), rest.end(), looksLikeFlag);
+  if (flag != rest.end()) {
+    const bool own = size_t(flag - rest.begin()) < ownRest;
+    what = unknownFlag(own ? where : app, *flag);
+  } else if (used.empty()) {  // no command, or a mistyped one
     std::string names;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
       names += (names.empty() ? "" : ", ") + sub->get_name();
-    what = app.remaining().empty()
-               ? "a command is required (commands: " + names + ")"
-               : "unknown command '" + app.remaining().front() + "' (commands: " + names + ")";
-  }
-  for (const CLI::App* sub : used) {
-    help = "streamrt " + sub->get_name() + " --help";
-    // An unknown flag is named first, even when CLI11 stopped at a required option it took for
-    // a value of the unknown one (`--outfile x.png`).
-    const std::vector<std::string> rest = sub->remaining();
-    const auto flag = std::find_if(rest.begin(), rest.end(), looksLikeFlag);
-    if (flag != rest.end())
-      what = unknownFlag(*sub, *flag);
-    else if (!rest.empty() && error.get_name() == "ExtrasError")
-      what = "unexpected argument '" + rest.front() + "'" +
-             (sub->get_name() == "list" ? "" : " (one scene per command)");
+    what = rest.empty() ? "a command is required (commands: " + names + ")"
+                        : "unknown command '" + rest.front() + "' (commands: " + names + ")";
+  } else if (!rest.empty() && dynamic_cast<const CLI::ExtrasError*>(&error)) {
+    what = "unexpected argument '" + rest.front() + "'" +
+           (where.get_name() == "list" ? "" : " (one scene per command)");
   }
   return "streamrt: error: " + what + " (run '" + help + "')\n";
 }
