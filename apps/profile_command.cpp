@@ -5,12 +5,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
+#include "apps/camera_flags.h"
 #include "apps/command.h"
+#include "apps/interrupt.h"
 #include "apps/profile/compaction_list.h"
 #include "apps/profile/html_report.h"
 #include "apps/profile/profile_sweep.h"
@@ -29,6 +33,8 @@ struct ProfileCommand {
   std::string backend = "auto";
   std::string outDir;
   bool quiet = false;
+  int threads = 0;
+  CameraFlags camera;
   profile::Settings settings;
 };
 
@@ -37,15 +43,18 @@ bool isFolder(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The output folder may exist (files in it are replaced) or be new in a writable folder; checked
-// before the scene loads, so a typo costs nothing.
+const char* const kFiles[] = {"profile.json", "profile.csv", "report.html"};
+
+// The output folder may exist (the three files in it are replaced, so each must be a regular
+// file or absent) or be new in a writable folder; checked before the scene loads, so a typo
+// costs nothing.
 void checkOutputFolder(std::string dir) {
+  if (dir.empty()) throw UsageError("--out: an empty folder name");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   struct stat st {};
   if (stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) throw std::invalid_argument("--out " + dir + " is not a folder");
-    if (access(dir.c_str(), W_OK) != 0)
-      throw std::invalid_argument("--out " + dir + ": the folder is not writable");
+    for (const char* file : kFiles) checkOutputFile(dir + "/" + file, "--out");
     return;
   }
   const std::string parent = folderOf(dir);
@@ -75,6 +84,7 @@ void printSummary(const profile::Result& r) {
 
 int runProfile(ProfileCommand& cmd) {
   checkOutputFolder(cmd.outDir);
+  checkCameraFlags(cmd.camera);
   std::string notice;
   const Backend backend = selectBackend(cmd.backend, &notice);
   if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
@@ -85,11 +95,18 @@ int runProfile(ProfileCommand& cmd) {
     o.compaction = spec;
     validateRenderOptions(backend, o);  // every primitive checked before the long work
   }
+  applyThreads(cmd.threads);
   if (!cmd.quiet)
     std::fprintf(stderr, "streamrt: profiling %zu primitives, %d warm-up + %d timed renders each\n",
                  settings.primitives.size(), settings.warmup, settings.repeats);
 
   Scene scene = loadScene(cmd.scene);
+  scene.name = validUtf8(scene.name);  // it goes into profile.json
+  if (cmd.camera.any()) {
+    const RenderOptions& o = settings.options;
+    scene.camera = applyCameraFlags(
+        cmd.camera, scene.camera.value_or(frameScene(scene, float(o.width) / float(o.height))));
+  }
   const profile::Result result = profile::runSweep(
       std::move(scene), backend, settings, [&](const std::string& spec, int run, int runs) {
         if (!cmd.quiet && run + 1 == runs)
@@ -101,11 +118,26 @@ int runProfile(ProfileCommand& cmd) {
   const std::string csv = profile::profileCsv(result);
   const std::string html = profile::htmlReport(result);
   if (!isFolder(cmd.outDir) && mkdir(cmd.outDir.c_str(), 0777) != 0)
-    throw std::runtime_error("--out " + cmd.outDir + ": cannot create the folder");
+    throw std::runtime_error("--out " + cmd.outDir + ": cannot create the folder (" +
+                             std::strerror(errno) + ")");
   const std::string dir = cmd.outDir + (cmd.outDir.back() == '/' ? "" : "/");
-  writeFileAtomically(dir + "profile.json", json, "profile");
-  writeFileAtomically(dir + "profile.csv", csv, "profile");
-  writeFileAtomically(dir + "report.html", html, "report");
+  {
+    interrupt::Deferral finishWriting;  // the three files appear together or not at all
+    StagedFile jsonFile(checkOutputFile(dir + kFiles[0], "--out"), "profile");
+    StagedFile csvFile(checkOutputFile(dir + kFiles[1], "--out"), "profile");
+    StagedFile htmlFile(checkOutputFile(dir + kFiles[2], "--out"), "report");
+    jsonFile.write(json);
+    csvFile.write(csv);
+    htmlFile.write(html);
+    StagedFile::commitTogether({&jsonFile, &csvFile, &htmlFile});
+  }
+  if (const int signal = interrupt::pending()) {
+    std::fprintf(stderr,
+                 "streamrt: stopped by %s after writing %sprofile.json, profile.csv, "
+                 "report.html\n",
+                 interrupt::signalName(signal), dir.c_str());
+    return interrupt::exitStatus(signal);
+  }
 
   if (!cmd.quiet) printSummary(result);
   if (!result.imagesIdentical()) {
@@ -144,15 +176,17 @@ Command addProfileCommand(CLI::App& app) {
       ->required();
   p->add_option("--warmup", cmd->settings.warmup, "Untimed renders per primitive first")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1000));
+      ->check(integerIn(0, 1000));
   p->add_option("--repeats", cmd->settings.repeats, "Timed renders per primitive")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(integerIn(1, 1000));
   p->add_option("--spp", o.spp, "Samples per pixel")
       ->capture_default_str()
       ->check(kPositiveInteger);
   addRenderFlags(*p, o, cmd->backend);
   addKdTreeFlags(*p, cmd->settings.accel);
+  addThreadsFlag(*p, cmd->threads);
+  addCameraFlags(*p, cmd->camera);
   p->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");
   return {p, [cmd] { return runProfile(*cmd); }};
 }

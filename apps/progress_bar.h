@@ -2,6 +2,7 @@
 // (short renders stay quiet) and only when stderr is a terminal or --progress forces it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@ namespace srt {
 class ProgressBar {
  public:
   ProgressBar(std::string label, bool enabled);
+  ~ProgressBar();  // finish(): an error message starts on a line of its own
   void update(int done, int total, uint64_t rays);
   void finish();  // ends the line if anything was drawn
 
@@ -20,5 +22,9 @@ class ProgressBar {
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_;
 };
+
+// Ends a progress line left open (a newline on stderr), for a line that must start at the left:
+// the signal thread calls it holding stderr's lock (flockfile).
+void endProgressLine();
 
 }  // namespace srt

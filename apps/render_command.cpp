@@ -1,30 +1,26 @@
 // `streamrt render SCENE -o OUT [options]` and `streamrt list`.
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 
+#include "apps/camera_flags.h"
 #include "apps/command.h"
+#include "apps/interrupt.h"
 #include "apps/progress_bar.h"
 #include "apps/render_flags.h"
-#include "primitives/compaction/compaction.h"
-#include "primitives/reduction/reduction.h"
-#include "base/atomic_file.h"
+#include "apps/render_outputs.h"
 #include "base/image_io.h"
 #include "base/paths.h"
+#include "primitives/compaction/compaction.h"
+#include "primitives/reduction/reduction.h"
 #include "renderer/render.h"
 #include "scenes/loader.h"
 
@@ -35,6 +31,7 @@ struct RenderCommand {
   std::string scene = "cornell";
   std::string output;
   std::string stats;
+  bool statsGiven = false;
   std::string backend = "auto";
   float exposure = 0.f;
   bool verbose = false;
@@ -44,20 +41,11 @@ struct RenderCommand {
   float time = 0.f;
   bool timeGiven = false;  // --time on the command line (it conflicts with --frames)
   std::string env;         // --env R[,G,B]; empty: the scene's own environment
+  int threads = 0;
+  CameraFlags camera;
   RenderOptions options;
   AccelOptions accel;
 };
-
-// "out.png" with frame 3 of several -> "out-0003.png".
-std::string framePath(const std::string& path, int frame, int frames) {
-  if (frames <= 1) return path;
-  const size_t dot = path.find_last_of('.');
-  const size_t slash = path.find_last_of('/');
-  const bool hasExt = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  char number[16];
-  std::snprintf(number, sizeof number, "-%04d", frame);
-  return hasExt ? path.substr(0, dot) + number + path.substr(dot) : path + number;
-}
 
 using ReducerRegistry = reduction::Registry<reduction::Aabb, reduction::AabbUnion>;
 
@@ -77,27 +65,6 @@ std::string number(float v) {
   char s[32];
   std::snprintf(s, sizeof s, "%g", v);
   return s;
-}
-
-// Fails before any work when `path` cannot be written: its folder missing, not a folder or not
-// writable, or the path itself a folder. Writability is tried by creating (and removing) a file,
-// since access(2) says yes to root even where a write would fail.
-void checkWritable(const std::string& flag, const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw std::invalid_argument(flag + " " + path + ": is a folder, not a file");
-  const std::string folder = folderOf(path);
-  if (stat(folder.c_str(), &st) != 0)
-    throw std::invalid_argument(flag + " " + path + ": folder '" + folder + "' does not exist");
-  if (!S_ISDIR(st.st_mode))
-    throw std::invalid_argument(flag + " " + path + ": '" + folder + "' is not a folder");
-  std::string probe = folder + "/.streamrt-write-test-XXXXXX";
-  const int fd = mkstemp(probe.data());
-  if (fd < 0)
-    throw std::invalid_argument(flag + " " + path + ": cannot write in folder '" + folder +
-                                "': " + std::strerror(errno));
-  close(fd);
-  unlink(probe.c_str());
 }
 
 // --segreduce and --kd-compaction name registered primitives; a typo fails before the scene
@@ -157,16 +124,6 @@ const CLI::Validator kEnvironment(
     },
     "");
 
-const CLI::Validator kFinite(
-    [](std::string& text) -> std::string {
-      char* end = nullptr;
-      const float v = std::strtof(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !std::isfinite(v))
-        return "'" + text + "' is not a finite number";
-      return {};
-    },
-    "");
-
 bool hasLights(const Scene& scene) {
   return !scene.pointLights.empty() || !isBlack(scene.environment) ||
          std::any_of(scene.materials.begin(), scene.materials.end(),
@@ -188,33 +145,32 @@ void checkTime(const RenderCommand& cmd, const Scene& scene) {
   throw std::invalid_argument("--time " + number(cmd.time) + ": " + cmd.scene + " " + range);
 }
 
+// The scene's camera, or one framed automatically, with the camera flags applied; a framed one
+// is printed for the user to keep.
+void placeCamera(const RenderCommand& cmd, Scene& scene) {
+  const bool framed = !scene.camera && !cmd.camera.placesCamera();
+  if (!scene.camera)
+    scene.camera = frameScene(scene, float(cmd.options.width) / float(cmd.options.height));
+  if (cmd.camera.any()) scene.camera = applyCameraFlags(cmd.camera, *scene.camera);
+  if (!framed || cmd.quiet) return;
+  const Camera& c = *scene.camera;
+  std::fprintf(stderr,
+               "streamrt: notice: %s has no camera; framed it with \"camera\": "
+               "{\"position\": %s, \"target\": %s, \"up\": %s, \"fov\": %g} (--camera or a "
+               "JSON scene file can keep or change it)\n",
+               cmd.scene.c_str(), vec(c.position).c_str(), vec(c.target).c_str(), vec(c.up).c_str(),
+               c.vfovDegrees);
+}
 
-int runRender(const RenderCommand& cmd) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  // Cheap checks first, so a typo or an unwritable path fails before a long scene load, kd-tree
-  // build or render.
-  checkImageExtension(cmd.output);
-  checkWritable("-o", cmd.output);
-  if (!cmd.stats.empty()) checkWritable("--stats", cmd.stats);
-  checkKdBuildPrimitives(cmd.accel.gpu);
-  if (cmd.timeGiven && cmd.frames > 1)
-    throw std::invalid_argument(
-        "--time picks the time of a single frame; --frames spreads the frames over the whole "
-        "animation (use one or the other)");
-  const std::optional<Vec3f> env =
-      cmd.env.empty() ? std::nullopt : std::optional<Vec3f>(parseEnvironment(cmd.env));
-  std::string notice;
-  const Backend backend = selectBackend(cmd.backend, &notice);
-  if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
-  validateRenderOptions(backend, cmd.options);
-
+// Loads the scene and applies --time, --env and the camera flags, with the notices they call for.
+Scene prepareScene(const RenderCommand& cmd, double* loadSeconds) {
   const auto load0 = std::chrono::steady_clock::now();
   Scene scene = loadScene(cmd.scene);
-  const double loadSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - load0).count();
+  *loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load0).count();
+  scene.name = validUtf8(scene.name);  // it goes into the statistics' JSON
   if (cmd.timeGiven) checkTime(cmd, scene);
-  if (env) {
-    scene.environment = *env;
+  if (!cmd.env.empty()) {
+    scene.environment = parseEnvironment(cmd.env);
   } else if (!hasLights(scene)) {
     // A bare OBJ usually has no emitters: light it evenly instead of rendering black.
     scene.environment = Vec3f(1.f);
@@ -229,28 +185,49 @@ int runRender(const RenderCommand& cmd) {
                  "streamrt: warning: %s has no emitters, point lights or environment: the image "
                  "will be black (--env adds an environment, see scenes/README.md)\n",
                  cmd.scene.c_str());
-  if (!scene.camera) {
-    // Placed here rather than in Renderer so the user sees it and can reuse it.
-    scene.camera = frameScene(scene, float(cmd.options.width) / float(cmd.options.height));
-    const Camera& c = *scene.camera;
-    if (!cmd.quiet)
-      std::fprintf(stderr,
-                   "streamrt: notice: %s has no camera; framed it with \"camera\": "
-                   "{\"position\": %s, \"target\": %s, \"up\": %s, \"fov\": %g} (a JSON "
-                   "scene file can keep or change it)\n",
-                   cmd.scene.c_str(), vec(c.position).c_str(), vec(c.target).c_str(),
-                   vec(c.up).c_str(), c.vfovDegrees);
-  }
+  placeCamera(cmd, scene);  // here rather than in Renderer so the user sees a framed one
   if (cmd.frames > 1 && scene.animationEnd <= 0.f && !cmd.quiet)
     std::fprintf(stderr, "streamrt: %s has no animation: the %d frames will be the same\n",
                  cmd.scene.c_str(), cmd.frames);
+  return scene;
+}
 
+// What a signal that ends the process leaves behind, for its one line.
+std::string exitNote(const RenderOutputs& outputs, int frames, bool stats) {
+  const int n = outputs.framesWritten();
+  if (frames <= 1 || n == 0) return "nothing was written";
+  return (n == 1 ? "frame 1" : "frames 1-" + std::to_string(n)) + " of " + std::to_string(frames) +
+         " written" + (stats ? ", no statistics" : "");
+}
+
+int runRender(const RenderCommand& cmd) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  // Cheap checks first, so a typo or an unwritable path fails before a long scene load, kd-tree
+  // build or render.
+  if (cmd.timeGiven && cmd.frames > 1)
+    throw UsageError(
+        "--time picks the time of a single frame; --frames spreads the frames over the whole "
+        "animation (use one or the other)");
+  checkCameraFlags(cmd.camera);
+  RenderOutputs outputs(cmd.output,
+                        cmd.statsGiven ? std::optional<std::string>(cmd.stats) : std::nullopt,
+                        cmd.frames);
+  checkKdBuildPrimitives(cmd.accel.gpu);
+  std::string notice;
+  const Backend backend = selectBackend(cmd.backend, &notice);
+  if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
+  validateRenderOptions(backend, cmd.options);
+  applyThreads(cmd.threads);
+  interrupt::setExitNote("nothing was written");
+
+  double loadSeconds = 0;
+  Scene scene = prepareScene(cmd, &loadSeconds);
   // Frames sample [0, animationEnd] evenly; a single frame shows --time.
   auto frameTime = [&](int f) {
     return cmd.frames <= 1 ? cmd.time : scene.animationEnd * float(f) / float(cmd.frames - 1);
   };
-  Renderer renderer(std::move(scene), backend, cmd.options, cmd.accel, frameTime(0));
-  nlohmann::json frames = nlohmann::json::array();
+  const float time0 = frameTime(0);
+  Renderer renderer(std::move(scene), backend, cmd.options, cmd.accel, time0);
   for (int f = 0; f < cmd.frames; ++f) {
     const std::string label =
         cmd.frames > 1 ? "frame " + std::to_string(f + 1) + "/" + std::to_string(cmd.frames)
@@ -260,21 +237,24 @@ int runRender(const RenderCommand& cmd) {
         frameTime(f), [&](int done, int total, uint64_t rays) { bar.update(done, total, rays); });
     bar.finish();
     result.stats.sceneLoadSeconds = loadSeconds;
-    const std::string out = framePath(cmd.output, f, cmd.frames);
-    writeImage(out, result.image, cmd.exposure);
     result.stats.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    frames.push_back(nlohmann::json::parse(statsToJson(result.stats)));
+    const std::string statsJson = cmd.statsGiven ? statsToJson(result.stats) : std::string();
+    outputs.writeFrame(f, result.image, cmd.exposure, statsJson);
+    interrupt::setExitNote(exitNote(outputs, cmd.frames, cmd.statsGiven));
     if (cmd.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
     if (!cmd.quiet)
-      std::fprintf(stderr, "streamrt: wrote %s (%dx%d, %d spp, %.2f s, %.3g rays/s)\n", out.c_str(),
-                   cmd.options.width, cmd.options.height, cmd.options.spp,
-                   result.stats.renderSeconds, result.stats.raysPerSecond());
+      std::fprintf(stderr, "streamrt: wrote %s (%dx%d, %d spp, %.2f s, %.3g rays/s)\n",
+                   outputs.imagePath(f).c_str(), cmd.options.width, cmd.options.height,
+                   cmd.options.spp, result.stats.renderSeconds, result.stats.raysPerSecond());
+    if (const int signal = interrupt::pending()) {  // came while the files were written
+      outputs.finish();
+      std::fprintf(stderr, "streamrt: stopped by %s after writing %s\n",
+                   interrupt::signalName(signal), outputs.imagePath(f).c_str());
+      return interrupt::exitStatus(signal);
+    }
   }
-  if (!cmd.stats.empty()) {
-    const nlohmann::json j = cmd.frames > 1 ? nlohmann::json{{"frames", frames}} : frames[0];
-    writeFileAtomically(cmd.stats, j.dump(2) + "\n", "statistics");
-  }
+  outputs.finish();
   return 0;
 }
 
@@ -313,7 +293,8 @@ Command addRenderCommand(CLI::App& app) {
       ->add_option("-o,--output", cmd->output,
                    "Output image; the extension picks the format: .png (tone mapped sRGB), "
                    ".exr or .pfm (linear float)")
-      ->required();
+      ->required()
+      ->check(kFileName);
   render->add_option("--spp", o.spp, "Samples per pixel")
       ->capture_default_str()
       ->check(kPositiveInteger);
@@ -323,15 +304,22 @@ Command addRenderCommand(CLI::App& app) {
                    "list`); auto: the fastest by measured cost per stream shape")
       ->capture_default_str();
   addRenderFlags(*render, o, cmd->backend);
+  addThreadsFlag(*render, cmd->threads);
   render->add_option("--exposure", cmd->exposure, "Exposure in stops for PNG output")
-      ->capture_default_str();
-  render->add_option("--stats", cmd->stats, "Write per-bounce statistics as JSON to this file");
+      ->capture_default_str()
+      ->check(kFinite);
+  CLI::Option* stats = render
+                           ->add_option("--stats", cmd->stats,
+                                        "Write per-bounce statistics as JSON to this file (with "
+                                        "--frames, one entry per frame, "
+                                        "written as frames finish)")
+                           ->check(kFileName);
   render
       ->add_option("--frames", cmd->frames,
                    "Render N frames over the scene's animation, rebuilding the kd-tree each "
                    "frame; outputs are numbered (out-0000.png, ...)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(integerIn(1, 100000));
   CLI::Option* time =
       render
           ->add_option("--time", cmd->time,
@@ -356,13 +344,15 @@ Command addRenderCommand(CLI::App& app) {
                    "without any light gets 1 by default")
       ->type_name("R[,G,B]")
       ->check(kEnvironment);
+  addCameraFlags(*render, cmd->camera);
   render->add_flag("-v,--verbose", cmd->verbose, "Print the per-bounce statistics table");
   render->add_flag("--progress", cmd->progress,
                    "Show the progress bar even when stderr is no terminal");
   render->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");
 
-  return {render, [cmd, time] {
+  return {render, [cmd, time, stats] {
             cmd->timeGiven = time->count() > 0;
+            cmd->statsGiven = stats->count() > 0;
             return runRender(*cmd);
           }};
 }

@@ -1,21 +1,76 @@
 #include "apps/render_flags.h"
 
+#include <omp.h>
+
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 
 namespace srt {
+namespace {
+
+// The whole of `text` as an integer; false on anything else, overflow included.
+bool parseInteger(const std::string& text, long long* v) {
+  char* end = nullptr;
+  errno = 0;
+  *v = std::strtoll(text.c_str(), &end, 10);
+  return !text.empty() && *end == '\0' && errno != ERANGE;
+}
+
+// The whole of `text` as a float (the type of every real-valued flag), finite.
+bool parseFinite(const std::string& text, float* v) {
+  char* end = nullptr;
+  *v = std::strtof(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && std::isfinite(*v);
+}
+
+}  // namespace
 
 const CLI::Validator kPositiveInteger(
     [](std::string& text) -> std::string {
-      char* end = nullptr;
-      errno = 0;
-      const long v = std::strtol(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || errno == ERANGE || v <= 0 || v > INT32_MAX)
-        return "'" + text + "' is not a positive integer";
+      long long v = 0;
+      if (!parseInteger(text, &v) || v <= 0 || v > INT32_MAX)
+        return "'" + text + "' is not a positive integer" +
+               (v > INT32_MAX ? " (at most " + std::to_string(INT32_MAX) + ")" : "");
       return {};
     },
     "POSITIVE");
+
+CLI::Validator integerIn(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        long long v = 0;
+        if (!parseInteger(text, &v) || v < lo || v > hi)
+          return "'" + text + "' is not an integer in [" + std::to_string(lo) + ", " +
+                 std::to_string(hi) + "]";
+        return {};
+      },
+      "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+const CLI::Validator kFileName(
+    [](std::string& text) -> std::string {
+      if (text.empty()) return "an empty file name";
+      return {};
+    },
+    "");
+
+const CLI::Validator kFinite(
+    [](std::string& text) -> std::string {
+      float v = 0.f;
+      if (!parseFinite(text, &v)) return "'" + text + "' is not a finite number";
+      return {};
+    },
+    "");
+
+const CLI::Validator kFinitePositive(
+    [](std::string& text) -> std::string {
+      float v = 0.f;
+      if (!parseFinite(text, &v) || !(v > 0.f)) return "'" + text + "' is not a finite number > 0";
+      return {};
+    },
+    "> 0");
 
 void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
   cmd.add_option("--width", o.width, "Image width in pixels")
@@ -26,7 +81,7 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
       ->check(kPositiveInteger);
   cmd.add_option("--max-depth", o.maxDepth, "Maximum number of bounces")
       ->capture_default_str()
-      ->check(CLI::Range(0, 64));
+      ->check(integerIn(0, 64));
   cmd.add_option("--integrator", o.integrator, "path or whitted")
       ->capture_default_str()
       ->check(CLI::IsMember({"path", "whitted"}));
@@ -43,7 +98,8 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
   cmd.add_option("--pool", o.poolSize,
                  "Paths in flight at once (path tracer); 0: sized from the device (SM count, "
                  "free memory)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integerIn(0, UINT32_MAX));
   cmd.add_option("--traversal", o.traversal,
                  "Closest-hit and shadow kernels: standard (one thread per ray), persistent "
                  "(CUDA: a fixed set of threads that keep fetching rays), or auto (persistent "
@@ -65,10 +121,9 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
       ->type_name("N|auto")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
+            long long v = 0;
             if (text == "auto") return {};
-            char* end = nullptr;
-            const long v = std::strtol(text.c_str(), &end, 10);
-            if (text.empty() || *end != '\0' || v < 1 || v > 64)
+            if (!parseInteger(text, &v) || v < 1 || v > 64)
               return "'" + text + "' is neither auto nor a number of passes in [1, 64]";
             return {};
           },
@@ -76,7 +131,9 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
   cmd.add_option("--backend", backend, "auto, cuda or cpu")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  cmd.add_option("--seed", o.seed, "Random seed")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "Random seed")
+      ->capture_default_str()
+      ->check(integerIn(0, UINT32_MAX));
 }
 
 void addKdTreeFlags(CLI::App& cmd, AccelOptions& accel) {
@@ -88,28 +145,38 @@ void addKdTreeFlags(CLI::App& cmd, AccelOptions& accel) {
   cmd.add_option("--kd-max-depth", accel.sah.maxDepth,
                  "kd-tree depth limit; 0: 8 + 1.3 log2(triangles), as pbrt-v4")
       ->capture_default_str()
-      ->check(CLI::Range(0, kKdMaxDepth));
-  const auto positive = CLI::PositiveNumber.description("> 0");
+      ->check(integerIn(0, kKdMaxDepth));
   cmd.add_option("--kd-traversal-cost", accel.sah.traversalCost,
                  "SAH cost of visiting an interior node (K_T)")
       ->capture_default_str()
-      ->check(positive);
+      ->check(kFinitePositive);
   cmd.add_option("--kd-intersect-cost", accel.sah.intersectCost,
                  "SAH cost of one ray-triangle test (K_I)")
       ->capture_default_str()
-      ->check(positive);
+      ->check(kFinitePositive);
   cmd.add_option("--kd-empty-bonus", accel.sah.emptyBonus,
                  "SAH discount in [0, 1) for a split that cuts off empty space")
       ->capture_default_str()
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
-            char* end = nullptr;
-            const double v = std::strtod(text.c_str(), &end);
-            if (text.empty() || *end != '\0' || !(v >= 0.0 && v < 1.0))
+            float v = 0.f;
+            if (!parseFinite(text, &v) || !(v >= 0.f && v < 1.f))
               return "'" + text + "' is not a number in [0, 1)";
             return {};
           },
           "[0,1)"));
+}
+
+void addThreadsFlag(CLI::App& cmd, int& threads) {
+  cmd.add_option("--threads", threads,
+                 "CPU threads for the CPU backend and the CPU kd-tree build (OpenMP); 0: "
+                 "OMP_NUM_THREADS when set, else every core")
+      ->capture_default_str()
+      ->check(integerIn(0, 4096));
+}
+
+void applyThreads(int threads) {
+  if (threads > 0) omp_set_num_threads(threads);
 }
 
 }  // namespace srt

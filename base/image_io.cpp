@@ -6,32 +6,20 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 #include <tinyexr.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <memory>
 #include <sstream>
 
 namespace srt {
 namespace {
-
-// Image errors keep their own type (ImageError) whatever step of the atomic write failed.
-void writeAtomically(const std::string& path, const std::function<bool(const std::string&)>& writer,
-                     const char* what) {
-  try {
-    srt::writeAtomically(path, writer, std::string(what) + " image");
-  } catch (const FileWriteError& e) {
-    throw ImageError(e.what());
-  }
-}
 
 void checkImage(const std::string& path, const Image& image) {
   if (image.width <= 0 || image.height <= 0 ||
@@ -43,7 +31,7 @@ void checkImage(const std::string& path, const Image& image) {
   }
 }
 
-bool writePng(const std::string& file, const Image& image, float exposure) {
+std::string encodePng(const Image& image, float exposure) {
   const float scale = std::exp2(exposure);
   std::vector<uint8_t> bytes(image.pixels.size() * 3);
   for (size_t i = 0; i < image.pixels.size(); ++i)
@@ -52,20 +40,56 @@ bool writePng(const std::string& file, const Image& image, float exposure) {
       v = std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f);
       bytes[3 * i + c] = uint8_t(std::lround(linearToSrgb(v) * 255.f));
     }
-  return stbi_write_png(file.c_str(), image.width, image.height, 3, bytes.data(),
-                        image.width * 3) != 0;
+  std::string out;
+  auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+  };
+  if (!stbi_write_png_to_func(append, &out, image.width, image.height, 3, bytes.data(),
+                              image.width * 3))
+    return {};
+  return out;
 }
 
-bool writeExr(const std::string& file, const Image& image) {
+// tinyexr's SaveEXR, in memory: its file writer ignores fclose's error (a full disk).
+std::string encodeExr(const std::string& path, const Image& image) {
+  const size_t n = image.pixels.size();
+  std::vector<float> planes[3];  // B, G, R: the channel order EXR readers expect
+  for (int c = 0; c < 3; ++c) {
+    planes[c].resize(n);
+    for (size_t i = 0; i < n; ++i) planes[c][i] = image.pixels[i][2 - c];
+  }
+  float* pointers[3] = {planes[0].data(), planes[1].data(), planes[2].data()};
+  EXRImage exr;
+  InitEXRImage(&exr);
+  exr.num_channels = 3;
+  exr.images = reinterpret_cast<unsigned char**>(pointers);
+  exr.width = image.width;
+  exr.height = image.height;
+  EXRHeader header;
+  InitEXRHeader(&header);
+  header.compression_type = image.width < 16 && image.height < 16 ? TINYEXR_COMPRESSIONTYPE_NONE
+                                                                  : TINYEXR_COMPRESSIONTYPE_ZIP;
+  std::vector<EXRChannelInfo> channels(3);
+  for (int c = 0; c < 3; ++c) {
+    std::memset(&channels[c], 0, sizeof(EXRChannelInfo));
+    channels[c].name[0] = "BGR"[c];
+  }
+  std::vector<int> types(3, TINYEXR_PIXELTYPE_FLOAT);
+  header.num_channels = 3;
+  header.channels = channels.data();
+  header.pixel_types = types.data();
+  header.requested_pixel_types = types.data();
+  unsigned char* memory = nullptr;
   const char* err = nullptr;
-  const int rc =
-      SaveEXR(&image.pixels[0].x, image.width, image.height, 3, /*fp16=*/0, file.c_str(), &err);
-  if (rc != TINYEXR_SUCCESS) {
+  const size_t size = SaveEXRImageToMemory(&exr, &header, &memory, &err);
+  if (size == 0) {
     const std::string msg = err ? err : "unknown error";
     if (err) FreeEXRErrorMessage(err);
-    throw ImageError("cannot write EXR '" + file + "': " + msg);
+    throw ImageError("cannot write EXR '" + path + "': " + msg);
   }
-  return true;
+  std::string out(reinterpret_cast<const char*>(memory), size);
+  std::free(memory);
+  return out;
 }
 
 bool hostIsLittleEndian() {
@@ -83,10 +107,9 @@ float byteSwap(float v) {
   return v;
 }
 
-bool writePfm(const std::string& file, const Image& image) {
-  std::ofstream out(file, std::ios::binary);
-  if (!out) return false;
-  out << "PF\n" << image.width << " " << image.height << "\n-1.0\n";
+std::string encodePfm(const Image& image) {
+  std::string out =
+      "PF\n" + std::to_string(image.width) + " " + std::to_string(image.height) + "\n-1.0\n";
   const bool swap = !hostIsLittleEndian();
   std::vector<float> row(size_t(image.width) * 3);
   for (int y = image.height - 1; y >= 0; --y) {  // PFM stores the bottom row first
@@ -95,10 +118,9 @@ bool writePfm(const std::string& file, const Image& image) {
         const float v = image.at(x, y)[c];
         row[size_t(x) * 3 + c] = swap ? byteSwap(v) : v;
       }
-    out.write(reinterpret_cast<const char*>(row.data()), std::streamsize(row.size() * 4));
+    out.append(reinterpret_cast<const char*>(row.data()), row.size() * 4);
   }
-  out.close();
-  return bool(out);
+  return out;
 }
 
 Image readPfm(const std::string& path) {
@@ -173,19 +195,24 @@ void checkImageExtension(const std::string& path) {
                      "' (use .png, .exr or .pfm)");
 }
 
-void writeImage(const std::string& path, const Image& image, float exposure) {
+std::string encodeImage(const std::string& path, const Image& image, float exposure) {
   checkImageExtension(path);
-  const std::string ext = lowerExtension(path);
   checkImage(path, image);
-  if (ext == ".png")
-    writeAtomically(
-        path, [&](const std::string& f) { return writePng(f, image, exposure); }, "PNG");
-  else if (ext == ".exr")
-    writeAtomically(
-        path, [&](const std::string& f) { return writeExr(f, image); }, "EXR");
-  else
-    writeAtomically(
-        path, [&](const std::string& f) { return writePfm(f, image); }, "PFM");
+  const std::string ext = lowerExtension(path);
+  if (ext == ".exr") return encodeExr(path, image);
+  if (ext == ".pfm") return encodePfm(image);
+  std::string png = encodePng(image, exposure);
+  if (png.empty()) throw ImageError("cannot write PNG '" + path + "': the encoder failed");
+  return png;
+}
+
+void writeImage(const std::string& path, const Image& image, float exposure) {
+  const std::string bytes = encodeImage(path, image, exposure);
+  try {
+    writeFileAtomically(path, bytes, "image");
+  } catch (const FileWriteError& e) {
+    throw ImageError(e.what());
+  }
 }
 
 Image readImage(const std::string& path) {

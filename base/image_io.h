@@ -2,8 +2,8 @@
 //   .png  8-bit sRGB: exposure (stops), clamp to [0,1], sRGB OETF (display-referred)
 //   .exr  linear 32-bit float RGB (tinyexr)
 //   .pfm  linear 32-bit float RGB, little-endian, rows stored bottom to top as the format requires
-// Writes go to a temporary file in the destination folder that is renamed over the target, so a
-// failed write never leaves a partial file behind.
+// Images are encoded in memory and written through a temporary file renamed over the target
+// (base/atomic_file.h), so a failed write never leaves a partial file behind.
 #pragma once
 
 #include <stdexcept>
@@ -32,8 +32,10 @@ class ImageError : public std::runtime_error {
 
 // Format chosen by the (case-insensitive) extension. `exposure` (stops) only affects PNG; the
 // float formats store radiance as it is. Throws ImageError naming the path on an unknown
-// extension, an inconsistent image, or a folder that cannot be written.
+// extension, an inconsistent image, or a path that cannot take a file (checkOutputFile).
 void writeImage(const std::string& path, const Image& image, float exposure = 0.f);
+// The bytes of that file, for a caller that writes it with others (StagedFile::commitTogether).
+std::string encodeImage(const std::string& path, const Image& image, float exposure = 0.f);
 // Throws ImageError unless the extension names a format writeImage knows (checked before a render).
 void checkImageExtension(const std::string& path);
 

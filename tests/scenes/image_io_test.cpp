@@ -6,7 +6,12 @@
 #include <fstream>
 #include <random>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/atomic_file.h"
 #include "base/image_io.h"
+#include "base/paths.h"
 #include "test_util.h"
 
 namespace srt {
@@ -136,6 +141,91 @@ TEST(ImageIo, OverwriteAndBadReads) {
   test::expectErrorContaining<ImageError>([&] { readImage(dir.write("h.pfm", "P6\n4 4\n255\n")); },
                                           {"h.pfm"});
   test::expectErrorContaining<ImageError>([&] { readImage(dir.file("a.tga")); }, {"a.tga"});
+}
+
+TEST(OutputFiles, RefusedUnlessARegularFileOrANewName) {
+  test::ScratchDir dir;
+  ASSERT_EQ(mkfifo(dir.file("fifo.png").c_str(), 0644), 0);
+  fs::create_directories(dir.path() / "folder.png");
+  fs::create_symlink("fifo.png", dir.path() / "to-fifo.png");
+  test::expectErrorContaining<FileWriteError>([&] { checkOutputFile(dir.file("fifo.png"), "-o"); },
+                                              {"-o", "fifo.png", "a FIFO"});
+  test::expectErrorContaining<FileWriteError>(
+      [&] { checkOutputFile(dir.file("to-fifo.png"), "-o"); }, {"to-fifo.png", "a FIFO"});
+  test::expectErrorContaining<FileWriteError>(
+      [&] { checkOutputFile(dir.file("folder.png"), "-o"); }, {"folder.png", "is a folder"});
+  test::expectErrorContaining<FileWriteError>([&] { checkOutputFile("/dev/null", "--stats"); },
+                                              {"--stats /dev/null", "a character device"});
+  test::expectErrorContaining<FileWriteError>([&] { checkOutputFile("", "-o"); }, {"empty"});
+  test::expectErrorContaining<ImageError>([&] { writeImage(dir.file("fifo.png"), Image(1, 1)); },
+                                          {"fifo.png", "a FIFO"});
+  struct stat st {};
+  ASSERT_EQ(lstat(dir.file("fifo.png").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+  EXPECT_EQ(filesIn(dir.path()), 3u) << "no temporaries";
+}
+
+TEST(OutputFiles, SymlinksAreWrittenThrough) {
+  test::ScratchDir dir;
+  fs::create_directories(dir.path() / "sub");
+  fs::create_symlink("sub/target.pfm", dir.path() / "link.pfm");
+  const OutputFile out = checkOutputFile(dir.file("link.pfm"), "-o");
+  EXPECT_EQ(out.path, dir.file("link.pfm"));
+  EXPECT_EQ(out.target, dir.file("sub/target.pfm"));
+  writeImage(dir.file("link.pfm"), Image(2, 3));
+  EXPECT_TRUE(fs::is_symlink(dir.path() / "link.pfm"));
+  EXPECT_EQ(readImage(dir.file("sub/target.pfm")).height, 3);
+  EXPECT_EQ(filesIn(dir.path() / "sub"), 1u) << "no temporaries beside the target";
+}
+
+TEST(OutputFiles, OneFileNamedTwiceIsRefused) {
+  test::ScratchDir dir;
+  fs::create_directories(dir.path() / "sub");
+  dir.write("a.json", "old");
+  fs::create_hard_link(dir.path() / "a.json", dir.path() / "hard.json");
+  fs::create_symlink("a.json", dir.path() / "link.json");
+  const OutputFile a = checkOutputFile(dir.file("a.json"), "-o");
+  for (const char* other : {"a.json", "sub/../a.json", "link.json", "hard.json"}) {
+    SCOPED_TRACE(other);
+    test::expectErrorContaining<FileWriteError>(
+        [&] {
+          checkDistinctOutputs({{"-o", a}, {"--stats", checkOutputFile(dir.file(other), "")}});
+        },
+        {"--stats", other, "the same file as -o"});
+  }
+  checkDistinctOutputs({{"-o", a}, {"--stats", checkOutputFile(dir.file("b.json"), "")}});
+}
+
+TEST(OutputFiles, StagedFilesAppearTogetherOrNotAtAll) {
+  test::ScratchDir dir;
+  dir.write("keep.txt", "old");
+  {
+    StagedFile a(checkOutputFile(dir.file("keep.txt"), "-o"), "text");
+    StagedFile b(checkOutputFile(dir.file("new.txt"), "-o"), "text");
+    a.write("new");
+    b.write("new");
+    EXPECT_EQ(filesIn(dir.path()), 3u) << "the old file and two temporaries";
+  }  // not committed: both temporaries go, the old file stays
+  EXPECT_EQ(filesIn(dir.path()), 1u);
+  std::ifstream in(dir.file("keep.txt"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "old");
+  StagedFile a(checkOutputFile(dir.file("keep.txt"), "-o"), "text");
+  StagedFile b(checkOutputFile(dir.file("new.txt"), "-o"), "text");
+  a.write("new");
+  b.write("new");
+  StagedFile::commitTogether({&a, &b});
+  EXPECT_EQ(filesIn(dir.path()), 2u);
+  EXPECT_EQ(fs::file_size(dir.path() / "keep.txt"), 3u);
+}
+
+TEST(Paths, ValidUtf8ReplacesStrayBytes) {
+  EXPECT_EQ(validUtf8("plain/\xc3\xa9t\xc3\xa9.obj"), "plain/\xc3\xa9t\xc3\xa9.obj");
+  EXPECT_EQ(validUtf8("a\xff.obj"), "a\xef\xbf\xbd.obj");
+  EXPECT_EQ(validUtf8("\xc0\x80"), "\xef\xbf\xbd\xef\xbf\xbd") << "overlong";
+  EXPECT_EQ(validUtf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd") << "surrogate";
+  EXPECT_EQ(validUtf8("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80") << "U+1F600";
+  EXPECT_EQ(validUtf8("x\xe2\x82"), "x\xef\xbf\xbd\xef\xbf\xbd") << "cut short";
 }
 
 }  // namespace
