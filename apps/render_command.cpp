@@ -47,14 +47,6 @@ struct RenderCommand {
   AccelOptions accel;
 };
 
-using ReducerRegistry = reduction::Registry<reduction::Aabb, reduction::AabbUnion>;
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 std::string vec(Vec3f v) {
   char s[96];
   std::snprintf(s, sizeof s, "[%g, %g, %g]", v.x, v.y, v.z);
@@ -65,34 +57,6 @@ std::string number(float v) {
   char s[32];
   std::snprintf(s, sizeof s, "%g", v);
   return s;
-}
-
-// --segreduce and --kd-compaction name registered primitives; a typo fails before the scene
-// loads, listing what would have been accepted.
-void checkKdBuildPrimitives(const GpuKdBuildOptions& o) {
-  std::vector<std::string> reducers;
-  for (const auto& e : ReducerRegistry::global().entries())
-    if (e.info.segmented) reducers.push_back(e.info.name);
-  if (!ReducerRegistry::global().find(o.segreduce, true))
-    throw std::invalid_argument("--segreduce: unknown segmented reduction '" + o.segreduce +
-                                "' (registered: " + joined(reducers) + ")");
-
-  const compaction::Registry& reg = compaction::Registry::global();
-  std::vector<std::string> ordered;
-  for (const auto& e : reg.entries())
-    if (e.info.device == compaction::Device::Cuda && e.info.ordered && e.info.compacts &&
-        e.info.accepts_(MemorySpace::Cuda))
-      ordered.push_back(e.info.name);
-  const std::string name(compaction::Registry::nameOf(o.compaction));
-  const compaction::Info* c = reg.find(name);
-  if (!c)
-    throw std::invalid_argument("--kd-compaction: unknown compaction primitive '" + name +
-                                "' (ordered CUDA primitives: " + joined(ordered) + ")");
-  if (std::find(ordered.begin(), ordered.end(), name) == ordered.end())
-    throw std::invalid_argument("--kd-compaction: '" + name +
-                                "' is not an ordered CUDA compaction primitive (the child lists "
-                                "must stay sorted by node; use one of: " +
-                                joined(ordered) + ")");
 }
 
 // "1" -> (1, 1, 1); "0.2,0.3,0.4" -> (0.2, 0.3, 0.4). Finite and non-negative, or an error.
@@ -212,11 +176,10 @@ int runRender(const RenderCommand& cmd) {
   RenderOutputs outputs(cmd.output,
                         cmd.statsGiven ? std::optional<std::string>(cmd.stats) : std::nullopt,
                         cmd.frames);
-  checkKdBuildPrimitives(cmd.accel.gpu);
   std::string notice;
   const Backend backend = selectBackend(cmd.backend, &notice);
   if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
-  validateRenderOptions(backend, cmd.options);
+  checkRender(backend, cmd.options, cmd.accel);
   applyThreads(cmd.threads);
   interrupt::setExitNote("nothing was written");
 
@@ -264,7 +227,7 @@ int runList() {
   for (const auto& e : compaction::Registry::global().entries()) {
     const auto& i = e.info;
     std::printf("  %-22s %-8s %-10s %s\n", i.name.c_str(), compaction::toString(i.device),
-                !i.compacts ? "-" : (i.ordered ? "ordered" : "unordered"), i.description.c_str());
+                !i.compacts ? "-" : (i.ordered ? "ordered" : "unordered"), i.summary().c_str());
   }
   std::printf("\nSegmented reductions (--segreduce NAME, the GPU kd-tree build's node bounds):\n");
   for (const auto& e :

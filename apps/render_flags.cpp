@@ -25,6 +25,18 @@ bool parseFinite(const std::string& text, float* v) {
   return !text.empty() && *end == '\0' && std::isfinite(*v);
 }
 
+// An option that takes the names of an enum's table: parsed, checked, listed in --help and
+// defaulted from that one table.
+template <typename E>
+CLI::Option* addEnumOption(CLI::App& cmd, const std::string& flag, E& value,
+                           const std::string& help) {
+  return cmd
+      .add_option_function<std::string>(
+          flag, [&value](const std::string& v) { value = *enumFromString<E>(v); }, help)
+      ->default_str(toString(value))
+      ->check(CLI::IsMember(enumChoices<E>()));
+}
+
 }  // namespace
 
 const CLI::Validator kPositiveInteger(
@@ -82,35 +94,25 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
   cmd.add_option("--max-depth", o.maxDepth, "Maximum number of bounces")
       ->capture_default_str()
       ->check(integerIn(0, 64));
-  cmd.add_option("--integrator", o.integrator, "path or whitted")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"path", "whitted"}));
-  cmd.add_option("--payload", o.payload,
-                 "What compaction moves: state (whole paths) or index (an index stream)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"state", "index"}));
-  cmd.add_option("--schedule", o.schedule,
-                 "How the path tracer feeds its path pool: regenerate (refill freed slots with "
-                 "new camera paths after every bounce) or waves (new paths only when the whole "
-                 "pool has died)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"regenerate", "waves"}));
+  addEnumOption(cmd, "--integrator", o.integrator, "path or whitted");
+  addEnumOption(cmd, "--payload", o.payload,
+                "What compaction moves: state (whole paths) or index (an index stream)");
+  addEnumOption(cmd, "--schedule", o.schedule,
+                "How the path tracer feeds its path pool: regenerate (refill freed slots with "
+                "new camera paths after every bounce) or waves (new paths only when the whole "
+                "pool has died)");
   cmd.add_option("--pool", o.poolSize,
                  "Paths in flight at once (path tracer); 0: sized from the device (SM count, "
                  "free memory)")
       ->capture_default_str()
       ->check(integerIn(0, UINT32_MAX));
-  cmd.add_option("--traversal", o.traversal,
-                 "Closest-hit and shadow kernels: standard (one thread per ray), persistent "
-                 "(CUDA: a fixed set of threads that keep fetching rays), or auto (persistent "
-                 "on CUDA, standard on the CPU)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "standard", "persistent"}));
-  cmd.add_option("--reorder", o.reorder,
-                 "Ray reordering between passes: none, or octant (partition the index stream by "
-                 "ray-direction octant with the compaction primitive; needs --payload index)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"none", "octant"}));
+  addEnumOption(cmd, "--traversal", o.traversal,
+                "Closest-hit and shadow kernels: standard (one thread per ray), persistent "
+                "(CUDA: a fixed set of threads that keep fetching rays), or auto (persistent "
+                "on CUDA, standard on the CPU)");
+  addEnumOption(cmd, "--reorder", o.reorder,
+                "Ray reordering between passes: none, or octant (partition the index stream by "
+                "ray-direction octant with the compaction primitive; needs --payload index)");
   cmd.add_option_function<std::string>(
          "--compact-every",
          [&o](const std::string& v) { o.compactEvery = v == "auto" ? 0 : uint32_t(std::stoul(v)); },

@@ -1,17 +1,62 @@
 #include "renderer/render.h"
 
 #include <chrono>
+#include <stdexcept>
+
+#include "primitives/reduction/reduction.h"
 
 namespace srt {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The GPU kd build forms its child triangle lists with an ordered CUDA compaction.
+compaction::Needs kdCompactionNeeds() {
+  compaction::Needs n;
+  n.what = "--kd-compaction";
+  n.memory = MemorySpace::Cuda;
+  n.device = compaction::Device::Cuda;
+  n.compacts = true;
+  n.ordered = true;
+  n.kind = "an ordered CUDA compaction primitive (the child lists must stay sorted by node)";
+  return n;
+}
+
+// The GPU builder's primitives, checked whichever builder runs, so a typo never waits for the day
+// the GPU builder is used. (SceneData checks the builder against the backend.)
+void checkAccelOptions(const AccelOptions& accel) {
+  const auto& reducers = reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global();
+  if (!reducers.find(accel.gpu.segreduce, true))
+    throw std::invalid_argument("--segreduce: unknown segmented reduction '" + accel.gpu.segreduce +
+                                "' (registered: " + joined(reducers.names(true)) + ")");
+  compaction::Registry::global().check(accel.gpu.compaction, kdCompactionNeeds());
+}
+
+}  // namespace
+
+RenderCheck checkRender(const Backend& backend, const RenderOptions& options,
+                        const AccelOptions& accel) {
+  RenderCheck c;
+  c.compaction = validateRenderOptions(backend, options);
+  checkAccelOptions(accel);
+  return c;
+}
 
 Renderer::Renderer(Scene scene, const Backend& backend, const RenderOptions& options,
                    const AccelOptions& accel, float time)
-    : scene_(std::move(scene)), backend_(backend), options_(options), time_(time) {
-  validateRenderOptions(backend, options);  // before the long kd-tree build
+    : scene_(std::move(scene)),
+      backend_(backend),
+      options_(options),
+      checked_(checkRender(backend, options, accel).compaction),  // before the kd-tree build
+      time_(time) {
   if (!scene_.camera)
     scene_.camera = frameScene(scene_, float(options.width) / float(options.height));
   data_ = std::make_unique<SceneData>(scene_, backend, time, accel);
-  integrator_ = makeIntegrator(scene_, *data_, backend, options);
+  integrator_ = makeIntegrator(scene_, *data_, backend, options, checked_);
 }
 
 Renderer::~Renderer() = default;
@@ -27,16 +72,17 @@ void Renderer::setOptions(const RenderOptions& options) {
     integrator_->setSampleRange(options.firstSample, options.spp);
     return;
   }
-  validateRenderOptions(backend_, options);
+  compaction::Info checked = validateRenderOptions(backend_, options);
   integrator_.reset();  // free the old streams before allocating the new ones
   options_ = options;
-  integrator_ = makeIntegrator(scene_, *data_, backend_, options_);
+  checked_ = std::move(checked);
+  integrator_ = makeIntegrator(scene_, *data_, backend_, options_, checked_);
 }
 
 void Renderer::setCamera(const Camera& camera) {
   scene_.camera = camera;
   integrator_.reset();
-  integrator_ = makeIntegrator(scene_, *data_, backend_, options_);
+  integrator_ = makeIntegrator(scene_, *data_, backend_, options_, checked_);
 }
 
 RenderResult Renderer::render(float time, const ProgressFn& progress, const StopCondition& stop) {

@@ -12,12 +12,25 @@ struct RenderResult {
   RenderStats stats;
 };
 
+// What checkRender() found, for the callers that need to know before anything is built.
+struct RenderCheck {
+  compaction::Info compaction;  // the primitive as its options make it (usesGl(): needs a GL
+                                // context, which the viewer takes from its window)
+};
+
+// The one check of a render's settings, run by the Renderer and by the CLI before the scene loads
+// (so a typo costs nothing): the options against the backend (validateRenderOptions) and the
+// kd-tree builder's settings (--kd-build, --segreduce, --kd-compaction). Builds, makes and
+// allocates nothing; throws std::invalid_argument naming the flag at fault.
+RenderCheck checkRender(const Backend& backend, const RenderOptions& options,
+                        const AccelOptions& accel = {});
+
 // Holds the scene data (geometry, kd-tree) and the integrator's streams across frames, so an
 // animated scene renders frame after frame with only the kd-tree rebuilt.
 class Renderer {
  public:
-  // Places a camera when the scene has none, checks the options against the backend (throwing
-  // std::invalid_argument naming the flag), builds the scene data and the integrator.
+  // Checks the settings (checkRender, throwing std::invalid_argument naming the flag), places a
+  // camera when the scene has none, builds the scene data and the integrator.
   Renderer(Scene scene, const Backend& backend, const RenderOptions& options,
            const AccelOptions& accel = {}, float time = 0.f);
   ~Renderer();
@@ -37,6 +50,7 @@ class Renderer {
   Scene scene_;
   Backend backend_;
   RenderOptions options_;
+  compaction::Info checked_;  // what validateRenderOptions() said of options_
   float time_ = 0.f;
   bool rebuilt_ = true;  // the next frame reports the build the constructor did
   std::unique_ptr<SceneData> data_;

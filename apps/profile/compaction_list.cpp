@@ -28,17 +28,17 @@ std::vector<std::string> parseCompactionList(const std::string& text, const Back
   }
 
   const auto& registry = compaction::Registry::global();
+  compaction::Needs needs;
+  needs.memory = backend.memory();
   std::vector<std::string> specs;
   const auto add = [&specs](const std::string& spec) {
     if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
   };
   for (const std::string& piece : pieces) {
     if (piece == "all") {
-      for (const auto& e : registry.entries())
-        if (e.info.accepts_(backend.memory())) add(e.info.name);
+      for (const std::string& name : registry.namesMatching(needs)) add(name);
     } else {
-      if (!registry.find(compaction::Registry::nameOf(piece)))
-        registry.create(piece);  // throws "unknown compaction primitive ...", listing the names
+      registry.check(piece, needs);  // names, options and memory, without making it
       add(piece);
     }
   }

@@ -13,8 +13,8 @@ namespace srt::profile {
 // of the primitive before it. `all` stands for every registered primitive that accepts the
 // backend's memory; `auto`, unless a primitive has that name, for the backend's default. Duplicates
 // are dropped and `none` (the baseline of every speed-up) is appended when missing. Throws
-// std::invalid_argument for an empty piece or an unknown name (the registry's message, listing the
-// registered names).
+// std::invalid_argument for an empty piece, or a spec the registry's check() refuses on the
+// backend's memory (an unknown name or option, a primitive that cannot take that memory).
 std::vector<std::string> parseCompactionList(const std::string& text, const Backend& backend);
 
 }  // namespace srt::profile

@@ -47,7 +47,8 @@ std::string settingsTable(const Result& r) {
   const std::pair<std::string, std::string> rows[] = {
       {"scene", h.scene + " (" + std::to_string(h.triangles) + " triangles)"},
       {"backend", h.backend + " — " + h.device},
-      {"integrator", o.integrator + ", payload " + o.payload + ", schedule " + o.schedule},
+      {"integrator", std::string(toString(o.integrator)) + ", payload " + toString(o.payload) +
+                         ", schedule " + toString(o.schedule)},
       {"image", std::to_string(o.width) + "×" + std::to_string(o.height) + ", " +
                     std::to_string(o.spp) + " spp, max depth " + std::to_string(o.maxDepth) +
                     ", seed " + std::to_string(o.seed)},

@@ -66,10 +66,7 @@ Result runSweep(Scene scene, const Backend& backend, const Settings& settings,
   for (size_t p = 0; p < settings.primitives.size(); ++p) {
     PrimitiveProfile prof;
     prof.spec = settings.primitives[p];
-    const compaction::Info* info =
-        compaction::Registry::global().find(compaction::Registry::nameOf(prof.spec));
-    if (!info) throw std::invalid_argument("unknown compaction primitive '" + prof.spec + "'");
-    prof.info = *info;
+    prof.info = compaction::Registry::global().check(prof.spec);  // as its options make it
     options.compaction = prof.spec;
     if (p > 0) renderer.setOptions(options);  // same scene data and kd-tree, new streams
     for (int run = 0; run < runsPerPrimitive; ++run) {

@@ -116,14 +116,14 @@ std::string profileJson(const Result& result) {
     primitives.push_back(primitiveJson(result, p));
   json j = {{"tool", "streamrt profile"},
             {"scene", h.scene},
-            {"integrator", h.integrator},
+            {"integrator", toString(h.integrator)},
             {"backend", h.backend},
             {"device", h.device},
-            {"payload", st.options.payload},
-            {"schedule", st.options.schedule},
+            {"payload", toString(st.options.payload)},
+            {"schedule", toString(st.options.schedule)},
             {"pool_size", h.poolSize},  // as the integrator sized it (0 requested: from the device)
             {"pool_size_requested", st.options.poolSize},
-            {"traversal", h.traversal},  // what ran (auto resolved)
+            {"traversal", toString(h.traversal)},  // what ran (auto resolved)
             {"resolution", {st.options.width, st.options.height}},
             {"spp", st.options.spp},
             {"max_depth", st.options.maxDepth},

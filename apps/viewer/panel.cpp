@@ -28,6 +28,15 @@ bool comboOf(const char* label, std::string& value, const std::vector<std::strin
   return changed;
 }
 
+// A combo over an enum's names (its one name table).
+template <typename E>
+bool comboOf(const char* label, E& value) {
+  std::string name = toString(value);
+  if (!comboOf(label, name, enumChoices<E>())) return false;
+  value = *enumFromString<E>(name);
+  return true;
+}
+
 // One histogram per stage: bar i is bounce i (or pass i over the pool).
 template <typename T>
 void plotStage(const char* label, const std::vector<T>& rows, double T::*field) {
@@ -53,7 +62,7 @@ void drawStats(const PanelStatus& status) {
   ImGui::TextUnformatted(status.display.c_str());
   if (!status.stats) return;
   const RenderStats& s = *status.stats;
-  ImGui::Text("%s, %s, %s payload", s.device.c_str(), s.compaction.c_str(), s.payload.c_str());
+  ImGui::Text("%s, %s, %s payload", s.device.c_str(), s.compaction.c_str(), toString(s.payload));
   if (!ImGui::CollapsingHeader("Per bounce (last frame)", ImGuiTreeNodeFlags_DefaultOpen)) return;
   std::vector<float> alive, in;
   for (const BounceStats& b : s.bounces) {
@@ -73,7 +82,7 @@ void drawStats(const PanelStatus& status) {
     plotStages(s.bounces);
   } else {
     ImGui::TextDisabled("stage times per pass (schedule %s; waves times each bounce)",
-                        s.schedule.c_str());
+                        toString(s.schedule));
     plotStages(s.iterations);
   }
   if (!s.iterations.empty()) {
@@ -88,13 +97,12 @@ void drawStats(const PanelStatus& status) {
 }  // namespace
 
 std::vector<std::string> compactionChoices(const std::string& backend, bool glPrimitives) {
-  const MemorySpace memory = backend == "cuda" ? MemorySpace::Cuda : MemorySpace::Host;
+  compaction::Needs needs;
+  needs.memory = backend == "cuda" ? MemorySpace::Cuda : MemorySpace::Host;
+  needs.gl = glPrimitives;
   std::vector<std::string> names = {"auto"};
-  for (const auto& e : compaction::Registry::global().entries()) {
-    if (!e.info.accepts_(memory)) continue;
-    if (e.info.device == compaction::Device::Gl && !glPrimitives) continue;
-    names.push_back(e.info.name);
-  }
+  for (const std::string& n : compaction::Registry::global().namesMatching(needs))
+    if (n != "auto") names.push_back(n);
   return names;
 }
 
@@ -111,9 +119,9 @@ PanelActions drawPanel(ViewSettings& settings, const PanelStatus& status) {
   // ("gl-roger:block=128") shows as it was given until another is picked.
   act.optionsChanged |=
       comboOf("compaction", o.compaction, compactionChoices(settings.backend, status.glPrimitives));
-  act.optionsChanged |= comboOf("payload", o.payload, {"state", "index"});
-  act.optionsChanged |= comboOf("integrator", o.integrator, {"path", "whitted"});
-  act.optionsChanged |= comboOf("schedule", o.schedule, {"regenerate", "waves"});
+  act.optionsChanged |= comboOf("payload", o.payload);
+  act.optionsChanged |= comboOf("integrator", o.integrator);
+  act.optionsChanged |= comboOf("schedule", o.schedule);
   int depth = o.maxDepth;
   if (ImGui::SliderInt("max depth", &depth, 0, 32) && depth != o.maxDepth) {
     o.maxDepth = depth;

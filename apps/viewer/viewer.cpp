@@ -23,12 +23,6 @@
 namespace srt::viewer {
 namespace {
 
-bool isGlPrimitive(const std::string& spec) {
-  const compaction::Info* info =
-      compaction::Registry::global().find(compaction::Registry::nameOf(spec));
-  return info && info->device == compaction::Device::Gl;
-}
-
 // The GL primitives run on the window's context while the viewer lives, never on a second one.
 struct ExternalGlContext {
   ExternalGlContext() { gl::useExternalContext(true); }
@@ -102,13 +96,12 @@ int runViewer(const ViewerConfig& cfg) {
   ViewSettings settings = cfg.settings;
   settings.backend = backend.name();
   settings.options.spp = 1;
-  // Validation creates the primitive; a GL one must wait for the window's context, or it would
-  // make the headless one.
-  if (!isGlPrimitive(settings.options.compaction)) validateRenderOptions(backend, settings.options);
+  // Checked without making the primitive (a GL one runs on the window's context, made below).
+  const bool gl = checkRender(backend, settings.options).compaction.usesGl();
   const Scene scene = loadScene(cfg.scene);
 
   Window window(cfg.windowWidth, cfg.windowHeight, "streamrt view: " + cfg.scene);
-  if (isGlPrimitive(settings.options.compaction) && !window.runsGlPrimitives())
+  if (gl && !window.runsGlPrimitives())
     throw std::invalid_argument("--compaction " + settings.options.compaction +
                                 ": the GL primitives need OpenGL 4.5 core; the window has " +
                                 window.description());

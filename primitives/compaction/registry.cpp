@@ -4,16 +4,15 @@
 #include "primitives/compaction/compaction.h"
 
 namespace srt::compaction {
+namespace {
 
-const char* toString(Device d) {
-  switch (d) {
-    case Device::Cpu: return "cpu";
-    case Device::Cuda: return "cuda";
-    case Device::Gl: return "opengl";
-    case Device::Any: return "any";
-  }
-  return "?";
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
+
+}  // namespace
 
 bool Info::accepts_(MemorySpace m) const {
   for (MemorySpace a : accepts)
@@ -21,12 +20,34 @@ bool Info::accepts_(MemorySpace m) const {
   return false;
 }
 
+std::string Info::summary() const {
+  std::string out = description;
+  if (options.empty()) return out;
+  std::string list;
+  for (const OptionSpec& o : options)
+    list += (list.empty() ? "" : "; ") + o.key + "=" + o.fallback + ": " + o.accepted;
+  return out + " [" + list + "]";
+}
+
+std::string Needs::unmet(const Info& i) const {
+  if (device && i.device != *device)
+    return std::string("runs on ") + toString(i.device) + ", not " + toString(*device);
+  if (memory && !i.accepts_(*memory))
+    return std::string("runs on ") + toString(i.device) + " and cannot take streams in " +
+           toString(*memory) + " memory";
+  if (compacts && !i.compacts) return "does not compact (dead lanes stay in the stream)";
+  if (ordered && !i.ordered) return "is unordered (survivors may change order)";
+  if (direct && i.picks) return "picks among the other primitives";
+  if (!gl && i.usesGl()) return "runs OpenGL passes, and no OpenGL 4.5 context is at hand";
+  return {};
+}
+
 void validate(const Request& r) {
   if (r.count > 0 && !r.keep) throw std::invalid_argument("compaction: keep flags are null");
   if (!r.numKept) throw std::invalid_argument("compaction: numKept is null");
   if (r.numFields < 0 || r.numFields > kMaxFields)
-    throw std::invalid_argument("compaction: " + std::to_string(r.numFields) +
-                                " fields (at most " + std::to_string(kMaxFields) + ")");
+    throw std::invalid_argument("compaction: " + std::to_string(r.numFields) + " fields (at most " +
+                                std::to_string(kMaxFields) + ")");
   for (int f = 0; f < r.numFields; ++f) {
     const Field& field = r.fields[f];
     if (field.bytes == 0 || field.bytes % 4 != 0 || field.bytes > kMaxFieldBytes)
@@ -50,8 +71,10 @@ Registry& Registry::global() {
   return *registry;
 }
 
-void Registry::add(Info info, Factory factory) {
-  if (find(info.name)) throw std::logic_error("compaction primitive registered twice: " + info.name);
+void Registry::add(Info info, Factory factory, std::vector<OptionSpec> options) {
+  if (find(info.name))
+    throw std::logic_error("compaction primitive registered twice: " + info.name);
+  if (!options.empty()) info.options = std::move(options);
   entries_.push_back({std::move(info), std::move(factory)});
 }
 
@@ -67,70 +90,75 @@ std::vector<std::string> Registry::names() const {
   return out;
 }
 
+std::vector<const Info*> Registry::matching(const Needs& needs) const {
+  std::vector<const Info*> out;
+  for (const Entry& e : entries_)
+    if (needs.unmet(e.info).empty()) out.push_back(&e.info);
+  return out;
+}
+
+std::vector<std::string> Registry::namesMatching(const Needs& needs) const {
+  std::vector<std::string> out;
+  for (const Info* i : matching(needs)) out.push_back(i->name);
+  return out;
+}
+
 std::string_view Registry::nameOf(std::string_view spec) {
   return spec.substr(0, spec.find(':'));
 }
 
+Info Registry::check(std::string_view spec, const Needs& needs) const {
+  const std::string prefix = needs.what.empty() ? "" : needs.what + ": ";
+  const std::string name(nameOf(spec));
+  const Info* found = find(name);
+  if (!found)
+    throw std::invalid_argument(prefix + "unknown compaction primitive '" + name +
+                                "' (registered: " + joined(names()) + ")");
+  Info info = *found;
+  const std::string_view text =
+      name.size() < spec.size() ? spec.substr(name.size() + 1) : std::string_view();
+  const std::string who = prefix + "compaction '" + name + "'";
+  const OptionValues values = OptionValues::read(who, info.options, text);
+  if (info.resolve) {
+    try {
+      info.resolve(info, values);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(prefix + e.what());
+    }
+  }
+  const std::string unmet = needs.unmet(info);
+  if (unmet.empty()) return info;
+  const std::vector<std::string> fit = namesMatching(needs);
+  const std::string list = fit.empty() ? "none is registered" : joined(fit);
+  if (!needs.kind.empty())
+    throw std::invalid_argument(prefix + "'" + name + "' is not " + needs.kind +
+                                " (use one of: " + list + ")");
+  throw std::invalid_argument(prefix + "'" + name + "' " + unmet +
+                              "; primitives that can: " + list);
+}
+
 std::unique_ptr<Compactor> Registry::create(std::string_view spec) const {
+  Needs any;
+  any.what.clear();  // messages name the primitive alone
+  check(spec, any);
   const std::string_view name = nameOf(spec);
   const std::string_view options =
       name.size() < spec.size() ? spec.substr(name.size() + 1) : std::string_view();
-  for (const Entry& e : entries_)
-    if (e.info.name == name) {
-      OptionReader reader(std::string(name), options);
-      auto compactor = e.factory(reader);
-      reader.finish();
-      return compactor;
+  for (const Entry& e : entries_) {
+    if (e.info.name != name) continue;
+    OptionReader reader(std::string(name), options);
+    auto compactor = e.factory(reader);
+    reader.finish();
+    for (const std::string& key : reader.keysRead()) {
+      bool described = false;
+      for (const OptionSpec& d : e.info.options) described |= d.key == key;
+      if (!described)
+        throw std::logic_error("compaction '" + e.info.name + "' reads option '" + key +
+                               "', which its registration does not describe");
     }
-  std::string list;
-  for (const Entry& e : entries_) list += (list.empty() ? "" : ", ") + e.info.name;
-  throw std::invalid_argument("unknown compaction primitive '" + std::string(name) +
-                              "' (registered: " + list + ")");
-}
-
-OptionReader::OptionReader(std::string primitive, std::string_view text)
-    : primitive_(std::move(primitive)) {
-  while (!text.empty()) {
-    const size_t comma = text.find(',');
-    const std::string_view item = text.substr(0, comma);
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0)
-      throw std::invalid_argument("compaction '" + primitive_ + "': option '" + std::string(item) +
-                                  "' is not of the form key=value");
-    values_.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    return compactor;
   }
-}
-
-std::string OptionReader::get(const std::string& key, const std::string& fallback) {
-  known_.push_back(key);
-  for (const auto& [k, v] : values_)
-    if (k == key) return v;
-  return fallback;
-}
-
-int OptionReader::getInt(const std::string& key, int fallback) {
-  const std::string v = get(key, std::to_string(fallback));
-  try {
-    size_t used = 0;
-    const int x = std::stoi(v, &used);
-    if (used == v.size()) return x;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument("compaction '" + primitive_ + "': option " + key + "=" + v +
-                              " is not an integer");
-}
-
-void OptionReader::finish() const {
-  for (const auto& [k, v] : values_) {
-    bool ok = false;
-    for (const std::string& known : known_) ok |= known == k;
-    if (ok) continue;
-    std::string list;
-    for (const std::string& known : known_) list += (list.empty() ? "" : ", ") + known;
-    throw std::invalid_argument("compaction '" + primitive_ + "' has no option '" + k + "'" +
-                                (list.empty() ? " (it takes none)" : " (it takes: " + list + ")"));
-  }
+  throw std::logic_error("compaction '" + std::string(name) + "' vanished from the registry");
 }
 
 }  // namespace srt::compaction

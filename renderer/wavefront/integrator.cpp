@@ -10,24 +10,17 @@
 
 namespace srt {
 
-Counters::Counters(const Backend& backend) : device_(backend.memory(), kCount) {
+Counters::Counters(const Backend& backend)
+    : device_(backend.memory(), kCount), host_(backend.memory(), backend.isCuda() ? kCount : 0) {
   device_.fillBytes(0);
-  if (backend.isCuda()) {
-    SRT_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), kCount * sizeof(uint32_t)));
-    pinned_ = true;
-  }
-}
-
-Counters::~Counters() {
-  if (pinned_) cudaFreeHost(host_);
 }
 
 const uint32_t* Counters::readBack(const Backend& backend) {
   if (!backend.isCuda()) return device_.data();
-  SRT_CUDA_CHECK(cudaMemcpyAsync(host_, device_.data(), kCount * sizeof(uint32_t),
+  SRT_CUDA_CHECK(cudaMemcpyAsync(host_.data(), device_.data(), kCount * sizeof(uint32_t),
                                  cudaMemcpyDeviceToHost, backend.stream));
   backend.synchronize();
-  return host_;
+  return host_.data();
 }
 
 Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt, int samples,
@@ -74,16 +67,16 @@ uint32_t defaultPoolSize(const Backend& backend, const RenderOptions&) {
 size_t estimateRenderBytes(const RenderOptions& opt, uint32_t poolSize) {
   const size_t n = size_t(opt.width) * size_t(opt.height);
   const size_t film = n * 3 * sizeof(unsigned long long);
-  if (opt.integrator == "whitted") {
+  if (opt.integrator == IntegratorKind::Whitted) {
     // Two copies of the stream of rays and of their two children, hits, flags.
     return n * (2 * 2 * WhittedRays::kBytesPerElement + sizeof(Hit) + 2) + film;
   }
   const uint64_t work = uint64_t(n) * uint64_t(opt.spp);
-  const size_t reorder = opt.reorder == "octant" ? kOctants * (1 + sizeof(uint32_t)) : 0;
+  const size_t reorder = opt.reorder == Reorder::Octant ? kOctants * (1 + sizeof(uint32_t)) : 0;
   return size_t(std::min<uint64_t>(poolSize, work)) * (kBytesPerPoolPath + reorder) + film;
 }
 
-void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
+compaction::Info validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   if (opt.width <= 0 || opt.height <= 0)
     throw std::invalid_argument("--width and --height must be positive");
   if (size_t(opt.width) * size_t(opt.height) > (size_t(1) << 30))
@@ -92,29 +85,18 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   if (opt.spp <= 0) throw std::invalid_argument("--spp must be at least 1");
   if (opt.maxDepth < 0 || opt.maxDepth > 64)
     throw std::invalid_argument("--max-depth must be between 0 and 64");
-  if (opt.payload != "state" && opt.payload != "index")
-    throw std::invalid_argument("--payload must be state or index (got '" + opt.payload + "')");
-  if (opt.integrator != "path" && opt.integrator != "whitted")
-    throw std::invalid_argument("--integrator must be path or whitted (got '" + opt.integrator +
-                                "')");
-  if (opt.schedule != "waves" && opt.schedule != "regenerate")
-    throw std::invalid_argument("--schedule must be waves or regenerate (got '" + opt.schedule +
-                                "')");
-  if (opt.traversal != "auto" && opt.traversal != "standard" && opt.traversal != "persistent")
-    throw std::invalid_argument("--traversal must be auto, standard or persistent (got '" +
-                                opt.traversal + "')");
-  if (opt.traversal == "persistent" && !backend.isCuda())
+  if (opt.traversal == Traversal::Persistent && !backend.isCuda())
     throw std::invalid_argument("--traversal persistent needs the CUDA backend (--backend " +
                                 std::string(backend.name()) + ")");
-  if (opt.reorder != "none" && opt.reorder != "octant")
-    throw std::invalid_argument("--reorder must be none or octant (got '" + opt.reorder + "')");
-  if (opt.reorder == "octant" && (opt.payload != "index" || opt.integrator != "path"))
+  if (opt.reorder == Reorder::Octant &&
+      (opt.payload != Payload::Index || opt.integrator != IntegratorKind::Path))
     throw std::invalid_argument(
         "--reorder octant partitions the path tracer's index stream: it needs --payload index");
   if (opt.compactEvery > 64)
     throw std::invalid_argument("--compact-every must be auto or in [1, 64] (got " +
                                 std::to_string(opt.compactEvery) + ")");
-  if (opt.compactEvery > 1 && (opt.payload != "state" || opt.integrator != "path"))
+  if (opt.compactEvery > 1 &&
+      (opt.payload != Payload::State || opt.integrator != IntegratorKind::Path))
     throw std::invalid_argument(
         "--compact-every spaces out the path tracer's state compaction: it needs --integrator "
         "path and --payload state");
@@ -124,19 +106,9 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
   if (uint64_t(opt.firstSample) + uint64_t(opt.spp) > 0xffffffffull)
     throw std::invalid_argument("first sample + --spp passes 2^32");
 
-  const std::string& spec = opt.compaction;
-  auto& registry = compaction::Registry::global();
-  const compaction::Info* info = registry.find(compaction::Registry::nameOf(spec));
-  if (!info) registry.create(spec);  // throws, listing the registered names
-  if (!info->accepts_(backend.memory())) {
-    std::string fits;
-    for (const auto& e : registry.entries())
-      if (e.info.accepts_(backend.memory())) fits += (fits.empty() ? "" : ", ") + e.info.name;
-    throw std::invalid_argument(
-        "--compaction " + info->name + " runs on " + compaction::toString(info->device) +
-        " and cannot take streams in " + toString(backend.memory()) + " memory (--backend " +
-        backend.name() + "); primitives that can: " + fits);
-  }
+  compaction::Needs needs;
+  needs.memory = backend.memory();
+  const compaction::Info info = compaction::Registry::global().check(opt.compaction, needs);
 
   // Check the streams fit before allocating any of them.
   const uint32_t pool = opt.poolSize ? opt.poolSize : defaultPoolSize(backend, opt);
@@ -157,22 +129,17 @@ void validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
           " needs " + std::to_string(need >> 20) + " MiB for its ray streams, more than half of " +
           "this machine's " + std::to_string(physical >> 20) + " MiB");
   }
-  registry.create(spec);  // options are checked here, before any long work
+  return info;
 }
 
 std::unique_ptr<Integrator> makeIntegrator(const Scene& scene, const SceneData& data,
-                                           const Backend& backend, const RenderOptions& opt) {
-  validateRenderOptions(backend, opt);
+                                           const Backend& backend, const RenderOptions& opt,
+                                           const compaction::Info& checked) {
   if (!scene.camera) throw std::invalid_argument("the scene has no camera");
-  auto& registry = compaction::Registry::global();
-  const compaction::Info* info = registry.find(compaction::Registry::nameOf(opt.compaction));
-  auto compactor = registry.create(opt.compaction);
-  if (opt.integrator == "path")
-    return makePathIntegrator(scene, data, backend, opt, std::move(compactor), *info);
-  if (opt.integrator == "whitted")
-    return makeWhittedIntegrator(scene, data, backend, opt, std::move(compactor), *info);
-  throw std::invalid_argument("--integrator must be path or whitted (got '" + opt.integrator +
-                              "')");
+  auto compactor = compaction::Registry::global().create(opt.compaction);
+  if (opt.integrator == IntegratorKind::Whitted)
+    return makeWhittedIntegrator(scene, data, backend, opt, std::move(compactor), checked);
+  return makePathIntegrator(scene, data, backend, opt, std::move(compactor), checked);
 }
 
 }  // namespace srt

@@ -10,48 +10,11 @@
 #include "base/image_io.h"
 #include "primitives/compaction/compaction.h"
 #include "renderer/backend/backend.h"
-#include "renderer/backend/stage_clock.h"
+#include "renderer/wavefront/render_options.h"
 #include "renderer/wavefront/render_stats.h"
 #include "renderer/wavefront/scene_data.h"
 
 namespace srt {
-
-struct RenderOptions {
-  std::string integrator = "path";  // path | whitted
-  int width = 640, height = 480;
-  int spp = 16;
-  int maxDepth = 8;
-  std::string compaction = "auto";  // a registered primitive with options; auto picks by cost
-  std::string payload = "state";    // state: compaction moves whole paths; index: an index stream
-  uint32_t seed = 0;
-  // How the path pool is fed (path tracer): "regenerate" refills freed slots with new camera
-  // paths after every bounce; "waves" starts new paths only when the whole pool has died (one
-  // wave per sample when the pool holds every pixel: the classic wavefront loop).
-  std::string schedule = "regenerate";
-  uint32_t poolSize = 0;  // paths in flight; 0: sized from the device (SM count, free memory)
-  // Closest-hit and shadow kernels: standard | persistent (CUDA) | auto (persistent on CUDA,
-  // where it measured faster on every scene of bench/tracer/RESULTS.md; standard on the CPU).
-  std::string traversal = "auto";
-  // Ray reordering between passes (path tracer, index payload): "none", or "octant": the stream
-  // partitioned by ray-direction octant with eight compactions by the chosen primitive.
-  std::string reorder = "none";
-  // Path tracer, state payload: compact the pool every N passes. In between, paths that died stay
-  // in place as dead lanes (skipped by every stage) and no new paths start, so compaction moves
-  // each survivor once per N passes instead of once per pass.
-  // 0: auto (every third pass while most paths survive a pass, else every pass): within 1% of
-  // the best fixed cadence on every scene of bench/tracer/RESULTS.md.
-  uint32_t compactEvery = 0;
-  uint32_t firstSample = 0;  // samples [firstSample, firstSample + spp): progressive viewers
-
-  bool operator==(const RenderOptions& o) const {
-    return integrator == o.integrator && width == o.width && height == o.height && spp == o.spp &&
-           maxDepth == o.maxDepth && compaction == o.compaction && payload == o.payload &&
-           seed == o.seed && schedule == o.schedule && poolSize == o.poolSize &&
-           traversal == o.traversal && reorder == o.reorder && compactEvery == o.compactEvery &&
-           firstSample == o.firstSample;
-  }
-  bool operator!=(const RenderOptions& o) const { return !(*this == o); }
-};
 
 // Called after each sample pass with the passes done so far and the rays traced so far.
 using ProgressFn = std::function<void(int done, int total, uint64_t rays)>;
@@ -88,13 +51,17 @@ class Integrator {
   virtual void setSampleRange(uint32_t firstSample, int spp) = 0;
 };
 
-// Checks the options against the backend (a primitive that cannot run there, sizes that do not
-// fit in memory) and throws std::invalid_argument naming the flag at fault.
-void validateRenderOptions(const Backend& backend, const RenderOptions& options);
+// Checks the options against the backend (a primitive or option that cannot run there, sizes
+// that do not fit in memory) without making or allocating anything; throws
+// std::invalid_argument naming the flag at fault. Returns the primitive's Info as its options
+// make it (Registry::check).
+compaction::Info validateRenderOptions(const Backend& backend, const RenderOptions& options);
 
-// Validates, then builds the integrator the options name with its compaction primitive.
+// Builds the integrator of options validateRenderOptions() accepted (`checked` is what it
+// returned) with its compaction primitive.
 std::unique_ptr<Integrator> makeIntegrator(const Scene& scene, const SceneData& data,
-                                           const Backend& backend, const RenderOptions& options);
+                                           const Backend& backend, const RenderOptions& options,
+                                           const compaction::Info& checked);
 
 // Paths in flight when RenderOptions::poolSize is 0: enough to fill the device several times
 // over, at most a quarter of its free memory.

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "primitives/common/cuda_resources.h"
 #include "renderer/wavefront/integrator.h"
 #include "renderer/wavefront/stages.h"
 
@@ -15,17 +16,13 @@ class Counters {
  public:
   static constexpr int kCount = 4;
   explicit Counters(const Backend& backend);
-  ~Counters();
-  Counters(const Counters&) = delete;
-  Counters& operator=(const Counters&) = delete;
   uint32_t* device() const { return device_.data(); }
   // Copies the counters to the host after the work queued so far; synchronises the backend.
   const uint32_t* readBack(const Backend& backend);
 
  private:
   Buffer<uint32_t> device_;
-  uint32_t* host_ = nullptr;
-  bool pinned_ = false;
+  PinnedBuffer<uint32_t> host_;
 };
 
 // What both wavefront integrators hold: the scene, the options, the compaction primitive and the

@@ -188,20 +188,6 @@ void requireCuda(const Backend& b) {
 
 }  // namespace
 
-const char* toString(PersistentVariant v) {
-  switch (v) {
-    case PersistentVariant::Batch:
-      return "batch";
-    case PersistentVariant::DynamicFetch:
-      return "dynamic";
-    case PersistentVariant::Speculative:
-      return "speculative";
-    case PersistentVariant::SpeculativeDynamicFetch:
-      return "speculative-dynamic";
-  }
-  return "?";
-}
-
 uint32_t persistentResidentWarps(PersistentVariant variant) {
   return run(variant, ClosestJob{}, 0, nullptr, false) * (kBlock / 32);
 }

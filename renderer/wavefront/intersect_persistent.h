@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "primitives/common/enum_names.h"
 #include "renderer/wavefront/stages.h"
 
 namespace srt {
@@ -20,7 +21,12 @@ constexpr PersistentVariant kAllPersistentVariants[] = {
     PersistentVariant::SpeculativeDynamicFetch};
 // The variant traceClosestPersistent() uses when none is named.
 constexpr PersistentVariant kDefaultPersistentVariant = PersistentVariant::SpeculativeDynamicFetch;
-const char* toString(PersistentVariant v);  // batch, dynamic, speculative, speculative-dynamic
+constexpr EnumNames<PersistentVariant, 4> enumNames(PersistentVariant) {
+  return {{{{PersistentVariant::Batch, "batch"},
+            {PersistentVariant::DynamicFetch, "dynamic"},
+            {PersistentVariant::Speculative, "speculative"},
+            {PersistentVariant::SpeculativeDynamicFetch, "speculative-dynamic"}}}};
+}
 
 // Same contract as traceClosest(): positions i < rays.count, and below *rays.deviceCount when it is
 // set (read on the device), skipping dead lanes; hits[i] for the ray of slot slots[i] (or i), with

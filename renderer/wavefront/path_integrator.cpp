@@ -22,14 +22,16 @@
 
 #include "renderer/wavefront/integrator_common.h"
 #include "renderer/wavefront/intersect_persistent.h"
+#include "renderer/wavefront/pass_timer.h"
 
 namespace srt {
 namespace {
 
-// What the host keeps of a pass until its read-back arrives: its stage marks and GL transfers.
+// What the host keeps of a pass until its read-back arrives: its named stages' times and GL
+// transfers.
 struct PassRecord {
-  std::unique_ptr<StageClock> clock;
-  std::array<StageClock::Mark, 9> marks{};
+  explicit PassRecord(const Backend& b) : timer(b) {}
+  PassTimer timer;
   double transferMs = 0;
   uint32_t bound = 0;      // the launch size the pass ran at
   bool compacted = false;  // the path state was compacted (not a --compact-every hold pass)
@@ -43,13 +45,16 @@ class PathIntegrator final : public WavefrontIntegrator {
                  const compaction::Info& info)
       : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info),
         capacity_(poolCapacity(backend, opt)),
-        waves_(opt.schedule == "waves"),
-        persistent_(opt.traversal == "persistent" || (opt.traversal == "auto" && backend.isCuda())),
-        refill_(!info.compacts           ? Refill::InPlace
-                : opt.payload == "index" ? Refill::InPlaceIndexed
-                                         : Refill::Tail),
+        waves_(opt.schedule == Schedule::Waves),
+        persistent_(opt.traversal == Traversal::Persistent ||
+                    (opt.traversal == Traversal::Auto && backend.isCuda())),
+        refill_(!info.compacts                  ? Refill::InPlace
+                : opt.payload == Payload::Index ? Refill::InPlaceIndexed
+                                                : Refill::Tail),
         compactEvery_(refill_ == Refill::Tail ? opt.compactEvery : 1),
-        control_(backend.memory(), 1) {
+        control_(backend.memory(), 1),
+        passes_{{PassRecord(backend), PassRecord(backend), PassRecord(backend)}},
+        snapshots_(backend.memory(), kRing) {
     const MemorySpace space = backend.memory();
     const size_t n = capacity_;
     state_[0].allocate(space, n);
@@ -62,7 +67,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     if (refill_ == Refill::InPlaceIndexed) {
       // Index payload: paths stay where they were written; positions move.
       slots_ = Buffer<uint32_t>(space, n);
-      if (opt.reorder == "octant") {
+      if (opt.reorder == Reorder::Octant) {
         octantFlags_ = Buffer<uint8_t>(space, kOctants * n);
         octantQueues_ = Buffer<uint32_t>(space, kOctants * n);
       }
@@ -79,26 +84,13 @@ class PathIntegrator final : public WavefrontIntegrator {
     for (auto& d : depthCounts_)
       d = Buffer<unsigned long long>(space, size_t(kDepthSlots) * kCounterStripes);
     if (info.compacts) compactor_->reserve(uint32_t(n));
-    for (auto& r : passes_) r.clock = std::make_unique<StageClock>(backend);
-    startClock_ = std::make_unique<StageClock>(backend);
-    if (backend.isCuda()) {
-      SRT_CUDA_CHECK(
-          cudaMallocHost(reinterpret_cast<void**>(&snapshots_), kRing * sizeof(PoolControl)));
-      for (auto& e : readBackDone_)
-        SRT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    } else {
-      snapshots_ = new PoolControl[kRing];
-    }
+    if (backend.isCuda())
+      for (auto& e : readBackDone_) e = CudaEvent(cudaEventDisableTiming);
   }
 
   ~PathIntegrator() override {
-    if (backend_.isCuda()) {
-      cudaStreamSynchronize(backend_.stream);
-      for (auto& e : readBackDone_) cudaEventDestroy(e);
-      cudaFreeHost(snapshots_);
-    } else {
-      delete[] snapshots_;
-    }
+    // The device may still copy into the snapshots (pinned memory freed below).
+    if (backend_.isCuda()) cudaStreamSynchronize(backend_.stream);
   }
 
   void render(RenderStats& stats, const ProgressFn& progress, const StopCondition& stop) override {
@@ -119,14 +111,10 @@ class PathIntegrator final : public WavefrontIntegrator {
     filmView_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)};
     stats.schedule = opt_.schedule;
     stats.poolSize = capacity_;
-    stats.traversal = persistent_ ? "persistent" : "standard";  // what "auto" resolved to
+    stats.traversal = persistent_ ? Traversal::Persistent : Traversal::Standard;  // "auto" resolved
     stats.reorder = opt_.reorder;
     stats.compactEvery = compactEvery_;
 
-    // The first paths: a pass in which nothing was alive.
-    startClock_->reset();
-    prevEnd_ = {startClock_.get(), startClock_->mark()};
-    refill(keep_[0].data());
     uint32_t bound = capacity_;
     int lastSamples = -1;
     int nextDepth = 0;  // waves: the depth of the next pass harvested
@@ -136,9 +124,10 @@ class PathIntegrator final : public WavefrontIntegrator {
     // count (the classic loop's one read-back per bounce).
     const bool lagged = backend_.isCuda() && !waves_;
     bool stopping = false;
+    int previous = 0;  // the pass harvested before
     unsigned long long totalWork = init.totalWork;
     for (uint64_t pass = 0;; ++pass) {
-      runPass(bound, passes_[pass % kRing]);
+      runPass(bound, passes_[pass % kRing], pass == 0);
       readBack(int(pass % kRing));
       if (!stopping && stop.requested()) {
         // Queued after this pass's read-back: a later snapshot carries the trimmed total.
@@ -147,9 +136,11 @@ class PathIntegrator final : public WavefrontIntegrator {
       }
       if (lagged && pass == 0) continue;
       const int done = int((lagged ? pass - 1 : pass) % kRing);
-      if (backend_.isCuda()) SRT_CUDA_CHECK(cudaEventSynchronize(readBackDone_[done]));
+      if (backend_.isCuda()) readBackDone_[done].synchronize();
       const PoolControl& c = snapshots_[done];
-      recordPass(stats, c, passes_[done], nextDepth);
+      recordPass(stats, c, passes_[done], pass == (lagged ? 1 : 0) ? nullptr : &passes_[previous],
+                 nextDepth);
+      previous = done;
       const bool allIssued = c.nextWork >= c.totalWork;
       if (refill_ != Refill::InPlace) {
         // Unlagged, c.count is the next pass's count. Lagged, once no work is left the stream
@@ -193,91 +184,95 @@ class PathIntegrator final : public WavefrontIntegrator {
     return {depthCounts_[0].data(), depthCounts_[1].data(), depthCounts_[2].data()};
   }
 
-  // One pass over the stream, launched at `bound` (the device count decides who works).
-  void runPass(uint32_t bound, PassRecord& rec) {
+  // One pass over the stream, launched at `bound` (the device count decides who works), its
+  // launches timed as named stages. The first pass starts by filling the empty pool.
+  void runPass(uint32_t bound, PassRecord& rec, bool first) {
     const SceneView& scene = data_.view();
     PoolControl* ctl = control_.data();
-    const bool indexed = refill_ == Refill::InPlaceIndexed;
     const bool inPlace = refill_ == Refill::InPlace;
     // --compact-every N: this pass compacts after N - 1 that did not (hold passes).
     const bool compactNow = compactThisPass();
-    const bool twoFlagArrays = inPlace || compactEvery_ != 1;
-    StageClock& clock = *rec.clock;
-    clock.reset();
-    transferMs_ = 0;
+    const bool hold = refill_ == Refill::Tail && !compactNow;
+    PassTimer& t = rec.timer;
+    t.start();
+    rec.transferMs = 0;
+    if (first) closePass(t, rec, keep_[0].data(), false);  // the empty pool fills
 
     PathStream paths;
     paths.state = state_[cur_].view();
-    paths.slots = indexed ? slots_.data() : nullptr;
+    paths.slots = refill_ == Refill::InPlaceIndexed ? slots_.data() : nullptr;
     paths.lanes = inPlace || holding_ ? keep_[keepIn_].data() : nullptr;
     paths.count = bound;
     paths.deviceCount = &ctl->count;
-    uint8_t* keep = keep_[twoFlagArrays ? 1 - keepIn_ : 0].data();
+    uint8_t* keep = keep_[inPlace || compactEvery_ != 1 ? 1 - keepIn_ : 0].data();
 
-    const auto m0 = clock.mark();
-    if (persistent_)
-      traceClosestPersistent(backend_, scene, RayStreamRef::of(paths), hits_.data());
-    else
-      traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
-    const auto m1 = clock.mark();
+    t.run(stage::kTrace, [&] {
+      if (persistent_)
+        traceClosestPersistent(backend_, scene, RayStreamRef::of(paths), hits_.data());
+      else
+        traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
+    });
     const ShadeOutputs out{keep, shadowCandidates_.view(), shadowKeep_.data(), depthCounters()};
-    shadePaths(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
-    const auto m2 = clock.mark();
-
-    ShadowStream shadows;
-    shadows.maxCount = bound;
+    t.run(stage::kShade, [&] {
+      shadePaths(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
+    });
     // No emitter and no point light (a scene lit by its environment alone): shading makes no
     // shadow rays, so there is nothing to compact or trace.
     const bool lights = scene.emitters.count > 0 || scene.numPointLights > 0;
-    if (!lights) {
-      // shadowCount stays 0
-    } else if (info_.compacts) {
-      fields_.clear();
-      fields_.push_back({identity_.data(), shadowIndex_.data(), sizeof(uint32_t)});
-      shadows.rays = shadowCandidates_.view();
-      shadows.indices = shadowIndex_.data();
-      transferMs_ += compact(shadowKeep_.data(), fields_, bound, &ctl->shadowCount);
-      shadows.deviceCount = &ctl->shadowCount;
-    } else {
-      countFlags(backend_, shadowKeep_.data(), bound, &ctl->shadowCount);
-      shadows.rays = shadowCandidates_.view();
-      shadows.lanes = shadowKeep_.data();
-    }
-    const auto m3 = clock.mark();
-    if (!lights) {
-      // nothing to trace
-    } else if (persistent_) {
-      traceShadowsPersistent(backend_, scene, shadows, paths.state);
-    } else {
-      traceShadows(backend_, scene, shadows, paths.state);
-    }
-    const auto m4 = clock.mark();
-    finishPaths(backend_, paths, keep, filmView_);
-    const auto m5 = clock.mark();
+    if (lights) traceShadowRays(t, rec, bound, paths.state);
+    t.run(stage::kFilm, [&] { finishPaths(backend_, paths, keep, filmView_); });
 
     if (compactNow) {
-      fields_.clear();
-      PathStateStorage::compactionFields(state_[cur_], state_[1 - cur_], fields_);
-      transferMs_ += compact(keep, fields_, bound, &ctl->kept);
+      t.run(stage::kCompactPaths, [&] {
+        fields_.clear();
+        PathStateStorage::compactionFields(state_[cur_], state_[1 - cur_], fields_);
+        rec.transferMs += compact(keep, fields_, bound, &ctl->kept);
+      });
       cur_ = 1 - cur_;
       passesSinceCompaction_ = 0;
       autoCycle_ = survival_ >= kAutoMinSurvival ? 3 : 1;  // the next cycle
     } else {
       ++passesSinceCompaction_;
-      countFlags(backend_, keep, refill_ == Refill::Tail ? bound : capacity_, &ctl->kept);
+      t.run(stage::kCountPaths, [&] {
+        countFlags(backend_, keep, refill_ == Refill::Tail ? bound : capacity_, &ctl->kept);
+      });
     }
-    const auto m6 = clock.mark();
-    const bool hold = refill_ == Refill::Tail && !compactNow;
-    const auto m7 = refill(keep, &clock, hold);
+    closePass(t, rec, keep, hold);
     // In place and in hold passes, this pass's flags are the next pass's lanes.
     if (inPlace || hold) keepIn_ = 1 - keepIn_;
     if (refill_ == Refill::Tail) holding_ = hold;
-    const auto m8 = clock.mark();
-    rec.marks = {m0, m1, m2, m3, m4, m5, m6, m7, m8};
-    rec.transferMs = transferMs_;
     rec.bound = bound;
     rec.compacted = compactNow || refill_ == Refill::InPlaceIndexed;
     rec.shadows = lights && info_.compacts;
+  }
+
+  // The shadow candidates shading wrote: compacted into a stream of positions (or, without a
+  // compacting primitive, counted in place), then traced.
+  void traceShadowRays(PassTimer& t, PassRecord& rec, uint32_t bound, const PathState& state) {
+    const SceneView& scene = data_.view();
+    PoolControl* ctl = control_.data();
+    ShadowStream shadows;
+    shadows.maxCount = bound;
+    shadows.rays = shadowCandidates_.view();
+    if (info_.compacts) {
+      t.run(stage::kCompactShadows, [&] {
+        fields_.clear();
+        fields_.push_back({identity_.data(), shadowIndex_.data(), sizeof(uint32_t)});
+        rec.transferMs += compact(shadowKeep_.data(), fields_, bound, &ctl->shadowCount);
+      });
+      shadows.indices = shadowIndex_.data();
+      shadows.deviceCount = &ctl->shadowCount;
+    } else {
+      t.run(stage::kCountShadows,
+            [&] { countFlags(backend_, shadowKeep_.data(), bound, &ctl->shadowCount); });
+      shadows.lanes = shadowKeep_.data();
+    }
+    t.run(stage::kTraceShadows, [&] {
+      if (persistent_)
+        traceShadowsPersistent(backend_, scene, shadows, state);
+      else
+        traceShadows(backend_, scene, shadows, state);
+    });
   }
 
   // Tail: whether this pass compacts the paths (the others are hold passes). --compact-every N:
@@ -291,50 +286,59 @@ class PathIntegrator final : public WavefrontIntegrator {
     return passes >= (compactEvery_ > 0 ? compactEvery_ : autoCycle_);
   }
 
-  // New paths into the room a pass left, then its bookkeeping. `alive`: the flags per slot after
-  // the pass (in-place refills set them for the paths they start). Returns the mark between
-  // the refill and the index stream's compaction (when a clock is given).
-  // `hold`: a pass between compactions, which refills nothing.
-  StageClock::Mark refill(uint8_t* alive, StageClock* clock = nullptr, bool hold = false) {
-    StageClock::Mark afterRefill = 0;
-    PoolControl* ctl = control_.data();
+  // The last stages of a pass, each named: new paths into the room it left (none in a hold
+  // pass), the index payload's next stream, the bookkeeping that closes it. `alive`: the flags per
+  // slot after the pass (in-place refills set them for the paths they start).
+  void closePass(PassTimer& t, PassRecord& rec, uint8_t* alive, bool hold) {
+    if (!hold) t.run(stage::kRefill, [&] { refill(alive); });
+    if (refill_ == Refill::InPlaceIndexed && !octantFlags_.empty())
+      t.run(stage::kPartitionOctants, [&] { rec.transferMs += partitionByOctant(alive); });
+    else if (refill_ == Refill::InPlaceIndexed)
+      t.run(stage::kCompactIndex, [&] { rec.transferMs += compactIndexStream(alive); });
+    t.run(stage::kEndPass, [&] {
+      endPass(backend_, control_.data(), hold ? Refill::Hold : refill_, capacity_, waves_);
+    });
+  }
+
+  // New camera paths into the free slots: the tail after compaction, or dead slots in place.
+  void refill(uint8_t* alive) {
     const PathState st = state_[cur_].view();
-    if (hold) {
-      // nothing moves and nothing starts
-    } else if (refill_ == Refill::Tail) {
-      refillTail(backend_, source_, st, ctl, capacity_, waves_);
-    } else {
-      refillInPlace(backend_, source_, st, alive, ctl, capacity_, waves_);
-      if (clock) afterRefill = clock->mark();
-      if (refill_ == Refill::InPlaceIndexed && !octantFlags_.empty()) {
-        // The next stream: the occupied slots grouped by ray octant, in slot order within one.
-        octantFlags(backend_, st, alive, capacity_, octantFlags_.data());
-        for (uint32_t k = 0; k < kOctants; ++k) {
-          fields_.clear();
-          fields_.push_back(
-              {identity_.data(), octantQueues_.data() + size_t(k) * capacity_, sizeof(uint32_t)});
-          transferMs_ += compact(octantFlags_.data() + size_t(k) * capacity_, fields_, capacity_,
-                                 &ctl->octantCount[k]);
-        }
-        sumQueues(backend_, ctl);
-        concatenateQueues(backend_, octantQueues_.data(), capacity_, ctl, slots_.data());
-      } else if (refill_ == Refill::InPlaceIndexed) {
-        // The next stream: the occupied slots, in slot order.
-        fields_.clear();
-        fields_.push_back({identity_.data(), slots_.data(), sizeof(uint32_t)});
-        transferMs_ += compact(alive, fields_, capacity_, &ctl->nextCount);
-      }
+    if (refill_ == Refill::Tail)
+      refillTail(backend_, source_, st, control_.data(), capacity_, waves_);
+    else
+      refillInPlace(backend_, source_, st, alive, control_.data(), capacity_, waves_);
+  }
+
+  // The index payload's next stream: the occupied slots, in slot order.
+  double compactIndexStream(const uint8_t* alive) {
+    fields_.clear();
+    fields_.push_back({identity_.data(), slots_.data(), sizeof(uint32_t)});
+    return compact(alive, fields_, capacity_, &control_.data()->nextCount);
+  }
+
+  // The index payload's next stream: the occupied slots grouped by ray octant, in slot order
+  // within one (eight compactions, then the queues end to end).
+  double partitionByOctant(const uint8_t* alive) {
+    double transferMs = 0;
+    PoolControl* ctl = control_.data();
+    octantFlags(backend_, state_[cur_].view(), alive, capacity_, octantFlags_.data());
+    for (uint32_t k = 0; k < kOctants; ++k) {
+      fields_.clear();
+      fields_.push_back(
+          {identity_.data(), octantQueues_.data() + size_t(k) * capacity_, sizeof(uint32_t)});
+      transferMs += compact(octantFlags_.data() + size_t(k) * capacity_, fields_, capacity_,
+                            &ctl->octantCount[k]);
     }
-    if (clock && refill_ == Refill::Tail) afterRefill = clock->mark();
-    endPass(backend_, ctl, hold ? Refill::Hold : refill_, capacity_, waves_);
-    return afterRefill;
+    sumQueues(backend_, ctl);
+    concatenateQueues(backend_, octantQueues_.data(), capacity_, ctl, slots_.data());
+    return transferMs;
   }
 
   void readBack(int ring) {
     if (backend_.isCuda()) {
       SRT_CUDA_CHECK(cudaMemcpyAsync(&snapshots_[ring], control_.data(), sizeof(PoolControl),
                                      cudaMemcpyDeviceToHost, backend_.stream));
-      SRT_CUDA_CHECK(cudaEventRecord(readBackDone_[ring], backend_.stream));
+      readBackDone_[ring].record(backend_.stream);
     } else {
       snapshots_[ring] = *control_.data();
     }
@@ -350,24 +354,19 @@ class PathIntegrator final : public WavefrontIntegrator {
     return shadows + bound + 2ull * c.lastKept * PathState::kBytesPerElement;
   }
 
-  void recordPass(RenderStats& stats, const PoolControl& c, const PassRecord& rec, int& nextDepth) {
+  // A harvested pass into the statistics: occupancy from its snapshot, stage times by name, the
+  // device's idle time since `previous` (the pass harvested before; null for the first).
+  void recordPass(RenderStats& stats, const PoolControl& c, const PassRecord& rec,
+                  const PassRecord* previous, int& nextDepth) {
     if (c.lastLive > 0) survival_ = double(c.lastKept) / double(c.lastLive);
-    const auto& m = rec.marks;
-    const StageClock& k = *rec.clock;
     IterationStats it;
     it.lanes = c.lastLanes;
     it.alive = c.lastKept;
     it.regenerated = c.lastRegenerated;
     it.idle = capacity_ - std::min(capacity_, c.live);
-    it.traceMs = k.elapsedMs(m[0], m[1]);
-    it.shadeMs = k.elapsedMs(m[1], m[2]) + k.elapsedMs(m[4], m[5]);
-    // The index stream's compaction (and octant partition) runs after the refill: m7 to m8.
-    it.compactionMs = k.elapsedMs(m[2], m[3]) + k.elapsedMs(m[5], m[6]) + k.elapsedMs(m[7], m[8]);
-    it.shadowMs = k.elapsedMs(m[3], m[4]);
-    it.regenerateMs = k.elapsedMs(m[6], m[7]);
+    addStageTimes(rec.timer, it);
     it.transferMs = rec.transferMs;
-    it.idleMs = StageClock::between(*prevEnd_.first, prevEnd_.second, k, m[0]);
-    prevEnd_ = {rec.clock.get(), m[8]};
+    it.idleMs = previous ? PassTimer::gapMs(previous->timer, rec.timer) : 0;
     it.compactionBytes = compactionBytes(c, rec);
     stats.iterations.push_back(it);
     // Waves: every pass is one depth of one wave, so stage times can be given per depth too.
@@ -430,12 +429,9 @@ class PathIntegrator final : public WavefrontIntegrator {
   Buffer<unsigned long long> film_;
   Buffer<unsigned long long> depthCounts_[3];  // rays in, alive, shadow rays per depth
   std::vector<compaction::Field> fields_;
-  double transferMs_ = 0;
   std::array<PassRecord, kRing> passes_;
-  std::unique_ptr<StageClock> startClock_;
-  std::pair<const StageClock*, StageClock::Mark> prevEnd_{};  // the last harvested pass's end
-  PoolControl* snapshots_ = nullptr;                          // pinned on CUDA
-  std::array<cudaEvent_t, kRing> readBackDone_{};
+  PinnedBuffer<PoolControl> snapshots_;        // the control block as each pass ended
+  std::array<CudaEvent, kRing> readBackDone_;  // (CUDA) the snapshot has arrived
 };
 
 }  // namespace

@@ -34,17 +34,17 @@ uint64_t RenderStats::totalRays() const {
 std::string statsToJson(const RenderStats& s) {
   nlohmann::json j;
   j["scene"] = s.scene;
-  j["integrator"] = s.integrator;
+  j["integrator"] = toString(s.integrator);
   j["backend"] = s.backend;
   j["device"] = s.device;
   j["compaction"] = s.compaction;
-  j["payload"] = s.payload;
+  j["payload"] = toString(s.payload);
   if (!s.compactionChoice.empty()) j["compaction_choice"] = s.compactionChoice;
-  if (!s.schedule.empty()) {
-    j["schedule"] = s.schedule;
+  if (s.poolSize > 0) {
+    j["schedule"] = toString(s.schedule);
     j["pool_size"] = s.poolSize;
-    j["traversal"] = s.traversal;
-    j["reorder"] = s.reorder;
+    j["traversal"] = toString(s.traversal);
+    j["reorder"] = toString(s.reorder);
     if (s.compactEvery == 0)
       j["compact_every"] = "auto";
     else
@@ -134,26 +134,26 @@ std::string statsTable(const RenderStats& s) {
   std::string out;
   char line[256];
   std::snprintf(line, sizeof line, "%s, %dx%d, %d spp, %s on %s, compaction %s (%s)\n",
-                s.scene.c_str(), s.width, s.height, s.spp, s.integrator.c_str(), s.backend.c_str(),
-                s.compaction.c_str(), s.payload.c_str());
+                s.scene.c_str(), s.width, s.height, s.spp, toString(s.integrator),
+                s.backend.c_str(), s.compaction.c_str(), toString(s.payload));
   out += line;
   if (s.stopped)
     out += "stopped early: the image holds " + std::to_string(s.samplesDone) + " of " +
            std::to_string(s.spp) + " samples per pixel\n";
   if (!s.compactionChoice.empty()) out += "auto chose:\n" + s.compactionChoice + "\n";
-  if (!s.schedule.empty()) {
+  if (s.poolSize > 0) {
     // The cadence of the state compaction (--compact-every), where there is one.
     std::string cadence;
-    if (s.compaction != "none" && s.payload == "state")
+    if (s.compaction != "none" && s.payload == Payload::State)
       cadence = s.compactEvery == 0 ? ", compaction cadence auto"
                 : s.compactEvery == 1
                     ? ", compaction after every pass"
                     : ", compaction every " + std::to_string(s.compactEvery) + " passes";
-    std::snprintf(line, sizeof line,
-                  "schedule %s, pool %u paths, traversal %s, reorder %s%s, %zu passes%s\n",
-                  s.schedule.c_str(), s.poolSize, s.traversal.c_str(), s.reorder.c_str(),
-                  cadence.c_str(), s.iterations.size(),
-                  s.schedule == "waves" ? "" : " (passes mix depths: stage times are per pass)");
+    std::snprintf(
+        line, sizeof line, "schedule %s, pool %u paths, traversal %s, reorder %s%s, %zu passes%s\n",
+        toString(s.schedule), s.poolSize, toString(s.traversal), toString(s.reorder),
+        cadence.c_str(), s.iterations.size(),
+        s.schedule == Schedule::Waves ? "" : " (passes mix depths: stage times are per pass)");
     out += line;
   }
   out +=

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "renderer/wavefront/render_options.h"
 #include "renderer/wavefront/scene_data.h"
 
 namespace srt {
@@ -38,7 +39,9 @@ struct IterationStats {
 };
 
 struct RenderStats {
-  std::string scene, integrator, backend, device, compaction, payload;
+  std::string scene, backend, device, compaction;
+  IntegratorKind integrator = IntegratorKind::Path;
+  Payload payload = Payload::State;
   int width = 0, height = 0, spp = 0, maxDepth = 0;
   int samplesDone = 0;   // samples per pixel the film holds: spp, or fewer when stopped early
   bool stopped = false;  // a StopCondition ended the render before its spp
@@ -51,7 +54,10 @@ struct RenderStats {
   double wallSeconds = 0;            // the whole command
   std::vector<BounceStats> bounces;  // per path depth (bounce 0: camera rays)
   std::vector<IterationStats> iterations;  // per pass over the pool (path tracer)
-  std::string schedule, traversal, reorder;
+  // The path pool's (poolSize > 0): the schedule, and the traversal as "auto" resolved.
+  Schedule schedule = Schedule::Regenerate;
+  Traversal traversal = Traversal::Standard;
+  Reorder reorder = Reorder::None;
   std::string compactionChoice;  // what `auto` chose per stream shape (empty for the others)
   uint32_t poolSize = 0;
   uint32_t compactEvery = 1;  // passes per compaction of the path state; 0: auto

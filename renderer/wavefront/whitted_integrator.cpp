@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "renderer/wavefront/integrator_common.h"
+#include "renderer/wavefront/pass_timer.h"
 
 namespace srt {
 namespace {
@@ -15,7 +16,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
                     const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
                     const compaction::Info& info)
       : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info),
-        clock_(backend),
+        timer_(backend),
         counters_(backend) {
     const size_t n = size_t(opt.width) * opt.height;
     film_ = Buffer<unsigned long long>(backend.memory(), 3 * n);
@@ -39,32 +40,35 @@ class WhittedIntegrator final : public WavefrontIntegrator {
         grow(size_t(rays.count));  // may move the stream and its lanes
         rays.rays = stream_.view();
         if (rays.lanes) rays.lanes = childKeep_[1].data();
-        clock_.reset();
         if (backend_.isCuda())
           SRT_CUDA_CHECK(cudaMemsetAsync(counters_.device() + 1, 0, 4, backend_.stream));
         else
           counters_.device()[1] = 0;
-        const auto m0 = clock_.mark();
+        timer_.start();
         RayStreamRef stream = RayStreamRef::of(rays.rays.origin, rays.rays.direction, rays.count);
         stream.lanes = rays.lanes;
-        traceClosest(backend_, scene, stream, hits_.data());
-        const auto m1 = clock_.mark();
+        timer_.run(stage::kTrace, [&] { traceClosest(backend_, scene, stream, hits_.data()); });
         WhittedOutputs out{candidates_.view(), childKeep_[0].data(),
                            FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)},
                            counters_.device() + 1};
-        shadeWhitted(backend_, scene, rays, hits_.data(), key, uint32_t(bounce),
-                     uint32_t(opt_.maxDepth), out);
-        const auto m2 = clock_.mark();
+        // Shadow rays are traced inside shading.
+        timer_.run(stage::kShade, [&] {
+          shadeWhitted(backend_, scene, rays, hits_.data(), key, uint32_t(bounce),
+                       uint32_t(opt_.maxDepth), out);
+        });
         const uint32_t candidates = 2 * rays.count;
         double transferMs = 0;
         if (info_.compacts) {
-          fields.clear();
-          WhittedRaysStorage::compactionFields(candidates_, stream_, fields);
-          transferMs = compact(childKeep_[0].data(), fields, candidates, counters_.device());
+          timer_.run(stage::kCompactChildren, [&] {
+            fields.clear();
+            WhittedRaysStorage::compactionFields(candidates_, stream_, fields);
+            transferMs = compact(childKeep_[0].data(), fields, candidates, counters_.device());
+          });
         } else {
-          countFlags(backend_, childKeep_[0].data(), candidates, counters_.device());
+          timer_.run(stage::kCountChildren, [&] {
+            countFlags(backend_, childKeep_[0].data(), candidates, counters_.device());
+          });
         }
-        const auto m3 = clock_.mark();
         const uint32_t* counts = counters_.readBack(backend_);
 
         BounceStats& bs = stats.bounce(size_t(bounce));
@@ -72,9 +76,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
         bs.lanes += rays.count;
         bs.raysAlive += counts[0];
         bs.shadowRays += counts[1];
-        bs.traceMs += clock_.elapsedMs(m0, m1);
-        bs.shadeMs += clock_.elapsedMs(m1, m2);  // shadow rays are traced inside shading
-        bs.compactionMs += clock_.elapsedMs(m2, m3);
+        addStageTimes(timer_, bs);
         bs.transferMs += transferMs;
         raysSoFar += liveIn + counts[1];
         liveIn = counts[0];
@@ -149,8 +151,8 @@ class WhittedIntegrator final : public WavefrontIntegrator {
   Buffer<Hit> hits_;
   Buffer<unsigned long long> film_;
   int samplesDone_ = 0;  // samples the film holds after the last render()
-  StageClock clock_;
-  Counters counters_;  // survivors and shadow rays, read back after every bounce
+  PassTimer timer_;      // one bounce's named stages
+  Counters counters_;    // survivors and shadow rays, read back after every bounce
 };
 
 }  // namespace

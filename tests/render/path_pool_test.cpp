@@ -21,12 +21,14 @@ RenderOptions small(int w, int h, int spp, int depth) {
 }
 
 struct Variant {
-  std::string compaction, payload, schedule;
+  std::string compaction;
+  Payload payload;
+  Schedule schedule;
   uint32_t pool;
 };
 
 std::string describe(const Variant& v) {
-  return v.compaction + " / " + v.payload + " / " + v.schedule + " / pool " +
+  return v.compaction + " / " + toString(v.payload) + " / " + toString(v.schedule) + " / pool " +
          std::to_string(v.pool);
 }
 
@@ -37,7 +39,7 @@ TEST(PathPool, ImageIsTheSameForEveryScheduleAndPoolSizeAndPrimitive) {
   const uint32_t pixels = 24 * 20;
   Renderer renderer(loadScene("cornell"), kCpu, base);
   RenderOptions o = base;
-  o.schedule = "waves";
+  o.schedule = Schedule::Waves;
   o.poolSize = pixels;  // the classic loop: one wave per sample
   renderer.setOptions(o);
   const Image reference = renderer.render(0.f).image;
@@ -45,16 +47,16 @@ TEST(PathPool, ImageIsTheSameForEveryScheduleAndPoolSizeAndPrimitive) {
 
   std::vector<Variant> variants;
   for (const char* compaction : {"cpu", "none"})
-    for (const char* payload : {"state", "index"})
-      for (const char* schedule : {"waves", "regenerate"})
+    for (Payload payload : {Payload::State, Payload::Index})
+      for (Schedule schedule : {Schedule::Waves, Schedule::Regenerate})
         for (uint32_t pool : {97u, pixels - 1, pixels, 3 * pixels})
           variants.push_back({compaction, payload, schedule, pool});
-  variants.push_back({"cpu", "state", "regenerate", 1u});  // one path at a time
-  variants.push_back({"none", "state", "regenerate", 1u});
+  variants.push_back({"cpu", Payload::State, Schedule::Regenerate, 1u});  // one path at a time
+  variants.push_back({"none", Payload::State, Schedule::Regenerate, 1u});
   // Every other primitive that takes host memory (the OpenGL family): a pool that regenerates.
   for (const auto& e : compaction::Registry::global().entries())
     if (e.info.accepts_(MemorySpace::Host) && e.info.name != "cpu" && e.info.name != "none")
-      variants.push_back({e.info.name, "state", "regenerate", pixels / 2});
+      variants.push_back({e.info.name, Payload::State, Schedule::Regenerate, pixels / 2});
 
   int compared = 0;
   for (const Variant& v : variants) {
@@ -83,12 +85,13 @@ TEST(PathPool, DepthCountsAndPassOccupancyAddUp) {
   RenderOptions o = small(12, 10, 4, 8);
   const uint64_t work = 12 * 10 * 4;
   for (const char* compaction : {"cpu", "none"})
-    for (const char* payload : {"state", "index"})
-      for (const char* schedule : {"waves", "regenerate"}) {
+    for (Payload payload : {Payload::State, Payload::Index})
+      for (Schedule schedule : {Schedule::Waves, Schedule::Regenerate}) {
         o.compaction = compaction, o.payload = payload, o.schedule = schedule;
         o.poolSize = 50;
         const RenderStats s = renderScene(loadScene("cornell"), kCpu, o).stats;
-        const std::string what = std::string(compaction) + "/" + payload + "/" + schedule;
+        const std::string what =
+            std::string(compaction) + "/" + toString(payload) + "/" + toString(schedule);
         ASSERT_GE(s.bounces.size(), 2u) << what;
         EXPECT_EQ(s.bounces[0].raysIn, work) << what << ": every (pixel, sample) started once";
         for (size_t d = 0; d + 1 < s.bounces.size(); ++d)
@@ -111,9 +114,9 @@ TEST(PathPool, DepthCountsAndPassOccupancyAddUp) {
 TEST(PathPool, RegenerationKeepsThePoolFull) {
   RenderOptions o = small(32, 32, 4, 8);
   o.poolSize = 256;
-  o.schedule = "regenerate";
+  o.schedule = Schedule::Regenerate;
   const RenderStats regen = renderScene(loadScene("cornell"), kCpu, o).stats;
-  o.schedule = "waves";
+  o.schedule = Schedule::Waves;
   const RenderStats waves = renderScene(loadScene("cornell"), kCpu, o).stats;
   EXPECT_LT(regen.iterations.size(), waves.iterations.size());
   size_t full = 0;
@@ -168,19 +171,18 @@ TEST(PathPool, StreamMemoryDependsOnlyOnThePoolSize) {
 
 TEST(PathPool, BadPoolOptionsAreClearErrors) {
   RenderOptions o = small(8, 8, 1, 2);
-  o.schedule = "sometimes";
+  EXPECT_THROW(parseEnum<Schedule>("sometimes", "--schedule"), std::invalid_argument);
+  o.schedule = Schedule::Waves;
+  o.traversal = Traversal::Persistent;  // CUDA only
   EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
-  o.schedule = "waves";
-  o.traversal = "persistent";  // CUDA only
-  EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
-  o.traversal = "standard";
+  o.traversal = Traversal::Standard;
   o.poolSize = (1u << 30) + 1;
   EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
   o.poolSize = 0;
   o.compactEvery = 65;
   EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
   o.compactEvery = 2;
-  o.payload = "index";  // the state never moves: nothing to space out
+  o.payload = Payload::Index;  // the state never moves: nothing to space out
   EXPECT_THROW(renderScene(loadScene("cornell"), kCpu, o), std::invalid_argument);
 }
 
@@ -196,11 +198,11 @@ TEST(PathPool, SpacedOutCompactionKeepsTheImageAndTheCounts) {
   const Image reference = renderer.render(0.f).image;
   RenderOptions o = base;
   for (uint32_t every : {2u, 3u, 5u, 0u})  // 0: auto
-    for (const char* schedule : {"waves", "regenerate"})
+    for (Schedule schedule : {Schedule::Waves, Schedule::Regenerate})
       for (uint32_t pool : {1u, 97u, pixels}) {
         o.compactEvery = every, o.schedule = schedule, o.poolSize = pool;
-        const std::string what =
-            "every " + std::to_string(every) + " / " + schedule + " / pool " + std::to_string(pool);
+        const std::string what = "every " + std::to_string(every) + " / " + toString(schedule) +
+                                 " / pool " + std::to_string(pool);
         renderer.setOptions(o);
         const RenderResult r = renderer.render(0.f);
         EXPECT_TRUE(test::bitIdentical(reference, r.image)) << what;
@@ -218,7 +220,9 @@ TEST(PathPool, SpacedOutCompactionKeepsTheImageAndTheCounts) {
         // Only the passes that compact refill: at most one in `every` (auto: in 3).
         EXPECT_LE(refills, s.iterations.size() / (every ? every : 1) + 1) << what;
         // auto holds where paths are long: in the closed box most survive a bounce.
-        if (every == 0 && pool == pixels) EXPECT_LT(refills + 2, s.iterations.size()) << what;
+        if (every == 0 && pool == pixels) {
+          EXPECT_LT(refills + 2, s.iterations.size()) << what;
+        }
       }
 }
 
@@ -235,19 +239,19 @@ TEST(PathPool, OctantReorderingChangesNothingButTheOrder) {
   RenderOptions o;
   o.width = 24, o.height = 20, o.spp = 3, o.maxDepth = 6;
   o.compaction = "cpu";
-  o.payload = "index";
+  o.payload = Payload::Index;
   o.poolSize = 200;
   Renderer renderer(loadScene("cornell"), cpu, o);
   const Image reference = renderer.render(0.f).image;
-  o.reorder = "octant";
-  for (const char* schedule : {"waves", "regenerate"}) {
+  o.reorder = Reorder::Octant;
+  for (Schedule schedule : {Schedule::Waves, Schedule::Regenerate}) {
     o.schedule = schedule;
     renderer.setOptions(o);
     const RenderResult r = renderer.render(0.f);
-    EXPECT_TRUE(test::bitIdentical(reference, r.image)) << schedule;
-    EXPECT_EQ(r.stats.reorder, "octant");
+    EXPECT_TRUE(test::bitIdentical(reference, r.image)) << toString(schedule);
+    EXPECT_EQ(r.stats.reorder, Reorder::Octant);
   }
-  o.payload = "state";  // the state payload moves whole paths: no partition
+  o.payload = Payload::State;  // the state payload moves whole paths: no partition
   EXPECT_THROW(renderer.setOptions(o), std::invalid_argument);
 }
 

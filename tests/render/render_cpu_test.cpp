@@ -77,7 +77,7 @@ TEST(RenderCpu, ImageDoesNotDependOnTheCompactionPrimitive) {
   int compared = 0;
   for (const auto& e : compaction::Registry::global().entries()) {
     if (!e.info.accepts_(MemorySpace::Host)) continue;
-    for (const char* payload : {"state", "index"}) {
+    for (Payload payload : {Payload::State, Payload::Index}) {
       o.compaction = e.info.name;
       o.payload = payload;
       Image img;
@@ -91,7 +91,7 @@ TEST(RenderCpu, ImageDoesNotDependOnTheCompactionPrimitive) {
         }
         throw;
       }
-      EXPECT_TRUE(test::bitIdentical(reference, img)) << e.info.name << " / " << payload;
+      EXPECT_TRUE(test::bitIdentical(reference, img)) << e.info.name << " / " << toString(payload);
       ++compared;
     }
   }
@@ -100,7 +100,7 @@ TEST(RenderCpu, ImageDoesNotDependOnTheCompactionPrimitive) {
 
 TEST(RenderCpu, WhittedRendersMirrorAndGlass) {
   RenderOptions o = small(48, 48, 4, 6);
-  o.integrator = "whitted";
+  o.integrator = IntegratorKind::Whitted;
   const RenderResult a = renderScene(loadScene("cornell-whitted"), kCpu, o);
   ASSERT_TRUE(test::allFinite(a.image));
   EXPECT_GT(test::meanOf(a.image).x, 0.01f);

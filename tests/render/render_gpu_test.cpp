@@ -37,7 +37,9 @@ TEST(RenderGpu, CountFlagsMatchesTheCpu) {
         const Buffer<uint8_t> device(MemorySpace::Cuda, flags);
         countFlags(cuda, device.data() + offset, n, counter.data());
         EXPECT_EQ(counter.download()[0], expected) << "n " << n << " offset " << offset;
-        if (fill == 1) EXPECT_EQ(expected, n);
+        if (fill == 1) {
+          EXPECT_EQ(expected, n);
+        }
       }
 }
 
@@ -65,11 +67,11 @@ TEST(RenderGpu, ImageDoesNotDependOnTheCompactionPrimitive) {
   int compared = 0;
   for (const auto& e : compaction::Registry::global().entries()) {
     if (!e.info.accepts_(MemorySpace::Cuda)) continue;
-    for (const char* payload : {"state", "index"}) {
+    for (Payload payload : {Payload::State, Payload::Index}) {
       o.compaction = e.info.name;
       o.payload = payload;
       const Image img = renderScene(loadScene("cornell"), cuda, o).image;
-      EXPECT_TRUE(test::bitIdentical(reference, img)) << e.info.name << " / " << payload;
+      EXPECT_TRUE(test::bitIdentical(reference, img)) << e.info.name << " / " << toString(payload);
       ++compared;
     }
   }
@@ -83,22 +85,23 @@ TEST(RenderGpu, ImageDoesNotDependOnScheduleOrPoolSize) {
   const Backend cuda = selectBackend("cuda");
   RenderOptions o = small(96, 64, 3, 8);
   o.compaction = "cub";
-  o.schedule = "waves";
+  o.schedule = Schedule::Waves;
   o.poolSize = 96 * 64;
   Renderer renderer(loadScene("cornell"), cuda, o);
   const Image reference = renderer.render(0.f).image;
   int compared = 0;
   for (const auto& e : compaction::Registry::global().entries()) {
     if (e.info.device == compaction::Device::Gl || !e.info.accepts_(MemorySpace::Cuda)) continue;
-    for (const char* payload : {"state", "index"})
-      for (const char* schedule : {"waves", "regenerate"})
+    for (Payload payload : {Payload::State, Payload::Index})
+      for (Schedule schedule : {Schedule::Waves, Schedule::Regenerate})
         for (uint32_t pool : {1000u, 4097u, 0u}) {
           o.compaction = e.info.name, o.payload = payload, o.schedule = schedule;
           o.poolSize = pool;
           renderer.setOptions(o);
           const RenderResult r = renderer.render(0.f);
           EXPECT_TRUE(test::bitIdentical(reference, r.image))
-              << e.info.name << " / " << payload << " / " << schedule << " / pool " << pool;
+              << e.info.name << " / " << toString(payload) << " / " << toString(schedule)
+              << " / pool " << pool;
           EXPECT_EQ(r.stats.bounces[0].raysIn, uint64_t(96 * 64 * 3)) << e.info.name;
           ++compared;
         }
@@ -115,31 +118,31 @@ TEST(RenderGpu, PersistentTraversalAndReorderingKeepTheImage) {
   o.compaction = "cub";
   Renderer renderer(loadScene("cornell"), cuda, o);
   const Image reference = renderer.render(0.f).image;
-  o.traversal = "persistent";
+  o.traversal = Traversal::Persistent;
   for (const char* compaction : {"cub", "none", "tile-atomic"})
-    for (const char* schedule : {"waves", "regenerate"}) {
+    for (Schedule schedule : {Schedule::Waves, Schedule::Regenerate}) {
       o.compaction = compaction, o.schedule = schedule;
       o.poolSize = 5000;
       renderer.setOptions(o);
       EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image))
-          << compaction << " / " << schedule;
+          << compaction << " / " << toString(schedule);
     }
   // Spaced-out compaction (--compact-every): dead lanes between compactions, with both traversals.
-  for (const char* traversal : {"standard", "persistent"})
+  for (Traversal traversal : {Traversal::Standard, Traversal::Persistent})
     for (uint32_t every : {2u, 3u, 0u}) {  // 0: auto
-      o.compaction = "lookback", o.schedule = "regenerate", o.traversal = traversal;
+      o.compaction = "lookback", o.schedule = Schedule::Regenerate, o.traversal = traversal;
       o.compactEvery = every;
       renderer.setOptions(o);
       EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image))
-          << "compact every " << every << " / " << traversal;
+          << "compact every " << every << " / " << toString(traversal);
     }
   o.compactEvery = 1;
-  o.payload = "index";
-  o.reorder = "octant";
-  for (const char* traversal : {"standard", "persistent"}) {
+  o.payload = Payload::Index;
+  o.reorder = Reorder::Octant;
+  for (Traversal traversal : {Traversal::Standard, Traversal::Persistent}) {
     o.compaction = "lookback", o.traversal = traversal;
     renderer.setOptions(o);
-    EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image)) << traversal;
+    EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image)) << toString(traversal);
   }
 }
 
@@ -161,7 +164,7 @@ TEST(RenderGpu, CudaAndCpuAgreeWithinNoise) {
 TEST(RenderGpu, WhittedAgreesWithCpu) {
   REQUIRE_CUDA();
   RenderOptions o = small(64, 64, 16, 6);
-  o.integrator = "whitted";
+  o.integrator = IntegratorKind::Whitted;
   const Image gpu = renderScene(loadScene("cornell-whitted"), selectBackend("cuda"), o).image;
   const Image cpu = renderScene(loadScene("cornell-whitted"), selectBackend("cpu"), o).image;
   const Vec3f ma = test::meanOf(gpu), mb = test::meanOf(cpu);
@@ -209,7 +212,7 @@ TEST(RenderGpuStop, StoppedRenderHoldsWholeSamplesOfTheSameImage) {
   REQUIRE_CUDA();
   const Backend cuda = selectBackend("cuda");
   RenderOptions o = small(96, 64, 16, 6);
-  for (const char* schedule : {"regenerate", "waves"})
+  for (Schedule schedule : {Schedule::Regenerate, Schedule::Waves})
     for (uint32_t pool : {1000u, 0u}) {
       o.compaction = "lookback", o.schedule = schedule, o.poolSize = pool;
       Renderer renderer(loadScene("cornell"), cuda, o);
@@ -217,7 +220,7 @@ TEST(RenderGpuStop, StoppedRenderHoldsWholeSamplesOfTheSameImage) {
       StopCondition stop;
       stop.poll = [&asked] { return ++asked >= 3; };
       const RenderResult r = renderer.render(0.f, {}, stop);
-      const std::string what = std::string(schedule) + " / pool " + std::to_string(pool);
+      const std::string what = std::string(toString(schedule)) + " / pool " + std::to_string(pool);
       EXPECT_GE(r.stats.samplesDone, 1) << what;
       EXPECT_EQ(r.stats.stopped, r.stats.samplesDone < 16) << what;
       RenderOptions fewer = o;

@@ -26,10 +26,10 @@ StopCondition stopAfter(int after, int* asked) {
 }
 
 struct Mode {
-  const char* integrator;
+  IntegratorKind integrator;
   const char* compaction;
-  const char* payload;
-  const char* schedule;
+  Payload payload;
+  Schedule schedule;
   uint32_t pool;
 };
 
@@ -37,21 +37,23 @@ TEST(RenderStop, StoppedRenderHoldsWholeSamplesOfTheSameImage) {
   const int spp = 12;
   const uint32_t pixels = 24 * 20;
   const Mode modes[] = {
-      {"path", "cpu", "state", "regenerate", 97},
-      {"path", "cpu", "state", "waves", pixels},
-      {"path", "none", "state", "regenerate", 1000},
-      {"path", "cpu", "index", "regenerate", 3 * pixels},
-      {"path", "cpu", "state", "regenerate", 7},
-      {"whitted", "cpu", "state", "regenerate", 0},
-      {"whitted", "none", "state", "regenerate", 0},
+      {IntegratorKind::Path, "cpu", Payload::State, Schedule::Regenerate, 97},
+      {IntegratorKind::Path, "cpu", Payload::State, Schedule::Waves, pixels},
+      {IntegratorKind::Path, "none", Payload::State, Schedule::Regenerate, 1000},
+      {IntegratorKind::Path, "cpu", Payload::Index, Schedule::Regenerate, 3 * pixels},
+      {IntegratorKind::Path, "cpu", Payload::State, Schedule::Regenerate, 7},
+      {IntegratorKind::Whitted, "cpu", Payload::State, Schedule::Regenerate, 0},
+      {IntegratorKind::Whitted, "none", Payload::State, Schedule::Regenerate, 0},
   };
   for (const Mode& m : modes) {
-    const std::string what = std::string(m.integrator) + " / " + m.compaction + " / " + m.payload +
-                             " / " + m.schedule + " / pool " + std::to_string(m.pool);
+    const std::string what = std::string(toString(m.integrator)) + " / " + m.compaction + " / " +
+                             toString(m.payload) + " / " + toString(m.schedule) + " / pool " +
+                             std::to_string(m.pool);
     RenderOptions o = small(24, 20, spp, 5);
     o.integrator = m.integrator, o.compaction = m.compaction, o.payload = m.payload;
     o.schedule = m.schedule, o.poolSize = m.pool;
-    const Scene scene = loadScene(o.integrator == "whitted" ? "cornell-whitted" : "cornell");
+    const Scene scene =
+        loadScene(o.integrator == IntegratorKind::Whitted ? "cornell-whitted" : "cornell");
     Renderer renderer(scene, kCpu, o);
     int asked = 0;
     const RenderResult stopped = renderer.render(0.f, {}, stopAfter(3, &asked));

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "primitives/common/cuda_resources.h"
+
 namespace srt::compaction {
 
 namespace {
@@ -35,18 +37,27 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
-bool flagOption(OptionReader& o, const char* key) {
-  const int v = o.getInt(key, 0);
-  if (v != 0 && v != 1)
-    throw std::invalid_argument(std::string("compaction 'auto': ") + key + "=" + std::to_string(v) +
-                                " must be 0 or 1");
-  return v == 1;
+// What auto's candidates must be for streams in `m` (the one registry filter, Needs).
+Needs candidateNeeds(const AdaptiveOptions& o, MemorySpace m) {
+  Needs n;
+  n.what = std::string("compaction '") + kName + "' candidate";
+  n.memory = m;
+  n.compacts = true;
+  n.direct = true;
+  n.ordered = o.ordered;
+  n.gl = o.gl || !o.candidates.empty();  // gl=1 adds the OpenGL family; a named one is allowed
+  return n;
 }
 
-// Whether a registered primitive may be one of auto's candidates for streams in `m`.
-bool fitsByDefault(const Info& i, const AdaptiveOptions& o, MemorySpace m) {
-  return i.compacts && i.name != kName && i.accepts_(m) && (o.gl || i.device != Device::Gl) &&
-         (!o.ordered || i.ordered) && (m == MemorySpace::Cuda || i.device != Device::Cuda);
+// The specs auto runs on streams in `m`: the named candidates that take that memory, or every
+// registered primitive that fits.
+std::vector<std::string> candidatesFor(const Registry& registry, const AdaptiveOptions& o,
+                                       MemorySpace m) {
+  if (o.candidates.empty()) return registry.namesMatching(candidateNeeds(o, m));
+  std::vector<std::string> specs;
+  for (const std::string& spec : o.candidates)
+    if (registry.find(Registry::nameOf(spec))->accepts_(m)) specs.push_back(spec);
+  return specs;
 }
 
 }  // namespace
@@ -54,16 +65,10 @@ bool fitsByDefault(const Info& i, const AdaptiveOptions& o, MemorySpace m) {
 AdaptiveOptions AdaptiveOptions::read(OptionReader& o) {
   AdaptiveOptions a;
   const std::string list = o.get("candidates", "");
-  a.gl = flagOption(o, "gl");
-  a.ordered = flagOption(o, "ordered");
+  a.gl = o.getInt("gl", 0) == 1;
+  a.ordered = o.getInt("ordered", 0) == 1;
   a.policy.samples = o.getInt("samples", a.policy.samples);
   a.policy.probeEvery = o.getInt("probe", a.policy.probeEvery);
-  if (a.policy.samples < 1 || a.policy.samples > 100)
-    throw std::invalid_argument("compaction 'auto': samples=" + std::to_string(a.policy.samples) +
-                                " must be in [1, 100]");
-  if (a.policy.probeEvery < 0)
-    throw std::invalid_argument("compaction 'auto': probe=" + std::to_string(a.policy.probeEvery) +
-                                " must be 0 (never) or a call count");
   if (!list.empty())
     for (std::string spec : split(list, '+')) {
       std::replace(spec.begin(), spec.end(), ';', ',');  // a candidate's own options
@@ -93,7 +98,7 @@ struct AdaptiveCompactor::Shape {
 };
 
 struct AdaptiveCompactor::Timing {
-  cudaEvent_t start = nullptr, stop = nullptr;
+  CudaEvent start{cudaEventDefault}, stop{cudaEventDefault};
   bool pending = false;
   Shape* shape = nullptr;
   int candidate = 0;
@@ -107,28 +112,12 @@ AdaptiveCompactor::AdaptiveCompactor(const Registry& registry, AdaptiveOptions o
   for (MemorySpace m : {MemorySpace::Host, MemorySpace::Cuda}) {
     auto f = std::make_unique<Family>();
     f->memory = m;
-    if (options_.candidates.empty()) {
-      for (const auto& e : registry_.entries())
-        if (fitsByDefault(e.info, options_, m)) f->specs.push_back(e.info.name);
-    } else {
-      for (const std::string& spec : options_.candidates) {
-        const std::string_view name = Registry::nameOf(spec);
-        const Info* info = registry_.find(name);
-        if (!info) registry_.create(spec);  // throws, listing the registered names
-        if (!info->compacts || info->name == kName)
-          throw std::invalid_argument("compaction 'auto': '" + info->name +
-                                      "' cannot be a candidate (it does not compact, or is auto)");
-        if (options_.ordered && !info->ordered)
-          throw std::invalid_argument("compaction 'auto': ordered=1, but candidate '" + info->name +
-                                      "' is unordered");
-        if (info->accepts_(m)) f->specs.push_back(spec);
-      }
-    }
+    f->specs = candidatesFor(registry_, options_, m);
     for (const std::string& spec : f->specs) {
+      // Checked, not made: the primitives are made on the first request in this memory space.
+      registry_.check(spec, candidateNeeds(options_, m));
       f->infos.push_back(registry_.find(Registry::nameOf(spec)));
       ordered_ = ordered_ && f->infos.back()->ordered;
-      // Options are checked now; the OpenGL family may need a context, so it is made on use.
-      if (f->infos.back()->device != Device::Gl) registry_.create(spec);
     }
     any = any || !f->specs.empty();
     families_[spaceIndex(m)] = std::move(f);
@@ -136,12 +125,7 @@ AdaptiveCompactor::AdaptiveCompactor(const Registry& registry, AdaptiveOptions o
   if (!any) throw std::invalid_argument("compaction 'auto': no candidate primitive");
 }
 
-AdaptiveCompactor::~AdaptiveCompactor() {
-  for (auto& t : timings_) {
-    if (t->start) cudaEventDestroy(t->start);
-    if (t->stop) cudaEventDestroy(t->stop);
-  }
-}
+AdaptiveCompactor::~AdaptiveCompactor() = default;
 
 void AdaptiveCompactor::reserve(uint32_t maxCount) {
   maxCount_ = std::max(maxCount_, maxCount);
@@ -197,14 +181,8 @@ AdaptiveCompactor::Shape& AdaptiveCompactor::shape(const Request& r, Family& f) 
 void AdaptiveCompactor::harvest() {
   for (auto& t : timings_) {
     if (!t->pending) continue;
-    const cudaError_t q = cudaEventQuery(t->stop);
-    if (q == cudaErrorNotReady) {
-      cudaGetLastError();  // not an error: do not leave it for the next launch check
-      continue;
-    }
-    SRT_CUDA_CHECK(q);
-    float ms = 0;
-    SRT_CUDA_CHECK(cudaEventElapsedTime(&ms, t->start, t->stop));
+    if (!t->stop.done()) continue;
+    const float ms = CudaEvent::elapsedMs(t->start, t->stop);
     t->shape->policy.record(t->candidate, double(ms) * 1e6 / std::max<uint32_t>(t->count, 1));
     t->pending = false;
   }
@@ -245,8 +223,6 @@ void AdaptiveCompactor::compact(const Request& r) {
       if (!x->pending) t = x.get();
     if (!t && timings_.size() < kMaxPendingTimings) {
       auto fresh = std::make_unique<Timing>();
-      SRT_CUDA_CHECK(cudaEventCreate(&fresh->start));
-      SRT_CUDA_CHECK(cudaEventCreate(&fresh->stop));
       t = fresh.get();
       timings_.push_back(std::move(fresh));
     }
@@ -254,9 +230,9 @@ void AdaptiveCompactor::compact(const Request& r) {
       s.policy.untimed(pick.candidate);
       c.compact(r);
     } else {
-      SRT_CUDA_CHECK(cudaEventRecord(t->start, r.stream));
+      t->start.record(r.stream);
       c.compact(r);
-      SRT_CUDA_CHECK(cudaEventRecord(t->stop, r.stream));
+      t->stop.record(r.stream);
       t->pending = true;
       t->shape = &s;
       t->candidate = pick.candidate;
@@ -314,17 +290,52 @@ std::string AdaptiveCompactor::choiceSummary() const {
 
 void registerAdaptiveCompactors(Registry& r) {
   const Registry* registry = &r;
-  r.add({kName,
-         Device::Any,
-         false,
-         true,
-         {MemorySpace::Host, MemorySpace::Cuda},
-         "per stream shape, the fastest registered primitive by measured cost (Moreira 2010's "
-         "meta-algorithm): the CUDA ones on CUDA memory, cpu on host "
-         "[candidates=a+b,gl=0,ordered=0,samples=2,probe=64]"},
-        [registry](OptionReader& o) {
-          return std::make_unique<AdaptiveCompactor>(*registry, AdaptiveOptions::read(o));
-        });
+  Info info{kName,
+            Device::Any,
+            false,
+            true,
+            {MemorySpace::Host, MemorySpace::Cuda},
+            "per stream shape, the fastest registered primitive by measured cost (Moreira 2010's "
+            "meta-algorithm): the CUDA ones on CUDA memory, cpu on host"};
+  const ChoiceParams defaults;
+  info.options = {{"candidates", "",
+                   "primitives joined by '+', each with its options after ';' "
+                   "(cub+tile-atomic:items=8;preload=0)",
+                   [](const std::string&) { return true; }},
+                  flagOption("gl", false),
+                  flagOption("ordered", false),
+                  intOption("samples", defaults.samples, 1, 100),
+                  intOption("probe", defaults.probeEvery, 0, 1 << 30)};
+  info.picks = true;
+  // The candidates are checked here, by name and options, without making any of them.
+  info.resolve = [registry](Info& i, const OptionValues& v) {
+    AdaptiveOptions o;
+    o.gl = v.getInt("gl") == 1;
+    o.ordered = v.getInt("ordered") == 1;
+    if (v.given("candidates"))
+      for (std::string spec : split(v.get("candidates"), '+')) {
+        std::replace(spec.begin(), spec.end(), ';', ',');
+        o.candidates.push_back(spec);
+        Needs needs = candidateNeeds(o, MemorySpace::Host);
+        needs.memory.reset();  // a named candidate may take either space
+        i.gl = i.gl || registry->check(spec, needs).usesGl();
+      }
+    else
+      i.gl = o.gl;
+    // Auto takes the memory spaces it has candidates for, and is ordered when all of them are.
+    i.accepts.clear();
+    i.ordered = true;
+    for (MemorySpace m : {MemorySpace::Host, MemorySpace::Cuda}) {
+      const std::vector<std::string> specs = candidatesFor(*registry, o, m);
+      for (const std::string& spec : specs)
+        i.ordered = i.ordered && registry->find(Registry::nameOf(spec))->ordered;
+      if (!specs.empty()) i.accepts.push_back(m);
+    }
+    if (i.accepts.empty()) throw std::invalid_argument("compaction 'auto': no candidate primitive");
+  };
+  r.add(std::move(info), [registry](OptionReader& o) {
+    return std::make_unique<AdaptiveCompactor>(*registry, AdaptiveOptions::read(o));
+  });
 }
 
 }  // namespace srt::compaction

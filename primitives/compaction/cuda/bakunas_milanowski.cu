@@ -153,21 +153,13 @@ class BmHybrid final : public Compactor {
   int block_;
 };
 
-int blockOption(OptionReader& o, const char* name) {
-  const int block = o.getInt("block", 128);  // the paper's best on both of its GPUs
-  if (block < 32 || block > 1024 || block % 32 != 0)
-    throw std::invalid_argument(std::string("compaction '") + name + "': block=" +
-                                std::to_string(block) + " must be a multiple of 32 in [32, 1024]");
-  return block;
-}
-
 }  // namespace
 
 std::unique_ptr<Compactor> makeBmMultilevel(OptionReader& o) {
-  return std::make_unique<BmMultilevel>(blockOption(o, "bm-multilevel"));
+  return std::make_unique<BmMultilevel>(o.getInt("block", 128));  // the paper's best on its GPUs
 }
 std::unique_ptr<Compactor> makeBmHybrid(OptionReader& o) {
-  return std::make_unique<BmHybrid>(blockOption(o, "bm-hybrid"));
+  return std::make_unique<BmHybrid>(o.getInt("block", 128));
 }
 
 }  // namespace srt::compaction

@@ -5,22 +5,10 @@
 
 namespace srt::compaction::testing {
 
-const char* toString(FlagPattern p) {
-  switch (p) {
-    case FlagPattern::Uniform:
-      return "uniform";
-    case FlagPattern::Runs:
-      return "runs";
-    case FlagPattern::Blobs:
-      return "blobs";
-  }
-  return "?";
-}
-
 FlagPattern parseFlagPattern(const std::string& name) {
-  for (FlagPattern p : {FlagPattern::Uniform, FlagPattern::Runs, FlagPattern::Blobs})
-    if (name == toString(p)) return p;
-  throw std::invalid_argument("unknown flag pattern '" + name + "' (known: uniform, runs, blobs)");
+  if (const std::optional<FlagPattern> p = enumFromString<FlagPattern>(name)) return *p;
+  throw std::invalid_argument("unknown flag pattern '" + name + "' (known: " +
+                              enumChoiceList<FlagPattern>() + ")");
 }
 
 uint64_t flagThreshold(const FlagSpec& s) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "primitives/common/enum_names.h"
 #include "primitives/common/host_device.h"
 
 namespace srt::compaction::testing {
@@ -19,7 +20,11 @@ enum class FlagPattern {
   Blobs     // a 1024-wide image of value noise (64-pixel cells), thresholded: spatially coherent
             // blobs standing in for the bright pixels of an image (a synthetic one, not a render)
 };
-const char* toString(FlagPattern p);
+constexpr EnumNames<FlagPattern, 3> enumNames(FlagPattern) {
+  return {{{{FlagPattern::Uniform, "uniform"}, {FlagPattern::Runs, "runs"},
+            {FlagPattern::Blobs, "blobs"}}}};
+}
+using srt::toString;
 FlagPattern parseFlagPattern(const std::string& name);  // throws naming the known patterns
 
 struct FlagSpec {

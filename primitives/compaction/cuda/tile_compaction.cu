@@ -235,26 +235,20 @@ class TileCompactor final : public Compactor {
   Buffer<uint32_t> counters_;
 };
 
+// items and preload were checked against the registration (register_cuda.cpp).
 template <bool Ordered>
-std::unique_ptr<Compactor> makeTile(OptionReader& o, const char* name) {
-  const int items = o.getInt("items", 16);
-  if (items != 8 && items != 16)
-    throw std::invalid_argument(std::string("compaction '") + name + "': items=" +
-                                std::to_string(items) + " must be 8 or 16 (flags per thread)");
-  const int preload = o.getInt("preload", 1);
-  if (preload != 0 && preload != 1)
-    throw std::invalid_argument(std::string("compaction '") + name +
-                                "': preload=" + std::to_string(preload) + " must be 0 or 1");
-  return std::make_unique<TileCompactor<Ordered>>(items, preload == 1);
+std::unique_ptr<Compactor> makeTile(OptionReader& o) {
+  return std::make_unique<TileCompactor<Ordered>>(o.getInt("items", 16),
+                                                  o.getInt("preload", 1) == 1);
 }
 
 }  // namespace
 
 std::unique_ptr<Compactor> makeLookback(OptionReader& o) {
-  return makeTile<true>(o, "lookback");
+  return makeTile<true>(o);
 }
 std::unique_ptr<Compactor> makeTileAtomic(OptionReader& o) {
-  return makeTile<false>(o, "tile-atomic");
+  return makeTile<false>(o);
 }
 
 }  // namespace srt::compaction

@@ -42,11 +42,7 @@ class WarpAggregated final : public Compactor {
 }  // namespace
 
 std::unique_ptr<Compactor> makeWarpAggregated(OptionReader& o) {
-  const int block = o.getInt("block", 256);
-  if (block < 32 || block > 1024 || block % 32 != 0)
-    throw std::invalid_argument("compaction 'warp-aggregated': block=" + std::to_string(block) +
-                                " must be a multiple of 32 in [32, 1024]");
-  return std::make_unique<WarpAggregated>(block);
+  return std::make_unique<WarpAggregated>(o.getInt("block", 256));  // checked by its registration
 }
 
 }  // namespace srt::compaction

@@ -1,7 +1,7 @@
-// The OpenGL no-scatter family: one line per variant (options in gl_options.cpp). Factories read
-// their options first (a bad option is an error even without GL), then make the compactor, which
-// throws GlUnavailable
-// ("no OpenGL 4.5 context: ...") when no context can be made; listing never touches GL.
+// The OpenGL no-scatter family: one line per variant, with the options it takes (read in
+// gl_options.cpp). Factories read their options first (a bad option is an error even without
+// GL), then make the compactor, which throws GlUnavailable ("no OpenGL 4.5 context: ...") when no
+// context can be made; listing and Registry::check() never touch GL.
 #include "primitives/compaction/compaction.h"
 #include "primitives/compaction/gl/gl_compactors.h"
 
@@ -22,18 +22,31 @@ void registerGlCompactors(Registry& r) {
       return makeBlockCompactor(read);
     };
   };
+  // What readBlockOptions() takes for each method (block: not for Horn, over the whole stream).
+  auto options = [](BlockMethod m, int block, const char* scan) {
+    std::vector<OptionSpec> o;
+    if (m != BlockMethod::Horn) o.push_back(powerOfTwoOption("block", block, 8, 2048));
+    o.push_back(choiceOption("scan", scan, {"hillis-steele", "blelloch", "sengupta"}));
+    o.push_back(intOption("parallelism", 1 << 17, 1, 1 << 30));
+    o.push_back(choiceOption("output", "quad", {"quad", "element"}));
+    if (m == BlockMethod::Roger) {
+      o.push_back(choiceOption("search", "plain", {"plain", "improved"}));
+      o.push_back(choiceOption("wrap", "geometry", {"geometry", "draw-twice"}));
+    }
+    if (m == BlockMethod::Rlz) o.push_back(choiceOption("runs", "doubling", {"doubling", "sweep"}));
+    return o;
+  };
   r.add({"gl-roger", Device::Gl, true, true, both,
-         "Roger 2007: scan + search inside blocks, blocks joined by line drawing "
-         "(block=128, scan=hillis-steele|blelloch|sengupta, search=plain|improved, "
-         "wrap=geometry|draw-twice, output=quad|element)"},
-        block(BlockMethod::Roger, 128, ScanKind::HillisSteele));
+         "Roger 2007: scan + search inside blocks, blocks joined by line drawing"},
+        block(BlockMethod::Roger, 128, ScanKind::HillisSteele),
+        options(BlockMethod::Roger, 128, "hillis-steele"));
   r.add({"gl-horn", Device::Gl, true, true, both,
-         "Horn 2005: Hillis-Steele scan + binary gather search over the whole stream (scan=..., "
-         "output=...)"},
-        block(BlockMethod::Horn, 0, ScanKind::HillisSteele));
+         "Horn 2005: Hillis-Steele scan + binary gather search over the whole stream"},
+        block(BlockMethod::Horn, 0, ScanKind::HillisSteele),
+        options(BlockMethod::Horn, 0, "hillis-steele"));
   r.add({"gl-horn-blelloch", Device::Gl, true, true, both,
          "Horn's gather search over a Blelloch scan of the whole stream"},
-        block(BlockMethod::Horn, 0, ScanKind::Blelloch));
+        block(BlockMethod::Horn, 0, ScanKind::Blelloch), options(BlockMethod::Horn, 0, "blelloch"));
   r.add({"gl-gs-packing", Device::Gl, true, true, both,
          "geometry shader drops discarded elements, transform feedback packs the rest (baseline)"},
         [](OptionReader& options) -> std::unique_ptr<Compactor> {
@@ -41,17 +54,18 @@ void registerGlCompactors(Registry& r) {
           return makeGsPackingCompactor();
         });
   r.add({"gl-jumping-jack", Device::Gl, false, true, both,
-         "Moreira 2009 in blocks: holes filled from the block's end, not order-preserving "
-         "(block=128, scan=...)"},
-        block(BlockMethod::JumpingJack, 128, ScanKind::HillisSteele));
+         "Moreira 2009 in blocks: holes filled from the block's end, not order-preserving"},
+        block(BlockMethod::JumpingJack, 128, ScanKind::HillisSteele),
+        options(BlockMethod::JumpingJack, 128, "hillis-steele"));
   r.add({"gl-rlz", Device::Gl, true, true, both,
-         "Moreira 2010 in blocks: scan of run lengths of discarded elements, forward search "
-         "(block=128, runs=doubling|sweep, scan=...)"},
-        block(BlockMethod::Rlz, 128, ScanKind::HillisSteele));
+         "Moreira 2010 in blocks: scan of run lengths of discarded elements, forward search"},
+        block(BlockMethod::Rlz, 128, ScanKind::HillisSteele),
+        options(BlockMethod::Rlz, 128, "hillis-steele"));
   r.add({"gl-binary-tree", Device::Gl, true, true, both,
          "Moreira 2010 in blocks: reduction tree of kept counts, one traversal per survivor "
-         "(block=128, scan=... for the block counts)"},
-        block(BlockMethod::BinaryTree, 128, ScanKind::HillisSteele));
+         "(scan: of the block counts)"},
+        block(BlockMethod::BinaryTree, 128, ScanKind::HillisSteele),
+        options(BlockMethod::BinaryTree, 128, "hillis-steele"));
 }
 
 }  // namespace srt::compaction
