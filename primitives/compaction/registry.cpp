@@ -132,7 +132,7 @@ Info Registry::check(std::string_view spec, const Needs& needs) const {
   const std::string list = fit.empty() ? "none is registered" : joined(fit);
   if (!needs.kind.empty())
     throw std::invalid_argument(prefix + "'" + name + "' is not " + needs.kind +
-                                " (use one of: " + list + ")");
+                                "; use one of: " + list);
   throw std::invalid_argument(prefix + "'" + name + "' " + unmet +
                               "; primitives that can: " + list);
 }
