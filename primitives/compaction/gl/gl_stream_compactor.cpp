@@ -53,12 +53,20 @@ void GlStreamCompactor::Emit::bind(Program& p) const {
                   owner->fieldViews_[f]->id());
 }
 
-GlStreamCompactor::Emit GlStreamCompactor::makeEmit(const Request& r, uint32_t n) {
+bool GlStreamCompactor::payloadOnStream(const Request& r) const {
+  return options_.payload == PayloadSide::Stream ||
+         (options_.payload == PayloadSide::Auto && r.memory == MemorySpace::Cuda);
+}
+
+// `indicesOnly`: the final pass writes the survivors' indices whatever the fields (the stream
+// side moves them).
+GlStreamCompactor::Emit GlStreamCompactor::makeEmit(const Request& r, uint32_t n,
+                                                    bool indicesOnly) {
   Emit e;
   e.owner = this;
   e.layout = {n, elemLog2w_};
   if (r.numFields == 0) return e;
-  e.fused = fusable(r);
+  e.fused = !indicesOnly && fusable(r);
   const int outputs = e.fused ? r.numFields : 1;
   e.quad = wantsQuad() && !writesBuffers();
   for (int f = 0; f < outputs && e.fused; ++f) e.quad &= r.fields[f].bytes == 4;
@@ -109,6 +117,7 @@ void GlStreamCompactor::compact(const Request& r) {
   if (r.memory != MemorySpace::Host && r.memory != MemorySpace::Cuda)
     throw std::invalid_argument("GL compaction: unknown memory space");
   srt::gl::ensureCurrentContext();
+  finalize();  // the last call's timers and stream-side work, before anything is reused
   transferMs_ = 0;
   steps_.clear();
   if (r.count == 0) {
@@ -125,11 +134,39 @@ void GlStreamCompactor::compact(const Request& r) {
                      GL_COLOR_LOGIC_OP})
     SRT_GL_CHECK(glDisable(cap));
   fields_.assign(r.fields, r.fields + r.numFields);
-
-  passes_.start();
-  transferMs_ += buffers_.upload(r);
+  const bool byIndices = r.numFields > 0 && payloadOnStream(r);
+  buffers_.upload(r, r.numFields > 0 && !byIndices);
   keepWords_.view(GL_RGBA32UI, buffers_.keep(), buffers_.keepRoom());
   keepBytes_.view(GL_R8UI, buffers_.keep(), buffers_.keepRoom());
+  if (!byIndices) viewFields(r);
+  // The timer starts after the upload: its host work and waits are the interop's host time.
+  passes_.start();
+
+  const Emit emit = makeEmit(r, r.count, byIndices);
+  run(r.count, emit);
+  // Every pass done before the count is read (it waits anyway): the host time measured as interop
+  // from here on then holds no pass still running.
+  SRT_GL_CHECK(glFinish());
+  const uint32_t kept = keptCount();
+  passes_.settle(kept);
+  if (byIndices) {
+    StreamBuffers::Output indices;
+    if (writesBuffers())
+      indices.buffer = indexBuffer();
+    else
+      indices.texture = emit.targets[0];
+    buffers_.readIndices(r, kept, indices);
+    passes_.mark("readback");
+    buffers_.gatherByIndices(r, kept);
+  } else {
+    moveOutputs(r, kept, emit);
+  }
+  pending_ = true;
+  lastOnStream_ = byIndices;
+  lastHost_ = r.memory == MemorySpace::Host;
+}
+
+void GlStreamCompactor::viewFields(const Request& r) {
   GLint maxTexels = 0;
   SRT_GL_CHECK(glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels));
   while (fieldViews_.size() < fields_.size())
@@ -143,12 +180,11 @@ void GlStreamCompactor::compact(const Request& r) {
                                   std::to_string(maxTexels) + "-texel buffer texture limit");
     fieldViews_[f]->view(format, buffers_.field(int(f)), (bytes + 15) / 16 * 16);
   }
-  passes_.mark("upload");
+}
 
-  const Emit emit = makeEmit(r, r.count);
-  run(r.count, emit);
-  const uint32_t kept = keptCount();
-  passes_.settle(kept);
+// payload=gl: the fields as the final pass wrote them, or gathered by GL passes from the
+// indices, then read back.
+void GlStreamCompactor::moveOutputs(const Request& r, uint32_t kept, const Emit& emit) {
   std::vector<StreamBuffers::Output> outputs(fields_.size());
   if (emit.fused) {
     for (size_t f = 0; f < fields_.size(); ++f) {
@@ -161,12 +197,41 @@ void GlStreamCompactor::compact(const Request& r) {
     gather(kept, emit);
     for (size_t f = 0; f < fields_.size(); ++f) outputs[f].texture = outputs_[f];
   }
-  transferMs_ += buffers_.download(r, kept, outputs);
+  buffers_.readOutputs(r, kept, outputs);
   passes_.mark("readback");
+  buffers_.copyOutputs(r, kept);
+}
+
+void GlStreamCompactor::finalize() {
+  if (!pending_) return;
+  pending_ = false;
   steps_ = passes_.readTimes();
-  // GPU time of the GL side of the copies; the CUDA/host side was added by upload/download.
+  const StreamBuffers::Times t = buffers_.finish();
+  transferMs_ = t.hostMs + t.streamCopyMs;
+  // GL's read-back, unless a host wait already covered it.
   for (const auto& [name, ms] : steps_)
-    if (name == "upload" || name == "readback") transferMs_ += ms;
+    if (name == "readback" && !t.readbackWaited) transferMs_ += ms;
+  if (t.gathered)
+    steps_.emplace_back(lastHost_ ? "payload gather (host)" : "payload gather (cuda)", t.gatherMs);
+}
+
+double GlStreamCompactor::lastTransferMs() const {
+  // The times come in once the call's queued work is done; reading them changes nothing else.
+  const_cast<GlStreamCompactor*>(this)->finalize();
+  return transferMs_;
+}
+
+std::vector<std::pair<std::string, double>> GlStreamCompactor::lastStepTimes() const {
+  const_cast<GlStreamCompactor*>(this)->finalize();
+  return steps_;
+}
+
+std::string GlStreamCompactor::choiceSummary() const {
+  if (buffers_.description().empty()) return {};
+  return "interop: " + buffers_.description() + "; payload: " +
+         (lastOnStream_ ? (lastHost_ ? "gathered on the host" : "gathered by CUDA") +
+                              std::string(" from GL's survivor indices")
+                        : std::string("written by GL"));
 }
 
 void GlStreamCompactor::gather(uint32_t kept, const Emit& emit) {

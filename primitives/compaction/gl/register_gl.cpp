@@ -1,4 +1,5 @@
-// The OpenGL no-scatter family: one line per variant (options in gl_options.cpp). Factories read
+// The OpenGL no-scatter family: one line per variant (options in gl_options.cpp; every variant
+// also takes interop=, sync= and payload=, gl_compactors.h). Factories read
 // their options first (a bad option is an error even without GL), then make the compactor, which
 // throws GlUnavailable
 // ("no OpenGL 4.5 context: ...") when no context can be made; listing never touches GL.
@@ -37,8 +38,9 @@ void registerGlCompactors(Registry& r) {
   r.add({"gl-gs-packing", Device::Gl, true, true, both,
          "geometry shader drops discarded elements, transform feedback packs the rest (baseline)"},
         [](OptionReader& options) -> std::unique_ptr<Compactor> {
+          const InteropOptions interop = readInteropOptions(options);
           options.finish();
-          return makeGsPackingCompactor();
+          return makeGsPackingCompactor(interop);
         });
   r.add({"gl-jumping-jack", Device::Gl, false, true, both,
          "Moreira 2009 in blocks: holes filled from the block's end, not order-preserving "
