@@ -134,6 +134,18 @@ TEST(GlExternalMemory, VulkanMemoryMappedOnTheHost) {
   }
 }
 
+// reserve() compiles the programs and sets up the interop with small compactions of its own;
+// the calls after it see none of that.
+TEST(GlReserve, WarmUpLeavesLaterCallsExact) {
+  std::string why;
+  if (!srt::gl::glAvailable(&why)) GTEST_SKIP() << why;
+  for (const char* spec : {"gl-roger", "gl-gs-packing:payload=cuda", "gl-rlz:block=2048"}) {
+    auto c = Registry::global().create(spec);
+    c->reserve(40000);
+    checkAllShapes(*c, spec, MemorySpace::Host);
+  }
+}
+
 TEST(GlExternalMemory, CudaOnlyChoicesAreErrorsOnHostStreams) {
   std::string why;
   if (!srt::gl::glAvailable(&why)) GTEST_SKIP() << why;

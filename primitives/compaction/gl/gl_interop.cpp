@@ -120,8 +120,8 @@ bool StreamBuffers::tryExternal(ExternalSource source, bool semaphores, std::str
   }
 }
 
-void StreamBuffers::resolve(const Request& r) {
-  if (mode_ != Mode::None && space_ == r.memory) return;
+void StreamBuffers::resolve(MemorySpace space) {
+  if (mode_ != Mode::None && space_ == space) return;
   // A compactor used on one memory space and then the other starts over.
   quiesce();
   in_.clear();
@@ -129,7 +129,7 @@ void StreamBuffers::resolve(const Request& r) {
   index_ = Slot();
   handOff_.reset();
   mode_ = Mode::None;
-  space_ = r.memory;
+  space_ = space;
   const InteropKind kind = options_.interop;
   const std::string asked = std::string("GL compaction: interop=") + interopName(kind);
   if (space_ == MemorySpace::Host) {
@@ -201,8 +201,16 @@ void StreamBuffers::ensure(Slot& s, size_t bytes, unsigned registerFlags) {
   }
 }
 
+void StreamBuffers::prepare(MemorySpace space, uint32_t count) {
+  resolve(space);
+  if (mode_ == Mode::HostUploads) return;  // uploads grow their buffers on first use
+  if (in_.empty()) in_.resize(1);
+  ensure(in_[0], room(count), cudaGraphicsRegisterFlagsWriteDiscard);
+  ensure(index_, room(size_t(count) * 4), cudaGraphicsRegisterFlagsReadOnly);
+}
+
 void StreamBuffers::upload(const Request& r, bool fields) {
-  resolve(r);
+  resolve(r.memory);
   const auto t0 = Clock::now();
   times_ = Times{};
   for (int k = 0; k < 3; ++k) recorded_[k] = false;  // [3] stays: the last use

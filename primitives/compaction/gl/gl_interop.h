@@ -46,6 +46,9 @@ class StreamBuffers {
   StreamBuffers(const StreamBuffers&) = delete;
   StreamBuffers& operator=(const StreamBuffers&) = delete;
 
+  // Picks the interop for streams in `space` and makes the keep flags' and the indices' shared
+  // buffers room for `count` elements (fields grow on first use).
+  void prepare(MemorySpace space, uint32_t count);
   // Makes room for the request, puts its keep flags (and its fields, when `fields`) where GL
   // reads them, and hands them to GL. Picks the interop on the first call in each memory space.
   void upload(const Request& r, bool fields);
@@ -78,7 +81,7 @@ class StreamBuffers {
   static size_t slotBytes(const Slot& s);
   void* pointer(const Slot& s) const;  // the stream side's address (external mode)
 
-  void resolve(const Request& r);
+  void resolve(MemorySpace space);
   bool tryExternal(srt::gl::ExternalSource source, bool semaphores, std::string* why);
   void ensure(Slot& s, size_t bytes, unsigned registerFlags);
   void quiesce();  // neither side uses the buffers any more (before they are freed)

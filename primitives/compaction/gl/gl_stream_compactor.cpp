@@ -1,7 +1,10 @@
 #include "primitives/compaction/gl/gl_stream_compactor.h"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "primitives/common/memory.h"
+#include "primitives/gl/external_buffer.h"
 #include "primitives/gl/gl_context.h"
 
 namespace srt::compaction::gl {
@@ -10,8 +13,45 @@ GlStreamCompactor::CurrentContext::CurrentContext() {
   srt::gl::ensureCurrentContext();
 }
 
+// Besides the layouts: the one-time work a render should not pay inside its loop, as cub
+// allocates its temporary storage here. The programs are compiled (and the interop picked, and
+// its shared buffers made at full size) by small compactions of the common shapes in the memory
+// the streams most likely live in: CUDA when GL runs on the CUDA device.
 void GlStreamCompactor::reserve(uint32_t maxCount) {
   srt::gl::ensureCurrentContext();
+  grow(maxCount);
+  if (warmedUp_) return;
+  warmedUp_ = true;
+  srt::gl::vulkan::Uuid glUuid{}, cudaUuid{};
+  const MemorySpace space =
+      srt::gl::glDeviceUuid(&glUuid) && srt::gl::cudaDeviceUuid(&cudaUuid) && glUuid == cudaUuid
+          ? MemorySpace::Cuda
+          : MemorySpace::Host;
+  const uint32_t n = std::min<uint32_t>(std::max(maxCount, 1u), 4096);
+  std::vector<uint8_t> keep(n);
+  for (uint32_t i = 0; i < n; ++i) keep[i] = uint8_t(i % 5 < 3);
+  const Buffer<uint8_t> dKeep(space, keep);
+  const RawBuffer src(space, size_t(n) * 64), dst(space, size_t(n) * 64);
+  const RawBuffer kept(space, 4);
+  for (const uint32_t bytes : {4u, 16u}) {  // one index-like field; the path state's four
+    std::vector<Field> fields;
+    for (uint32_t f = 0; f < (bytes == 4 ? 1u : 4u); ++f)
+      fields.push_back({static_cast<const char*>(src.data()) + size_t(f) * n * bytes,
+                        static_cast<char*>(dst.data()) + size_t(f) * n * bytes, bytes});
+    Request r;
+    r.keep = dKeep.data();
+    r.fields = fields.data();
+    r.numFields = int(fields.size());
+    r.count = n;
+    r.numKept = static_cast<uint32_t*>(kept.data());
+    r.memory = space;
+    compact(r);
+    finalize();
+  }
+  buffers_.prepare(space, maxCount);
+}
+
+void GlStreamCompactor::grow(uint32_t maxCount) {
   if (maxCount <= capacity_ && capacity_ > 0) return;
   capacity_ = std::max(maxCount, 1u);
   // Room for the block padding; every layout of a kind shares its width.
@@ -128,7 +168,7 @@ void GlStreamCompactor::compact(const Request& r) {
       *r.numKept = 0;
     return;
   }
-  reserve(r.count);
+  grow(r.count);
   // State a caller's context may have left on (the viewer's).
   for (GLenum cap : {GL_BLEND, GL_DEPTH_TEST, GL_SCISSOR_TEST, GL_CULL_FACE, GL_RASTERIZER_DISCARD,
                      GL_COLOR_LOGIC_OP})

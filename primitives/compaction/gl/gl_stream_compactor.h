@@ -25,6 +25,7 @@ class GlStreamCompactor : public GlCompactor {
  public:
   explicit GlStreamCompactor(const InteropOptions& interop)
       : buffers_(interop), options_(interop) {}
+  // Also compiles the programs and sets up the interop (see the definition).
   void reserve(uint32_t maxCount) override;
   void compact(const Request& r) override;
   // These wait for the last call's work on the stream side (queued on its CUDA stream) first.
@@ -79,6 +80,7 @@ class GlStreamCompactor : public GlCompactor {
   uint32_t quadOutLog2w_ = 0;  // quad outputs: at least half a block wide, so a line wraps once
 
  private:
+  void grow(uint32_t maxCount);  // the layouts' widths for streams of up to maxCount
   bool fusable(const Request& r) const;
   bool payloadOnStream(const Request& r) const;
   Emit makeEmit(const Request& r, uint32_t n, bool indicesOnly);
@@ -95,6 +97,7 @@ class GlStreamCompactor : public GlCompactor {
   InteropOptions options_;
   BufferTexture indexView_;                       // transform feedback's indices, for gather passes
   bool pending_ = false;                          // finalize() has work left from the last call
+  bool warmedUp_ = false;                         // reserve() has compiled the programs
   bool lastOnStream_ = false, lastHost_ = false;  // the last call's payload side and memory
   double transferMs_ = 0;
   std::vector<std::pair<std::string, double>> steps_;

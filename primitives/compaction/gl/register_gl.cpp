@@ -26,7 +26,8 @@ void registerGlCompactors(Registry& r) {
   r.add({"gl-roger", Device::Gl, true, true, both,
          "Roger 2007: scan + search inside blocks, blocks joined by line drawing "
          "(block=128, scan=hillis-steele|blelloch|sengupta, search=plain|improved, "
-         "wrap=geometry|draw-twice, output=quad|element)"},
+         "wrap=geometry|draw-twice, output=quad|element; every gl-* primitive also takes "
+         "interop=auto|vulkan|vmm|registered, sync=auto|semaphores|fences, payload=auto|gl|cuda)"},
         block(BlockMethod::Roger, 128, ScanKind::HillisSteele));
   r.add({"gl-horn", Device::Gl, true, true, both,
          "Horn 2005: Hillis-Steele scan + binary gather search over the whole stream (scan=..., "
