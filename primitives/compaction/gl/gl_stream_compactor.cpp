@@ -1,6 +1,7 @@
 #include "primitives/compaction/gl/gl_stream_compactor.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "primitives/common/memory.h"
@@ -13,6 +14,18 @@ GlStreamCompactor::CurrentContext::CurrentContext() {
   srt::gl::ensureCurrentContext();
 }
 
+namespace {
+// CUDA when there is a device and GL runs on it (same UUID) or on NVIDIA's driver at all.
+MemorySpace likelyStreamMemory() {
+  if (!cudaDeviceAvailable()) return MemorySpace::Host;
+  srt::gl::vulkan::Uuid glUuid{}, cudaUuid{};
+  if (srt::gl::glDeviceUuid(&glUuid) && srt::gl::cudaDeviceUuid(&cudaUuid) && glUuid == cudaUuid)
+    return MemorySpace::Cuda;
+  const auto* vendor = reinterpret_cast<const char*>(glGetString(GL_VENDOR));
+  return vendor && std::strstr(vendor, "NVIDIA") ? MemorySpace::Cuda : MemorySpace::Host;
+}
+}  // namespace
+
 // Besides the layouts: the one-time work a render should not pay inside its loop, as cub
 // allocates its temporary storage here. The programs are compiled (and the interop picked, and
 // its shared buffers made at full size) by small compactions of the common shapes in the memory
@@ -22,11 +35,7 @@ void GlStreamCompactor::reserve(uint32_t maxCount) {
   grow(maxCount);
   if (warmedUp_) return;
   warmedUp_ = true;
-  srt::gl::vulkan::Uuid glUuid{}, cudaUuid{};
-  const MemorySpace space =
-      srt::gl::glDeviceUuid(&glUuid) && srt::gl::cudaDeviceUuid(&cudaUuid) && glUuid == cudaUuid
-          ? MemorySpace::Cuda
-          : MemorySpace::Host;
+  const MemorySpace space = likelyStreamMemory();
   const uint32_t n = std::min<uint32_t>(std::max(maxCount, 1u), 4096);
   std::vector<uint8_t> keep(n);
   for (uint32_t i = 0; i < n; ++i) keep[i] = uint8_t(i % 5 < 3);
