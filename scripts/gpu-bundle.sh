@@ -17,6 +17,16 @@ done
 for b in ${EXTRA_BINS:-}; do bins+=("$b"); done
 ../shared/gpu-host/bundle.sh "$stage" "${bins[@]}" >/dev/null
 strip "$stage"/bin/* 2>/dev/null || true
+# The Vulkan loader, which the GL compaction's interop opens at run time (Vulkan makes the memory
+# and semaphores CUDA and GL share), so ldd does not list it; and the host driver's Vulkan ICD.
+vk=$(ldconfig -p | awk '$1=="libvulkan.so.1" && /x86-64/{print $NF; exit}')
+[ -n "$vk" ] && cp -L "$vk" "$stage/lib/"
+cat >>"$stage/env.sh" <<'EOF'
+for j in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
+    /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do
+  if [ -e "$j" ]; then export VK_DRIVER_FILES=$j VK_ICD_FILENAMES=$j; break; fi
+done
+EOF
 cp "$stage/env.sh" "$out/"
 tar czf "$out/bundle.tgz" -C "$stage" bin lib
 for s in conference-room cornell-box teapot dabrovic-sponza; do cp ../shared/scenes/$s/*.zip "$out/scenes/$s.zip"; done

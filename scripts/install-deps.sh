@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libepoxy-dev libegl-dev libgl-dev libegl1 libgl1-mesa-dri libegl-mesa0
   libglfw3-dev libimgui-dev          # the interactive viewer
+  libvulkan-dev mesa-vulkan-drivers  # GL interop: Vulkan-made semaphores and memory; lavapipe tests
   xvfb xauth chromium ccache         # viewer test (a real window), report test (headless browser)
 )
 missing=()

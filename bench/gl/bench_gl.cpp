@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   uint64_t roofBytes = 16u << 20;
   int repeats = 7;
   std::string jsonPath = "bench_gl.json";
-  bool quick = false, noSweeps = false;
+  bool quick = false, noSweeps = false, interopOnly = false;
+  uint32_t interopN = 1u << 23;
   std::vector<std::string> algos{"gl-roger",        "gl-horn", "gl-horn-blelloch", "gl-gs-packing",
                                  "gl-jumping-jack", "gl-rlz",  "gl-binary-tree"};
   app.add_option("--sizes", sizes, "stream sizes for Table I");
@@ -112,12 +113,15 @@ int main(int argc, char** argv) {
   app.add_option("--json", jsonPath, "JSON output");
   app.add_flag("--quick", quick, "small sizes for a CPU GL (llvmpipe)");
   app.add_flag("--no-sweeps", noSweeps, "skip the keep-ratio and block sweeps and the variants");
+  app.add_option("--interop-n", interopN, "stream size of the interop section (CUDA)");
+  app.add_flag("--interop-only", interopOnly, "only the interop section (CUDA)");
   CLI11_PARSE(app, argc, argv);
   if (quick) {
     sizes = {1u << 14, 1u << 16};
     sweepN = 1u << 16;
     roofBytes = 1u << 18;
     repeats = 3;
+    interopN = 1u << 16;
   }
   std::string why;
   if (!srt::gl::glAvailable(&why)) {
@@ -133,6 +137,16 @@ int main(int argc, char** argv) {
   json["cuda"] = cudaDeviceDescription();
   json["bytes"] = bytes;
 
+  if (interopOnly) {
+    if (!cuda) {
+      std::fprintf(stderr, "--interop-only needs a CUDA device\n");
+      return 1;
+    }
+    runInterop(interopN, ratio, repeats, json);
+    std::ofstream(jsonPath) << json.dump(2) << "\n";
+    std::printf("\nwrote %s\n", jsonPath.c_str());
+    return 0;
+  }
   const RoofModel roof(measureRoof(roofBytes, repeats));
   printRoof(roof, json);
 
@@ -166,13 +180,16 @@ int main(int argc, char** argv) {
              {"gl_ms", t.glMs},
              {"roof_ms", r},
              {"total_ms", t.totalMs},
-             {"transfer_ms", t.transferMs}};
+             {"transfer_ms", t.transferMs},
+             {"interop", t.interop}};
       for (const auto& [name, ms] : t.steps) j["steps"][name] = ms;
       j["passes"] = passesJson(roof, t);
       json["table"].push_back(j);
     }
     std::printf("\n");
   }
+  for (const auto& a : algos)
+    std::printf("%-18s %s\n", a.c_str(), table[a].empty() ? "" : table[a][0].interop.c_str());
   std::vector<double> cubMs;
   if (cub) {
     std::printf("%-18s", "cub");
@@ -230,6 +247,7 @@ int main(int argc, char** argv) {
                                 {"passes", passesJson(roof, t)}});
   }
 
+  if (cuda) runInterop(interopN, ratio, repeats, json);
   if (!noSweeps) runSweeps(roof, s, sweepN, ratio, bytes, cuda, repeats, json);
   std::ofstream(jsonPath) << json.dump(2) << "\n";
   std::printf("\nwrote %s\n", jsonPath.c_str());

@@ -20,14 +20,16 @@ double wallMs(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-Stream makeStream(uint32_t n, double ratio, uint32_t bytes, bool cuda, uint32_t seed) {
+Stream makeStream(uint32_t n, double ratio, uint32_t bytes, bool cuda, uint32_t seed,
+                  uint32_t fields) {
   Stream s;
   s.n = n;
+  s.fields = fields;
   std::mt19937 rng(seed);
   std::bernoulli_distribution d(ratio);
   s.keep.resize(n);
   for (auto& k : s.keep) k = d(rng);
-  const size_t words = size_t(n) * bytes / 4;
+  const size_t words = size_t(n) * bytes / 4 * fields;
   s.src.resize(words);
   for (size_t i = 0; i < words; ++i) s.src[i] = uint32_t(i);
   s.dst.resize(words);
@@ -40,18 +42,25 @@ Stream makeStream(uint32_t n, double ratio, uint32_t bytes, bool cuda, uint32_t 
   return s;
 }
 
+bool outsideGl(const std::string& step) {
+  return step == "upload" || step == "readback" || step.rfind("payload gather", 0) == 0;
+}
+
 Timing timeOne(compaction::Compactor& c, Stream& s, uint32_t bytes, bool cuda, int repeats) {
-  compaction::Field f{cuda ? (const void*)s.dSrc.data() : s.src.data(),
-                      cuda ? (void*)s.dDst.data() : s.dst.data(), bytes};
+  std::vector<compaction::Field> fields;
+  const size_t words = size_t(s.n) * bytes / 4;
+  for (uint32_t f = 0; f < s.fields; ++f)
+    fields.push_back({(cuda ? s.dSrc.data() : s.src.data()) + f * words,
+                      (cuda ? s.dDst.data() : s.dst.data()) + f * words, bytes});
   compaction::Request r;
   r.keep = cuda ? s.dKeep.data() : s.keep.data();
-  r.fields = &f;
-  r.numFields = 1;
+  r.fields = fields.data();
+  r.numFields = int(fields.size());
   r.count = s.n;
   r.numKept = cuda ? s.dCount.data() : &s.hostCount;
   r.memory = cuda ? MemorySpace::Cuda : MemorySpace::Host;
   auto* gl = dynamic_cast<compaction::gl::GlCompactor*>(&c);
-  std::vector<double> g, t, x;
+  std::vector<double> g, t, x, gathers;
   std::map<std::string, std::vector<double>> steps;
   std::vector<std::string> order;
   Timing out;
@@ -82,20 +91,25 @@ Timing timeOne(compaction::Compactor& c, Stream& s, uint32_t bytes, bool cuda, i
     t.push_back(ms);
     x.push_back(c.lastTransferMs());
     double passes = ms;
+    double gather = 0;
     if (gl) {
       passes = 0;
       for (const auto& [name, stepMs] : gl->lastStepTimes()) {
         if (!steps.count(name)) order.push_back(name);
         steps[name].push_back(stepMs);
-        if (name != "upload" && name != "readback") passes += stepMs;
+        if (!outsideGl(name)) passes += stepMs;
+        if (name.rfind("payload gather", 0) == 0) gather += stepMs;
       }
       out.passes = gl->lastPasses();
+      out.interop = c.choiceSummary();
     }
+    gathers.push_back(gather);
     g.push_back(passes);
   }
   out.glMs = median(g);
   out.totalMs = median(t);
   out.transferMs = median(x);
+  out.gatherMs = median(gathers);
   for (const auto& name : order) out.steps.emplace_back(name, median(steps[name]));
   return out;
 }
@@ -148,7 +162,7 @@ void runSweeps(const RoofModel& roof, Stream& s, uint32_t n, double ratio, uint3
       std::printf("  %-16s block %4u  total %8.3f (%7.3f) :", algo, b, t.glMs, rm);
       nlohmann::json j{{"algorithm", algo}, {"block", b}, {"gl_ms", t.glMs}, {"roof_ms", rm}};
       for (const auto& [name, ms] : t.steps) {
-        if (name == "upload" || name == "readback") continue;
+        if (outsideGl(name)) continue;
         double stepRoof = 0;
         for (const auto& p : t.passes)
           if (p.step == name) stepRoof += roof.passMs(p);

@@ -140,7 +140,9 @@ std::string statsTable(const RenderStats& s) {
   if (s.stopped)
     out += "stopped early: the image holds " + std::to_string(s.samplesDone) + " of " +
            std::to_string(s.spp) + " samples per pixel\n";
-  if (!s.compactionChoice.empty()) out += "auto chose:\n" + s.compactionChoice + "\n";
+  if (!s.compactionChoice.empty())  // auto's choices, or the GL primitives' interop
+    out += (s.compaction.rfind("auto", 0) == 0 ? "auto chose:\n" : "compaction: ") +
+           s.compactionChoice + "\n";
   if (s.poolSize > 0) {
     // The cadence of the state compaction (--compact-every), where there is one.
     std::string cadence;

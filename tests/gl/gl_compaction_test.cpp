@@ -16,59 +16,15 @@
 #include "primitives/compaction/compaction.h"
 #include "primitives/compaction/gl/gl_compactors.h"
 #include "primitives/gl/gl_context.h"
+#include "tests/gl/gl_test_streams.h"
 
 namespace srt::compaction {
 namespace {
 
-// Named flag patterns; `period` ones keep k of every 8, so with 8-element blocks the kept
-// prefix reaches a multiple of 64 (the row width of small streams) exactly at block ends (k = 4)
-// or crosses row ends inside segments (k = 5, 3).
-std::vector<uint8_t> makeFlags(const std::string& pattern, uint32_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> f(n);
-  auto ratio = [&](double p) {
-    std::bernoulli_distribution d(p);
-    for (auto& x : f) x = d(rng);
-  };
-  if (pattern == "none")
-    std::fill(f.begin(), f.end(), 0);
-  else if (pattern == "all")
-    std::fill(f.begin(), f.end(), 1);
-  else if (pattern == "half")
-    ratio(0.5);
-  else if (pattern == "sparse")
-    ratio(0.03);
-  else if (pattern == "dense")
-    ratio(0.97);
-  else if (pattern == "runs") {  // long runs of either, lengths up to 3000
-    uint8_t v = 1;
-    for (uint32_t i = 0; i < n;) {
-      const uint32_t len = 1 + rng() % 3000;
-      for (uint32_t j = i; j < std::min(n, i + len); ++j) f[j] = v;
-      i += len;
-      v ^= 1;
-    }
-  } else if (pattern.rfind("period", 0) == 0) {
-    const uint32_t k = uint32_t(pattern.back() - '0');
-    for (uint32_t i = 0; i < n; ++i) f[i] = (i % 8) < k;
-  } else if (pattern == "last") {
-    if (n) f[n - 1] = 1;
-  }
-  return f;
-}
-
-struct Case {
-  uint32_t n;
-  const char* pattern;
-};
-// 1 and 7: below every block; 64: exactly one row; 128, 129: one group of flag bits and one
-// past it; 2048, 2049: the largest block and one past it; 1000, 5003: not multiples of any block.
-const Case kCases[] = {
-    {1, "all"},        {1, "none"},       {7, "half"},     {7, "last"},     {64, "all"},
-    {64, "half"},      {64, "period5"},   {100, "dense"},  {128, "half"},   {129, "dense"},
-    {129, "last"},     {1000, "half"},    {1000, "none"},  {1000, "all"},   {1000, "period4"},
-    {1000, "period5"}, {1000, "period3"}, {2048, "all"},   {2049, "half"},  {4096, "period4"},
-    {5003, "half"},    {5003, "sparse"},  {5003, "dense"}, {20000, "runs"}, {33000, "half"}};
+using testing::awkwardCases;
+using testing::Case;
+using testing::makeFlags;
+using testing::reference;
 
 // Compacts one 4-byte field holding each element's index; returns the survivors' indices.
 std::vector<uint32_t> compactIndices(Compactor& c, const std::vector<uint8_t>& keep) {
@@ -90,13 +46,6 @@ std::vector<uint32_t> compactIndices(Compactor& c, const std::vector<uint8_t>& k
   return dst;
 }
 
-std::vector<uint32_t> reference(const std::vector<uint8_t>& keep) {
-  std::vector<uint32_t> out;
-  for (uint32_t i = 0; i < keep.size(); ++i)
-    if (keep[i]) out.push_back(i);
-  return out;
-}
-
 class GlCompaction : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -111,7 +60,7 @@ TEST_P(GlCompaction, MatchesTheCpuReference) {
   ASSERT_NE(info, nullptr);
   auto c = Registry::global().create(spec);
   uint32_t seed = 1;
-  for (const Case& k : kCases) {
+  for (const Case& k : awkwardCases()) {
     const std::vector<uint8_t> keep = makeFlags(k.pattern, k.n, seed++);
     std::vector<uint32_t> got = compactIndices(*c, keep);
     std::vector<uint32_t> want = reference(keep);
@@ -123,62 +72,16 @@ TEST_P(GlCompaction, MatchesTheCpuReference) {
   }
 }
 
-// Compacts `sizes.size()` fields (word w of element i holds i * 16 + w, so every word says where
-// it came from) and checks each against the permutation the first field shows.
-// Returns whether gather passes ran (the final pass did not write the fields itself).
+// Compacts fields of these sizes in host memory (checked by compactsFields); returns whether
+// GL gather passes ran (the final pass did not write the fields itself).
 bool checkFields(const std::string& spec, const std::vector<uint32_t>& sizes, uint32_t n,
                  uint32_t seed) {
   auto c = Registry::global().create(spec);
-  const std::vector<uint8_t> keep = makeFlags("half", n, seed);
-  const size_t numFields = sizes.size();
-  std::vector<std::vector<uint32_t>> src(numFields), dst(numFields);
-  std::vector<Field> fields(numFields);
-  for (size_t f = 0; f < numFields; ++f) {
-    const uint32_t words = sizes[f] / 4;
-    src[f].resize(size_t(n) * words);
-    dst[f].assign(size_t(n) * words, 0xdeadbeef);
-    for (uint32_t i = 0; i < n; ++i)
-      for (uint32_t w = 0; w < words; ++w) src[f][size_t(i) * words + w] = i * 16 + w;
-    fields[f] = {src[f].data(), dst[f].data(), sizes[f]};
-  }
-  uint32_t kept = 0;
-  Request r;
-  r.keep = keep.data();
-  r.fields = fields.data();
-  r.numFields = int(numFields);
-  r.count = n;
-  r.numKept = &kept;
-  r.memory = MemorySpace::Host;
-  c->compact(r);
-  const std::vector<uint32_t> want = reference(keep);
-  EXPECT_EQ(kept, want.size()) << spec;
-  if (kept != want.size()) return false;
-  std::vector<uint32_t> order(kept);
-  const uint32_t words0 = sizes[0] / 4;
-  for (uint32_t k = 0; k < kept; ++k) order[k] = dst[0][size_t(k) * words0] / 16;
-  if (!Registry::global().find(Registry::nameOf(spec))->ordered) {
-    std::vector<uint32_t> sorted = order;
-    std::sort(sorted.begin(), sorted.end());
-    EXPECT_EQ(sorted, want) << spec;
-  } else {
-    EXPECT_EQ(order, want) << spec;
-  }
-  for (size_t f = 0; f < numFields; ++f) {
-    const uint32_t words = sizes[f] / 4;
-    for (uint32_t k = 0; k < kept; ++k)
-      for (uint32_t w = 0; w < words; ++w)
-        if (dst[f][size_t(k) * words + w] != order[k] * 16 + w) {
-          ADD_FAILURE() << spec << ": field " << f << " (" << sizes[f] << " bytes), element " << k;
-          return false;
-        }
-    // Nothing written past the survivors.
-    for (size_t w = size_t(kept) * words; w < dst[f].size(); ++w)
-      EXPECT_EQ(dst[f][w], 0xdeadbeefu) << spec << ": field " << f << " written past the end";
-  }
-  bool gathered = false;
-  for (const auto& [step, ms] : dynamic_cast<gl::GlCompactor&>(*c).lastStepTimes())
-    gathered |= step == "gather";
-  return gathered;
+  const bool ordered = Registry::global().find(Registry::nameOf(spec))->ordered;
+  EXPECT_TRUE(
+      testing::compactsFields(*c, ordered, sizes, makeFlags("half", n, seed), MemorySpace::Host))
+      << spec;
+  return testing::ranGlGather(*c);
 }
 
 TEST_P(GlCompaction, MovesEveryFieldWithOnePermutation) {
@@ -322,7 +225,9 @@ TEST(GlCompactionRegistry, BadOptionsAreErrors) {
        {"gl-roger:block=100", "gl-roger:block=4", "gl-roger:block=4096", "gl-roger:scan=foo",
         "gl-roger:search=fast", "gl-roger:wrap=twice", "gl-horn:block=64", "gl-rlz:runs=x",
         "gl-binary-tree:block=abc", "gl-gs-packing:block=64", "gl-roger:parallelism=0",
-        "gl-roger:output=wide", "gl-gs-packing:output=quad", "gl-horn:search=plain"}) {
+        "gl-roger:output=wide", "gl-gs-packing:output=quad", "gl-horn:search=plain",
+        "gl-roger:interop=foo", "gl-roger:sync=never", "gl-roger:payload=host",
+        "gl-gs-packing:payload=x", "gl-horn:interop=zero-copy"}) {
     try {
       Registry::global().create(spec);
       ADD_FAILURE() << spec << " was accepted";

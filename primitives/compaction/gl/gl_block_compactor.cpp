@@ -14,7 +14,7 @@ namespace {
 
 class BlockCompactor final : public GlStreamCompactor {
  public:
-  explicit BlockCompactor(const BlockOptions& o) : o_(o) {}
+  explicit BlockCompactor(const BlockOptions& o) : GlStreamCompactor(o.interop), o_(o) {}
 
  private:
   uint32_t minWidth() const override { return o_.block; }

@@ -8,10 +8,16 @@
 // gather passes from the survivors' indices, sixteen bytes per fragment.
 //
 // Keep flags and fields are read straight from buffers (buffer textures). Streams in host memory
-// are uploaded into them; streams in CUDA memory cross through CUDA-GL interop buffers registered
-// once. compact() is synchronous: it waits for the survivor count. lastTransferMs() = host time of
-// the CUDA-side copies (or of the host uploads/read-backs) plus the GL time of the read-backs;
-// lastStepTimes() has the GL passes apart, lastPasses() the bytes of each.
+// are uploaded into them; streams in CUDA memory share them with GL (external memory with
+// semaphores where the driver allows, else buffers registered once and mapped per call:
+// gl_interop.h). By default (payload=cuda) GL computes only the survivors' indices and the
+// stream's own side gathers the fields by them; payload=gl has GL's final pass write the fields.
+// compact() waits on the host for the survivor count only; on CUDA memory the moves after it are
+// queued on the request's stream. lastTransferMs() is the time spent crossing between CUDA (or
+// the host) and GL: host time of the interop calls and waits, plus the GPU time of copies and
+// read-backs no host wait covered. lastStepTimes() has the GL passes apart (and the stream side's
+// gather, "payload gather (cuda|host)"), lastPasses() the bytes of each, choiceSummary() the
+// interop that runs.
 #pragma once
 
 #include <memory>
@@ -24,6 +30,22 @@
 namespace srt::compaction::gl {
 
 enum class ScanKind { HillisSteele, Blelloch, Sengupta };
+enum class InteropKind { Auto, Vulkan, Vmm, Registered };
+enum class SyncKind { Auto, Semaphores, Fences };
+enum class PayloadSide { Auto, Gl, Stream };
+
+// How streams cross between their memory and GL (every GL primitive takes these options):
+// interop=auto|vulkan|vmm|registered, sync=auto|semaphores|fences, payload=auto|gl|cuda.
+// auto: external memory from Vulkan, else from CUDA VMM, else registered buffers; semaphores
+// where they can be made, else host waits; the payload gathered by CUDA for CUDA streams and
+// written by GL for host streams (payload=cuda on host streams gathers on the host).
+struct InteropOptions {
+  InteropKind interop = InteropKind::Auto;
+  SyncKind sync = SyncKind::Auto;
+  PayloadSide payload = PayloadSide::Auto;
+};
+// Throws std::invalid_argument naming a bad value.
+InteropOptions readInteropOptions(OptionReader& options);
 enum class BlockMethod { Roger, Horn, JumpingJack, Rlz, BinaryTree };
 
 struct BlockOptions {
@@ -35,11 +57,12 @@ struct BlockOptions {
   bool rlSweep = false;                    // RLZ run lengths by up/down-sweep, not doubling
   bool quadOutput = true;                  // final pass: four 4-byte elements per fragment
   uint32_t parallelism = 1u << 17;         // Sengupta: reduce until a level is this small
+  InteropOptions interop;
 };
 
 // Reads "block", "scan", "search", "wrap", "runs", "parallelism", "output" as
-// `defaults.method` takes them; throws std::invalid_argument naming a bad value (block=100,
-// scan=foo).
+// `defaults.method` takes them, and the interop options; throws std::invalid_argument naming a bad
+// value (block=100, scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);
 
 // One pass as the roof sees it: the bytes it reads and writes, the texel size of its first
@@ -66,6 +89,6 @@ class GlCompactor : public Compactor {
 
 // Throw srt::gl::GlUnavailable ("no OpenGL 4.5 context: ...") when no context can be made.
 std::unique_ptr<GlCompactor> makeBlockCompactor(const BlockOptions& options);
-std::unique_ptr<GlCompactor> makeGsPackingCompactor();
+std::unique_ptr<GlCompactor> makeGsPackingCompactor(const InteropOptions& interop);
 
 }  // namespace srt::compaction::gl

@@ -10,7 +10,9 @@ namespace {
 
 class GsPackingCompactor final : public GlStreamCompactor {
  public:
-  GsPackingCompactor() { SRT_GL_CHECK(glGenQueries(1, &written_)); }
+  explicit GsPackingCompactor(const InteropOptions& o) : GlStreamCompactor(o) {
+    SRT_GL_CHECK(glGenQueries(1, &written_));
+  }
   ~GsPackingCompactor() override { glDeleteQueries(1, &written_); }
 
  private:
@@ -79,8 +81,8 @@ class GsPackingCompactor final : public GlStreamCompactor {
 
 }  // namespace
 
-std::unique_ptr<GlCompactor> makeGsPackingCompactor() {
-  return std::make_unique<GsPackingCompactor>();
+std::unique_ptr<GlCompactor> makeGsPackingCompactor(const InteropOptions& interop) {
+  return std::make_unique<GsPackingCompactor>(interop);
 }
 
 }  // namespace srt::compaction::gl

@@ -10,7 +10,7 @@ namespace {
 
 class HornCompactor final : public GlStreamCompactor {
  public:
-  explicit HornCompactor(const BlockOptions& o) : o_(o) {}
+  explicit HornCompactor(const BlockOptions& o) : GlStreamCompactor(o.interop), o_(o) {}
 
  private:
   bool wantsQuad() const override { return o_.quadOutput; }

@@ -1,12 +1,19 @@
 #include "primitives/compaction/gl/gl_interop.h"
 
 #include <chrono>
+#include <cstring>
+#include <stdexcept>
 
+#include "primitives/compaction/gl/gl_stream_gather.h"
 #include "primitives/gl/gl_context.h"
 
 namespace srt::compaction::gl {
 namespace {
+
 using Clock = std::chrono::steady_clock;
+using srt::gl::ExternalSource;
+using srt::gl::StreamSide;
+
 double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -14,57 +21,253 @@ double msSince(Clock::time_point t0) {
 size_t room(size_t bytes) {
   return (std::max<size_t>(bytes, 16) + 15) / 16 * 16;
 }
+const char* interopName(InteropKind k) {
+  return k == InteropKind::Vulkan ? "vulkan" : k == InteropKind::Vmm ? "vmm" : "registered";
+}
+
 }  // namespace
 
-GLuint StreamBuffers::keep() const {
-  return cuda_ ? in_[0]->id() : host_[0].id();
-}
-GLuint StreamBuffers::field(int f) const {
-  return cuda_ ? in_[size_t(f) + 1]->id() : host_[size_t(f) + 1].id();
-}
-size_t StreamBuffers::keepRoom() const {
-  return cuda_ ? in_[0]->bytes() : host_[0].bytes();
+GLuint StreamBuffers::slotId(const Slot& s) {
+  return s.external ? s.external->id() : s.registered ? s.registered->id() : s.plain.id();
 }
 
-double StreamBuffers::upload(const Request& r) {
+size_t StreamBuffers::slotBytes(const Slot& s) {
+  return s.external ? s.external->bytes() : s.registered ? s.registered->bytes() : s.plain.bytes();
+}
+
+void* StreamBuffers::pointer(const Slot& s) const {
+  return s.external ? s.external->pointer() : nullptr;
+}
+
+StreamBuffers::~StreamBuffers() {
+  try {
+    quiesce();
+  } catch (...) {
+  }
+  for (cudaEvent_t e : events_)
+    if (e) cudaEventDestroy(e);
+}
+
+void StreamBuffers::quiesce() {
+  if (space_ == MemorySpace::Cuda && recorded_[3]) SRT_CUDA_CHECK(cudaEventSynchronize(events_[3]));
+  if (mode_ != Mode::None) glFinish();
+}
+
+void StreamBuffers::recordEvent(int k, cudaStream_t stream) {
+  SRT_CUDA_CHECK(cudaEventRecord(events_[k], stream));
+  recorded_[k] = true;
+}
+
+double StreamBuffers::eventMs(int from, int to) const {
+  if (!recorded_[from] || !recorded_[to]) return 0;
+  float ms = 0;
+  SRT_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[from], events_[to]));
+  return ms;
+}
+
+std::vector<GLuint> StreamBuffers::sharedIds() const {
+  std::vector<GLuint> ids;
+  for (const auto* slots : {&in_, &out_})
+    for (const Slot& s : *slots)
+      if (s.external) ids.push_back(s.external->id());
+  if (index_.external) ids.push_back(index_.external->id());
+  return ids;
+}
+
+// A round trip through a small buffer of the candidate kind, with the candidate hand-offs: the
+// stream side writes, GL reads and then writes, the stream side reads.
+bool StreamBuffers::tryExternal(ExternalSource source, bool semaphores, std::string* why) {
+  const StreamSide side = space_ == MemorySpace::Cuda ? StreamSide::Cuda : StreamSide::Host;
+  try {
+    // (A GL context on another GPU than CUDA's fails the imports or the round trip below.)
+    auto handOff = std::make_unique<srt::gl::HandOff>(side, semaphores);
+    const size_t words = 4096, bytes = words * 4;
+    srt::gl::ExternalBuffer probe(source, side, bytes);
+    std::vector<uint32_t> pattern(words), back(words);
+    for (size_t i = 0; i < words; ++i) pattern[i] = 0x9e3779b9u * uint32_t(i + 1);
+    if (side == StreamSide::Cuda)
+      SRT_CUDA_CHECK(cudaMemcpy(probe.pointer(), pattern.data(), bytes, cudaMemcpyHostToDevice));
+    else
+      std::memcpy(probe.pointer(), pattern.data(), bytes);
+    handOff->toGl(nullptr, {probe.id()});
+    SRT_GL_CHECK(glGetNamedBufferSubData(probe.id(), 0, GLsizeiptr(bytes), back.data()));
+    if (back != pattern) throw std::runtime_error("GL read other bytes than the stream side wrote");
+    const uint32_t value = 0x5aa5c33cu;
+    SRT_GL_CHECK(glClearNamedBufferSubData(probe.id(), GL_R32UI, 0, GLsizeiptr(bytes),
+                                           GL_RED_INTEGER, GL_UNSIGNED_INT, &value));
+    handOff->toStream(nullptr, {probe.id()});
+    if (side == StreamSide::Cuda) {
+      SRT_CUDA_CHECK(cudaMemcpyAsync(back.data(), probe.pointer(), bytes, cudaMemcpyDeviceToHost));
+      SRT_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    } else {
+      std::memcpy(back.data(), probe.pointer(), bytes);
+    }
+    for (uint32_t v : back)
+      if (v != value) throw std::runtime_error("the stream side read other bytes than GL wrote");
+    handOff_ = std::move(handOff);
+    source_ = source;
+    mode_ = Mode::External;
+    description_ = std::string("external memory (") + srt::gl::toString(source) +
+                   ", GL_EXT_memory_object_fd), " +
+                   (semaphores ? "Vulkan-made semaphores (GL_EXT_semaphore_fd)" : "host waits");
+    return true;
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return false;
+  }
+}
+
+void StreamBuffers::resolve(MemorySpace space) {
+  if (mode_ != Mode::None && space_ == space) return;
+  // A compactor used on one memory space and then the other starts over.
+  quiesce();
+  in_.clear();
+  out_.clear();
+  index_ = Slot();
+  handOff_.reset();
+  mode_ = Mode::None;
+  space_ = space;
+  const InteropKind kind = options_.interop;
+  const std::string asked = std::string("GL compaction: interop=") + interopName(kind);
+  if (space_ == MemorySpace::Host) {
+    if (kind == InteropKind::Vmm || kind == InteropKind::Registered)
+      throw std::invalid_argument(asked + " needs streams in CUDA memory");
+    if (options_.sync == SyncKind::Semaphores)
+      throw std::invalid_argument("GL compaction: sync=semaphores needs streams in CUDA memory");
+    if (kind == InteropKind::Vulkan) {
+      std::string why;
+      if (!tryExternal(ExternalSource::Vulkan, false, &why))
+        throw std::runtime_error(asked + ": " + why);
+      description_ += " (host side mapped)";
+      return;
+    }
+    mode_ = Mode::HostUploads;
+    description_ = "host memory: uploads and read-backs";
+    return;
+  }
+  for (cudaEvent_t& e : events_)
+    if (!e) SRT_CUDA_CHECK(cudaEventCreate(&e));
+  std::string reasons;
+  auto attempt = [&](ExternalSource source) {
+    for (bool semaphores : {true, false}) {
+      if (options_.sync == (semaphores ? SyncKind::Fences : SyncKind::Semaphores)) continue;
+      std::string why;
+      if (tryExternal(source, semaphores, &why)) {
+        if (!reasons.empty()) description_ += " [not: " + reasons + "]";
+        return true;
+      }
+      reasons += std::string(reasons.empty() ? "" : "; ") + srt::gl::toString(source) +
+                 (semaphores ? " with semaphores" : "") + ": " + why;
+    }
+    return false;
+  };
+  if ((kind == InteropKind::Auto || kind == InteropKind::Vulkan) && attempt(ExternalSource::Vulkan))
+    return;
+  if ((kind == InteropKind::Auto || kind == InteropKind::Vmm) && attempt(ExternalSource::CudaVmm))
+    return;
+  if (kind == InteropKind::Vulkan || kind == InteropKind::Vmm)
+    throw std::runtime_error(asked + " failed: " + reasons);
+  if (options_.sync != SyncKind::Auto)
+    throw std::invalid_argument("GL compaction: sync= applies to external memory (interop=" +
+                                std::string(interopName(kind)) +
+                                (reasons.empty() ? ")" : "; " + reasons + ")"));
+  mode_ = Mode::Registered;
+  description_ = "registered GL buffers, mapped per call";
+  if (!reasons.empty()) description_ += " [external memory failed: " + reasons + "]";
+}
+
+void StreamBuffers::ensure(Slot& s, size_t bytes, unsigned registerFlags) {
+  if (slotId(s) && slotBytes(s) >= bytes) return;
+  if (slotId(s)) quiesce();                      // the old buffer may still be read on either side
+  const size_t grown = room(bytes + bytes / 2);  // half again, so growth stays rare
+  switch (mode_) {
+    case Mode::HostUploads:
+      s.plain = srt::gl::BufferObject(grown);
+      break;
+    case Mode::External:
+      s.external.reset();
+      s.external = std::make_unique<srt::gl::ExternalBuffer>(
+          source_, space_ == MemorySpace::Cuda ? StreamSide::Cuda : StreamSide::Host, grown);
+      break;
+    case Mode::Registered:
+      if (!s.registered) s.registered = std::make_unique<srt::gl::CudaGlBuffer>();
+      s.registered->reserve(bytes, registerFlags);
+      break;
+    case Mode::None:
+      break;
+  }
+}
+
+void StreamBuffers::prepare(MemorySpace space, uint32_t count) {
+  resolve(space);
+  if (mode_ == Mode::HostUploads) return;  // uploads grow their buffers on first use
+  if (in_.empty()) in_.resize(1);
+  ensure(in_[0], room(count), cudaGraphicsRegisterFlagsWriteDiscard);
+  ensure(index_, room(size_t(count) * 4), cudaGraphicsRegisterFlagsReadOnly);
+}
+
+void StreamBuffers::upload(const Request& r, bool fields) {
+  resolve(r.memory);
   const auto t0 = Clock::now();
-  cuda_ = r.memory == MemorySpace::Cuda;
+  times_ = Times{};
+  for (int k = 0; k < 3; ++k) recorded_[k] = false;  // [3] stays: the last use
   std::vector<size_t> bytes{room(r.count)};
-  for (int f = 0; f < r.numFields; ++f) bytes.push_back(room(size_t(r.count) * r.fields[f].bytes));
-  if (!cuda_) {
-    host_.resize(std::max(host_.size(), bytes.size()));
+  for (int f = 0; f < r.numFields && fields; ++f)
+    bytes.push_back(room(size_t(r.count) * r.fields[f].bytes));
+  if (in_.size() < bytes.size()) in_.resize(bytes.size());
+  const bool cuda = space_ == MemorySpace::Cuda;
+  // The last call's stream-side reads may have run on another stream.
+  if (cuda && recorded_[3] && lastStream_ != r.stream)
+    SRT_CUDA_CHECK(cudaStreamWaitEvent(r.stream, events_[3]));
+  for (size_t i = 0; i < bytes.size(); ++i)
+    ensure(in_[i], bytes[i], cudaGraphicsRegisterFlagsWriteDiscard);
+  auto sourceOf = [&](size_t i) { return i == 0 ? (const void*)r.keep : r.fields[i - 1].src; };
+  auto sizeOf = [&](size_t i) {
+    return i == 0 ? size_t(r.count) : size_t(r.count) * r.fields[i - 1].bytes;
+  };
+  if (mode_ == Mode::HostUploads) {
     for (size_t i = 0; i < bytes.size(); ++i)
-      if (host_[i].bytes() < bytes[i]) host_[i] = srt::gl::BufferObject(room(bytes[i] * 3 / 2));
-    SRT_GL_CHECK(glNamedBufferSubData(host_[0].id(), 0, GLsizeiptr(r.count), r.keep));
-    for (int f = 0; f < r.numFields; ++f)
-      SRT_GL_CHECK(glNamedBufferSubData(host_[size_t(f) + 1].id(), 0,
-                                        GLsizeiptr(size_t(r.count) * r.fields[f].bytes),
-                                        r.fields[f].src));
-    return msSince(t0);
+      SRT_GL_CHECK(glNamedBufferSubData(slotId(in_[i]), 0, GLsizeiptr(sizeOf(i)), sourceOf(i)));
+  } else if (mode_ == Mode::External && !cuda) {
+    for (size_t i = 0; i < bytes.size(); ++i) std::memcpy(pointer(in_[i]), sourceOf(i), sizeOf(i));
+    handOff_->toGl(nullptr, sharedIds());
+  } else if (mode_ == Mode::External) {
+    recordEvent(0, r.stream);
+    for (size_t i = 0; i < bytes.size(); ++i)
+      SRT_CUDA_CHECK(cudaMemcpyAsync(pointer(in_[i]), sourceOf(i), sizeOf(i),
+                                     cudaMemcpyDeviceToDevice, r.stream));
+    recordEvent(1, r.stream);
+    handOff_->toGl(r.stream, sharedIds());
+  } else {
+    std::vector<srt::gl::CudaGlBuffer*> mapped;
+    for (size_t i = 0; i < bytes.size(); ++i) mapped.push_back(in_[i].registered.get());
+    srt::gl::CudaGlMapping map(mapped, r.stream);
+    for (size_t i = 0; i < bytes.size(); ++i)
+      SRT_CUDA_CHECK(cudaMemcpyAsync(map.pointer(i), sourceOf(i), sizeOf(i),
+                                     cudaMemcpyDeviceToDevice, r.stream));
+    map.unmap();
+    SRT_CUDA_CHECK(cudaStreamSynchronize(r.stream));  // the host time covers the copies
   }
-  std::vector<srt::gl::CudaGlBuffer*> mapped;
-  while (in_.size() < bytes.size()) in_.push_back(std::make_unique<srt::gl::CudaGlBuffer>());
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    in_[i]->reserve(bytes[i], cudaGraphicsRegisterFlagsWriteDiscard);
-    mapped.push_back(in_[i].get());
-  }
-  srt::gl::CudaGlMapping map(mapped, r.stream);
-  SRT_CUDA_CHECK(
-      cudaMemcpyAsync(map.pointer(0), r.keep, r.count, cudaMemcpyDeviceToDevice, r.stream));
-  for (int f = 0; f < r.numFields; ++f)
-    SRT_CUDA_CHECK(cudaMemcpyAsync(map.pointer(size_t(f) + 1), r.fields[f].src,
-                                   size_t(r.count) * r.fields[f].bytes, cudaMemcpyDeviceToDevice,
-                                   r.stream));
-  map.unmap();
-  SRT_CUDA_CHECK(cudaStreamSynchronize(r.stream));
-  return msSince(t0);
+  lastStream_ = r.stream;
+  times_.hostMs += msSince(t0);
 }
 
-double StreamBuffers::download(const Request& r, uint32_t kept,
-                               const std::vector<Output>& outputs) {
+void StreamBuffers::readToSlot(const Output& from, Slot& to, uint64_t bytes) {
+  if (bytes == 0) return;
+  if (from.texture) {
+    SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, slotId(to)));
+    srt::gl::downloadStream(*from.texture, bytes, nullptr, true);
+    SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+  } else {
+    SRT_GL_CHECK(glCopyNamedBufferSubData(from.buffer, slotId(to), 0, 0, GLsizeiptr(bytes)));
+  }
+}
+
+void StreamBuffers::readOutputs(const Request& r, uint32_t kept,
+                                const std::vector<Output>& outputs) {
   const auto t0 = Clock::now();
-  hostCount_ = kept;
-  if (!cuda_) {
+  if (mode_ == Mode::HostUploads) {
+    // Straight into the request's fields; the host waits for GL here.
     SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
     for (int f = 0; f < r.numFields && kept > 0; ++f) {
       const uint64_t bytes = uint64_t(kept) * r.fields[f].bytes;
@@ -74,37 +277,116 @@ double StreamBuffers::download(const Request& r, uint32_t kept,
         SRT_GL_CHECK(
             glGetNamedBufferSubData(outputs[f].buffer, 0, GLsizeiptr(bytes), r.fields[f].dst));
     }
-    *r.numKept = kept;
-    return msSince(t0);
-  }
-  std::vector<srt::gl::CudaGlBuffer*> mapped;
-  while (out_.size() < size_t(r.numFields))
-    out_.push_back(std::make_unique<srt::gl::CudaGlBuffer>());
-  for (int f = 0; f < r.numFields && kept > 0; ++f) {
-    const uint64_t bytes = uint64_t(kept) * r.fields[f].bytes;
-    out_[f]->reserve(room(bytes), cudaGraphicsRegisterFlagsReadOnly);
-    if (outputs[f].texture) {
-      SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, out_[f]->id()));
-      srt::gl::downloadStream(*outputs[f].texture, bytes, nullptr, true);
-    } else {
-      SRT_GL_CHECK(
-          glCopyNamedBufferSubData(outputs[f].buffer, out_[f]->id(), 0, 0, GLsizeiptr(bytes)));
+    times_.readbackWaited = true;
+  } else {
+    if (out_.size() < size_t(r.numFields)) out_.resize(size_t(r.numFields));
+    for (int f = 0; f < r.numFields; ++f) {
+      ensure(out_[f], room(size_t(r.count) * r.fields[f].bytes), cudaGraphicsRegisterFlagsReadOnly);
+      readToSlot(outputs[f], out_[f], uint64_t(kept) * r.fields[f].bytes);
     }
-    mapped.push_back(out_[f].get());
   }
-  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
-  {
-    // Mapping waits for the GL read-backs into the buffers before the copies on the stream.
-    srt::gl::CudaGlMapping map(mapped, r.stream);
-    for (size_t f = 0; f < mapped.size(); ++f)
-      SRT_CUDA_CHECK(cudaMemcpyAsync(r.fields[f].dst, map.pointer(f),
-                                     size_t(kept) * r.fields[f].bytes, cudaMemcpyDeviceToDevice,
-                                     r.stream));
-    map.unmap();
+  times_.hostMs += msSince(t0);
+}
+
+void StreamBuffers::readIndices(const Request& r, uint32_t kept, const Output& indices) {
+  const auto t0 = Clock::now();
+  const uint64_t bytes = uint64_t(kept) * 4;
+  if (mode_ == Mode::HostUploads) {
+    hostIndices_.resize(kept);
+    if (kept > 0 && indices.texture)
+      srt::gl::downloadStream(*indices.texture, bytes, hostIndices_.data(), false);
+    else if (kept > 0)
+      SRT_GL_CHECK(
+          glGetNamedBufferSubData(indices.buffer, 0, GLsizeiptr(bytes), hostIndices_.data()));
+    times_.readbackWaited = true;
+  } else {
+    ensure(index_, room(size_t(r.count) * 4), cudaGraphicsRegisterFlagsReadOnly);
+    readToSlot(indices, index_, bytes);
   }
-  SRT_CUDA_CHECK(cudaMemcpyAsync(r.numKept, &hostCount_, 4, cudaMemcpyHostToDevice, r.stream));
-  SRT_CUDA_CHECK(cudaStreamSynchronize(r.stream));
-  return msSince(t0);
+  times_.hostMs += msSince(t0);
+}
+
+// External memory: GL's read-back before the stream side's work that follows.
+void StreamBuffers::handToStream(const Request& r) {
+  handOff_->toStream(space_ == MemorySpace::Cuda ? r.stream : nullptr, sharedIds());
+  times_.readbackWaited = !handOff_->semaphores();
+}
+
+void StreamBuffers::copyOutputs(const Request& r, uint32_t kept) {
+  const auto t0 = Clock::now();
+  if (mode_ == Mode::HostUploads) {
+    *r.numKept = kept;
+  } else if (mode_ == Mode::External && space_ == MemorySpace::Host) {
+    handToStream(r);
+    for (int f = 0; f < r.numFields && kept > 0; ++f)
+      std::memcpy(r.fields[f].dst, pointer(out_[f]), size_t(kept) * r.fields[f].bytes);
+    *r.numKept = kept;
+  } else {
+    std::unique_ptr<srt::gl::CudaGlMapping> map;
+    std::vector<void*> from;
+    if (mode_ == Mode::External) {
+      handToStream(r);
+      for (int f = 0; f < r.numFields; ++f) from.push_back(pointer(out_[f]));
+    } else {
+      std::vector<srt::gl::CudaGlBuffer*> mapped;
+      for (int f = 0; f < r.numFields; ++f) mapped.push_back(out_[f].registered.get());
+      map = std::make_unique<srt::gl::CudaGlMapping>(mapped, r.stream);
+      for (int f = 0; f < r.numFields; ++f) from.push_back(map->pointer(size_t(f)));
+    }
+    recordEvent(2, r.stream);
+    for (int f = 0; f < r.numFields && kept > 0; ++f)
+      SRT_CUDA_CHECK(cudaMemcpyAsync(r.fields[f].dst, from[f], size_t(kept) * r.fields[f].bytes,
+                                     cudaMemcpyDeviceToDevice, r.stream));
+    gatherOnCuda(r, nullptr, kept, r.stream);  // the count alone
+    recordEvent(3, r.stream);
+    if (map) map->unmap();
+    pending_ = true;
+  }
+  times_.hostMs += msSince(t0);
+}
+
+void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
+  times_.gathered = true;
+  if (space_ == MemorySpace::Host) {
+    const uint32_t* indices = hostIndices_.data();
+    if (mode_ == Mode::External) {
+      const auto t0 = Clock::now();
+      handToStream(r);
+      times_.hostMs += msSince(t0);
+      indices = static_cast<const uint32_t*>(pointer(index_));
+    }
+    const auto t1 = Clock::now();
+    gatherOnHost(r, indices, kept);
+    times_.gatherMs = msSince(t1);
+    return;
+  }
+  const auto t0 = Clock::now();
+  std::unique_ptr<srt::gl::CudaGlMapping> map;
+  const uint32_t* indices = nullptr;
+  if (mode_ == Mode::External) {
+    handToStream(r);
+    indices = static_cast<const uint32_t*>(pointer(index_));
+  } else {
+    map = std::make_unique<srt::gl::CudaGlMapping>(
+        std::vector<srt::gl::CudaGlBuffer*>{index_.registered.get()}, r.stream);
+    indices = static_cast<const uint32_t*>(map->pointer(0));
+  }
+  recordEvent(2, r.stream);
+  gatherOnCuda(r, kept > 0 ? indices : nullptr, kept, r.stream);
+  recordEvent(3, r.stream);
+  if (map) map->unmap();
+  pending_ = true;
+  times_.hostMs += msSince(t0);
+}
+
+StreamBuffers::Times StreamBuffers::finish() {
+  if (!pending_) return times_;
+  pending_ = false;
+  SRT_CUDA_CHECK(cudaEventSynchronize(events_[3]));
+  // Copies in that no host wait covered: with semaphores the host never waited for them.
+  if (mode_ == Mode::External && handOff_->semaphores()) times_.streamCopyMs += eventMs(0, 1);
+  (times_.gathered ? times_.gatherMs : times_.streamCopyMs) += eventMs(2, 3);
+  return times_;
 }
 
 }  // namespace srt::compaction::gl

@@ -1,15 +1,26 @@
-// Where a request's streams cross into GL and back. Host memory is uploaded into GL buffers and
-// read back with glGet*. CUDA memory goes through CUDA-GL interop buffers registered once: the
-// keep flags and fields are copied on the request's stream into mapped buffers that GL then reads
-// in place (buffer textures), and the outputs are read back into registered pixel-pack buffers
-// and copied out on the stream.
+// Where a request's streams cross into GL and back, and which side moves the payload.
+//
+// Host streams are uploaded into GL buffers and read back with glGet* (or, with interop=vulkan,
+// written into Vulkan memory GL imports: the external-memory path a machine without CUDA can
+// test). CUDA streams share buffers with GL, picked on the first call:
+//   - external memory (interop=vulkan, then interop=vmm): allocated once, grown when needed, and
+//     addressed by CUDA and GL at once; hand-offs by Vulkan-made semaphores both import, else by
+//     host waits (sync=semaphores|fences). A small round trip through each candidate checks it
+//     before it is used, so a driver that accepts an import but shows other bytes is refused;
+//   - registered GL buffers (cudaGraphicsGLRegisterBuffer), mapped per call: the fallback.
+// Only the keep flags cross in, and the survivors' indices out, when the stream's side moves the
+// payload (payload=cuda): CUDA (or the host) gathers every field from the indices. With
+// payload=gl the fields cross in, GL's final pass writes them, and they cross out.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "primitives/compaction/compaction.h"
+#include "primitives/compaction/gl/gl_compactors.h"
 #include "primitives/gl/cuda_gl_buffer.h"
+#include "primitives/gl/external_buffer.h"
 #include "primitives/gl/gl_objects.h"
 
 namespace srt::compaction::gl {
@@ -21,23 +32,80 @@ class StreamBuffers {
     const srt::gl::Texture* texture = nullptr;
     GLuint buffer = 0;
   };
+  // The last call's interop times, known once its stream-side work is done (finish()).
+  struct Times {
+    double hostMs = 0;            // host time of the interop calls, host waits included
+    double streamCopyMs = 0;      // CUDA copies no host wait covered (events)
+    double gatherMs = 0;          // the stream side's payload gather (CUDA events, or host time)
+    bool gathered = false;        // the stream side gathered the payload (gatherMs is its time)
+    bool readbackWaited = false;  // the host waited for GL's read-back (do not add its GL time)
+  };
 
-  // Makes room for the request's streams and copies them in; returns the host milliseconds of
-  // the copies (uploads, or the CUDA side of the interop).
-  double upload(const Request& r);
-  GLuint keep() const;
-  GLuint field(int f) const;
-  // Bytes of room in the keep buffer (a multiple of 16, so it reads as 16-byte texels).
-  size_t keepRoom() const;
-  // Moves the first `kept` elements of every output into the request's fields, and the count to
-  // numKept; returns the host milliseconds of the copies.
-  double download(const Request& r, uint32_t kept, const std::vector<Output>& outputs);
+  explicit StreamBuffers(const InteropOptions& options) : options_(options) {}
+  ~StreamBuffers();
+  StreamBuffers(const StreamBuffers&) = delete;
+  StreamBuffers& operator=(const StreamBuffers&) = delete;
+
+  // Picks the interop for streams in `space` and makes the keep flags' and the indices' shared
+  // buffers room for `count` elements (fields grow on first use).
+  void prepare(MemorySpace space, uint32_t count);
+  // Makes room for the request, puts its keep flags (and its fields, when `fields`) where GL
+  // reads them, and hands them to GL. Picks the interop on the first call in each memory space.
+  void upload(const Request& r, bool fields);
+  GLuint keep() const { return slotId(in_[0]); }
+  GLuint field(int f) const { return slotId(in_[size_t(f) + 1]); }
+  size_t keepRoom() const { return slotBytes(in_[0]); }
+  // After the GL passes, in two halves so the GL timer can mark between them: the GL side
+  // (read-back into the shared buffers, or to the host), then the stream side (hand-off, moves,
+  // the count to numKept).
+  // payload=gl: the first `kept` elements of every output into the request's fields.
+  void readOutputs(const Request& r, uint32_t kept, const std::vector<Output>& outputs);
+  void copyOutputs(const Request& r, uint32_t kept);
+  // payload on the stream's side: the survivors' indices, then every field gathered by them.
+  void readIndices(const Request& r, uint32_t kept, const Output& indices);
+  void gatherByIndices(const Request& r, uint32_t kept);
+  // Waits for the last call's stream-side work and returns its times. Cheap when done.
+  Times finish();
+  // What runs, and why not something faster ("external memory (Vulkan), Vulkan semaphores").
+  const std::string& description() const { return description_; }
 
  private:
-  bool cuda_ = false;
-  std::vector<srt::gl::BufferObject> host_;  // keep, then one per field
-  std::vector<std::unique_ptr<srt::gl::CudaGlBuffer>> in_, out_;
-  uint32_t hostCount_ = 0;  // numKept's source for the asynchronous copy to CUDA memory
+  enum class Mode { None, HostUploads, External, Registered };
+  // A buffer GL reads or writes, in the current mode's kind.
+  struct Slot {
+    std::unique_ptr<srt::gl::ExternalBuffer> external;
+    std::unique_ptr<srt::gl::CudaGlBuffer> registered;
+    srt::gl::BufferObject plain;
+  };
+  static GLuint slotId(const Slot& s);
+  static size_t slotBytes(const Slot& s);
+  void* pointer(const Slot& s) const;  // the stream side's address (external mode)
+
+  void resolve(MemorySpace space);
+  bool tryExternal(srt::gl::ExternalSource source, bool semaphores, std::string* why);
+  void ensure(Slot& s, size_t bytes, unsigned registerFlags);
+  void quiesce();  // neither side uses the buffers any more (before they are freed)
+  std::vector<GLuint> sharedIds() const;
+  void readToSlot(const Output& from, Slot& to, uint64_t bytes);
+  void handToStream(const Request& r);
+  void recordEvent(int k, cudaStream_t stream);
+  double eventMs(int from, int to) const;
+
+  InteropOptions options_;
+  Mode mode_ = Mode::None;
+  MemorySpace space_ = MemorySpace::Host;
+  srt::gl::ExternalSource source_ = srt::gl::ExternalSource::Vulkan;
+  std::unique_ptr<srt::gl::HandOff> handOff_;
+  std::string description_;
+  std::vector<Slot> in_, out_;  // in: keep, then one per field; out: one per field
+  Slot index_;                  // the survivors' indices, for the stream side
+  std::vector<uint32_t> hostIndices_;
+  // CUDA events: 0-1 the copies in, 2-3 the copies out or the gather (3: the last use).
+  cudaEvent_t events_[4] = {};
+  bool recorded_[4] = {};
+  bool pending_ = false;
+  cudaStream_t lastStream_ = nullptr;
+  Times times_;
 };
 
 }  // namespace srt::compaction::gl

@@ -22,6 +22,36 @@ const char* scanName(ScanKind k) {
 
 }  // namespace
 
+InteropOptions readInteropOptions(OptionReader& r) {
+  InteropOptions o;
+  const std::string interop = r.get("interop", "auto");
+  if (interop == "vulkan")
+    o.interop = InteropKind::Vulkan;
+  else if (interop == "vmm")
+    o.interop = InteropKind::Vmm;
+  else if (interop == "registered")
+    o.interop = InteropKind::Registered;
+  else if (interop != "auto")
+    throw std::invalid_argument("GL compaction: interop=" + interop +
+                                " (takes auto, vulkan, vmm or registered)");
+  const std::string sync = r.get("sync", "auto");
+  if (sync == "semaphores")
+    o.sync = SyncKind::Semaphores;
+  else if (sync == "fences")
+    o.sync = SyncKind::Fences;
+  else if (sync != "auto")
+    throw std::invalid_argument("GL compaction: sync=" + sync +
+                                " (takes auto, semaphores or fences)");
+  const std::string payload = r.get("payload", "auto");
+  if (payload == "gl")
+    o.payload = PayloadSide::Gl;
+  else if (payload == "cuda")
+    o.payload = PayloadSide::Stream;
+  else if (payload != "auto")
+    throw std::invalid_argument("GL compaction: payload=" + payload + " (takes auto, gl or cuda)");
+  return o;
+}
+
 BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
   auto bad = [](const std::string& what) {
     return std::invalid_argument("GL compaction: " + what);
@@ -60,6 +90,7 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
       throw bad("runs=" + runs + " (takes doubling or sweep)");
     o.rlSweep = runs == "sweep";
   }
+  o.interop = readInteropOptions(r);
   return o;
 }
 

@@ -1,7 +1,11 @@
 #include "primitives/compaction/gl/gl_stream_compactor.h"
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
+#include "primitives/common/memory.h"
+#include "primitives/gl/external_buffer.h"
 #include "primitives/gl/gl_context.h"
 
 namespace srt::compaction::gl {
@@ -10,8 +14,53 @@ GlStreamCompactor::CurrentContext::CurrentContext() {
   srt::gl::ensureCurrentContext();
 }
 
+namespace {
+// CUDA when there is a device and GL runs on it (same UUID) or on NVIDIA's driver at all.
+MemorySpace likelyStreamMemory() {
+  if (!cudaDeviceAvailable()) return MemorySpace::Host;
+  srt::gl::vulkan::Uuid glUuid{}, cudaUuid{};
+  if (srt::gl::glDeviceUuid(&glUuid) && srt::gl::cudaDeviceUuid(&cudaUuid) && glUuid == cudaUuid)
+    return MemorySpace::Cuda;
+  const auto* vendor = reinterpret_cast<const char*>(glGetString(GL_VENDOR));
+  return vendor && std::strstr(vendor, "NVIDIA") ? MemorySpace::Cuda : MemorySpace::Host;
+}
+}  // namespace
+
+// Besides the layouts: the one-time work a render should not pay inside its loop, as cub
+// allocates its temporary storage here. The programs are compiled (and the interop picked, and
+// its shared buffers made at full size) by small compactions of the common shapes in the memory
+// the streams most likely live in: CUDA when GL runs on the CUDA device.
 void GlStreamCompactor::reserve(uint32_t maxCount) {
   srt::gl::ensureCurrentContext();
+  grow(maxCount);
+  if (warmedUp_) return;
+  warmedUp_ = true;
+  const MemorySpace space = likelyStreamMemory();
+  const uint32_t n = std::min<uint32_t>(std::max(maxCount, 1u), 4096);
+  std::vector<uint8_t> keep(n);
+  for (uint32_t i = 0; i < n; ++i) keep[i] = uint8_t(i % 5 < 3);
+  const Buffer<uint8_t> dKeep(space, keep);
+  const RawBuffer src(space, size_t(n) * 64), dst(space, size_t(n) * 64);
+  const RawBuffer kept(space, 4);
+  for (const uint32_t bytes : {4u, 16u}) {  // one index-like field; the path state's four
+    std::vector<Field> fields;
+    for (uint32_t f = 0; f < (bytes == 4 ? 1u : 4u); ++f)
+      fields.push_back({static_cast<const char*>(src.data()) + size_t(f) * n * bytes,
+                        static_cast<char*>(dst.data()) + size_t(f) * n * bytes, bytes});
+    Request r;
+    r.keep = dKeep.data();
+    r.fields = fields.data();
+    r.numFields = int(fields.size());
+    r.count = n;
+    r.numKept = static_cast<uint32_t*>(kept.data());
+    r.memory = space;
+    compact(r);
+    finalize();
+  }
+  buffers_.prepare(space, maxCount);
+}
+
+void GlStreamCompactor::grow(uint32_t maxCount) {
   if (maxCount <= capacity_ && capacity_ > 0) return;
   capacity_ = std::max(maxCount, 1u);
   // Room for the block padding; every layout of a kind shares its width.
@@ -53,12 +102,20 @@ void GlStreamCompactor::Emit::bind(Program& p) const {
                   owner->fieldViews_[f]->id());
 }
 
-GlStreamCompactor::Emit GlStreamCompactor::makeEmit(const Request& r, uint32_t n) {
+bool GlStreamCompactor::payloadOnStream(const Request& r) const {
+  return options_.payload == PayloadSide::Stream ||
+         (options_.payload == PayloadSide::Auto && r.memory == MemorySpace::Cuda);
+}
+
+// `indicesOnly`: the final pass writes the survivors' indices whatever the fields (the stream
+// side moves them).
+GlStreamCompactor::Emit GlStreamCompactor::makeEmit(const Request& r, uint32_t n,
+                                                    bool indicesOnly) {
   Emit e;
   e.owner = this;
   e.layout = {n, elemLog2w_};
   if (r.numFields == 0) return e;
-  e.fused = fusable(r);
+  e.fused = !indicesOnly && fusable(r);
   const int outputs = e.fused ? r.numFields : 1;
   e.quad = wantsQuad() && !writesBuffers();
   for (int f = 0; f < outputs && e.fused; ++f) e.quad &= r.fields[f].bytes == 4;
@@ -109,6 +166,7 @@ void GlStreamCompactor::compact(const Request& r) {
   if (r.memory != MemorySpace::Host && r.memory != MemorySpace::Cuda)
     throw std::invalid_argument("GL compaction: unknown memory space");
   srt::gl::ensureCurrentContext();
+  finalize();  // the last call's timers and stream-side work, before anything is reused
   transferMs_ = 0;
   steps_.clear();
   if (r.count == 0) {
@@ -119,17 +177,45 @@ void GlStreamCompactor::compact(const Request& r) {
       *r.numKept = 0;
     return;
   }
-  reserve(r.count);
+  grow(r.count);
   // State a caller's context may have left on (the viewer's).
   for (GLenum cap : {GL_BLEND, GL_DEPTH_TEST, GL_SCISSOR_TEST, GL_CULL_FACE, GL_RASTERIZER_DISCARD,
                      GL_COLOR_LOGIC_OP})
     SRT_GL_CHECK(glDisable(cap));
   fields_.assign(r.fields, r.fields + r.numFields);
-
-  passes_.start();
-  transferMs_ += buffers_.upload(r);
+  const bool byIndices = r.numFields > 0 && payloadOnStream(r);
+  buffers_.upload(r, r.numFields > 0 && !byIndices);
   keepWords_.view(GL_RGBA32UI, buffers_.keep(), buffers_.keepRoom());
   keepBytes_.view(GL_R8UI, buffers_.keep(), buffers_.keepRoom());
+  if (!byIndices) viewFields(r);
+  // The timer starts after the upload: its host work and waits are the interop's host time.
+  passes_.start();
+
+  const Emit emit = makeEmit(r, r.count, byIndices);
+  run(r.count, emit);
+  // Every pass done before the count is read (it waits anyway): the host time measured as interop
+  // from here on then holds no pass still running.
+  SRT_GL_CHECK(glFinish());
+  const uint32_t kept = keptCount();
+  passes_.settle(kept);
+  if (byIndices) {
+    StreamBuffers::Output indices;
+    if (writesBuffers())
+      indices.buffer = indexBuffer();
+    else
+      indices.texture = emit.targets[0];
+    buffers_.readIndices(r, kept, indices);
+    passes_.mark("readback");
+    buffers_.gatherByIndices(r, kept);
+  } else {
+    moveOutputs(r, kept, emit);
+  }
+  pending_ = true;
+  lastOnStream_ = byIndices;
+  lastHost_ = r.memory == MemorySpace::Host;
+}
+
+void GlStreamCompactor::viewFields(const Request& r) {
   GLint maxTexels = 0;
   SRT_GL_CHECK(glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels));
   while (fieldViews_.size() < fields_.size())
@@ -143,12 +229,11 @@ void GlStreamCompactor::compact(const Request& r) {
                                   std::to_string(maxTexels) + "-texel buffer texture limit");
     fieldViews_[f]->view(format, buffers_.field(int(f)), (bytes + 15) / 16 * 16);
   }
-  passes_.mark("upload");
+}
 
-  const Emit emit = makeEmit(r, r.count);
-  run(r.count, emit);
-  const uint32_t kept = keptCount();
-  passes_.settle(kept);
+// payload=gl: the fields as the final pass wrote them, or gathered by GL passes from the
+// indices, then read back.
+void GlStreamCompactor::moveOutputs(const Request& r, uint32_t kept, const Emit& emit) {
   std::vector<StreamBuffers::Output> outputs(fields_.size());
   if (emit.fused) {
     for (size_t f = 0; f < fields_.size(); ++f) {
@@ -161,12 +246,41 @@ void GlStreamCompactor::compact(const Request& r) {
     gather(kept, emit);
     for (size_t f = 0; f < fields_.size(); ++f) outputs[f].texture = outputs_[f];
   }
-  transferMs_ += buffers_.download(r, kept, outputs);
+  buffers_.readOutputs(r, kept, outputs);
   passes_.mark("readback");
+  buffers_.copyOutputs(r, kept);
+}
+
+void GlStreamCompactor::finalize() {
+  if (!pending_) return;
+  pending_ = false;
   steps_ = passes_.readTimes();
-  // GPU time of the GL side of the copies; the CUDA/host side was added by upload/download.
+  const StreamBuffers::Times t = buffers_.finish();
+  transferMs_ = t.hostMs + t.streamCopyMs;
+  // GL's read-back, unless a host wait already covered it.
   for (const auto& [name, ms] : steps_)
-    if (name == "upload" || name == "readback") transferMs_ += ms;
+    if (name == "readback" && !t.readbackWaited) transferMs_ += ms;
+  if (t.gathered)
+    steps_.emplace_back(lastHost_ ? "payload gather (host)" : "payload gather (cuda)", t.gatherMs);
+}
+
+double GlStreamCompactor::lastTransferMs() const {
+  // The times come in once the call's queued work is done; reading them changes nothing else.
+  const_cast<GlStreamCompactor*>(this)->finalize();
+  return transferMs_;
+}
+
+std::vector<std::pair<std::string, double>> GlStreamCompactor::lastStepTimes() const {
+  const_cast<GlStreamCompactor*>(this)->finalize();
+  return steps_;
+}
+
+std::string GlStreamCompactor::choiceSummary() const {
+  if (buffers_.description().empty()) return {};
+  return "interop: " + buffers_.description() + "; payload: " +
+         (lastOnStream_ ? (lastHost_ ? "gathered on the host" : "gathered by CUDA") +
+                              std::string(" from GL's survivor indices")
+                        : std::string("written by GL"));
 }
 
 void GlStreamCompactor::gather(uint32_t kept, const Emit& emit) {

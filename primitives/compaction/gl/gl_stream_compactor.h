@@ -1,7 +1,8 @@
 // The part every GL compactor shares: the keep flags and fields in buffers read through buffer
-// textures (uploads, or CUDA-GL interop on CUDA memory), the output stage an algorithm's final pass
-// writes through (the fields themselves, or the survivors' indices followed by gather passes),
-// the read-back, the count and the timings.
+// textures (uploads, or memory shared with CUDA: gl_interop.h), the output stage an algorithm's
+// final pass writes through (the fields themselves; or the survivors' indices, followed by GL
+// gather passes or by the stream side's gather: payload=cuda), the read-back, the count and the
+// timings.
 #pragma once
 
 #include <memory>
@@ -22,11 +23,17 @@ class GlStreamCompactor : public GlCompactor {
   } context_;
 
  public:
+  explicit GlStreamCompactor(const InteropOptions& interop)
+      : buffers_(interop), options_(interop) {}
+  // Also compiles the programs and sets up the interop (see the definition).
   void reserve(uint32_t maxCount) override;
   void compact(const Request& r) override;
-  double lastTransferMs() const override { return transferMs_; }
-  std::vector<std::pair<std::string, double>> lastStepTimes() const override { return steps_; }
+  // These wait for the last call's work on the stream side (queued on its CUDA stream) first.
+  double lastTransferMs() const override;
+  std::vector<std::pair<std::string, double>> lastStepTimes() const override;
   std::vector<PassRecord> lastPasses() const override { return passes_.records(); }
+  // The interop that ran and who moved the payload ("interop: ...; payload: ...").
+  std::string choiceSummary() const override;
 
  protected:
   // What an algorithm's final pass writes through: emitSource(src) in its fragment shader
@@ -73,15 +80,25 @@ class GlStreamCompactor : public GlCompactor {
   uint32_t quadOutLog2w_ = 0;  // quad outputs: at least half a block wide, so a line wraps once
 
  private:
+  void grow(uint32_t maxCount);  // the layouts' widths for streams of up to maxCount
   bool fusable(const Request& r) const;
-  Emit makeEmit(const Request& r, uint32_t n);
+  bool payloadOnStream(const Request& r) const;
+  Emit makeEmit(const Request& r, uint32_t n, bool indicesOnly);
+  void viewFields(const Request& r);
   void gather(uint32_t kept, const Emit& emit);
+  void moveOutputs(const Request& r, uint32_t kept, const Emit& emit);
+  // Reads the last call's GL timer queries and waits for its stream-side work (once).
+  void finalize();
 
   std::vector<Field> fields_;
   std::vector<std::unique_ptr<BufferTexture>> fieldViews_;
   std::vector<Texture*> outputs_;  // per field, the texture holding its compacted stream
   StreamBuffers buffers_;
-  BufferTexture indexView_;  // transform feedback's indices, for gather passes
+  InteropOptions options_;
+  BufferTexture indexView_;                       // transform feedback's indices, for gather passes
+  bool pending_ = false;                          // finalize() has work left from the last call
+  bool warmedUp_ = false;                         // reserve() has compiled the programs
+  bool lastOnStream_ = false, lastHost_ = false;  // the last call's payload side and memory
   double transferMs_ = 0;
   std::vector<std::pair<std::string, double>> steps_;
 };

@@ -1,7 +1,8 @@
 // The OpenGL no-scatter family: one line per variant, with the options it takes (read in
-// gl_options.cpp). Factories read their options first (a bad option is an error even without
-// GL), then make the compactor, which throws GlUnavailable ("no OpenGL 4.5 context: ...") when no
-// context can be made; listing and Registry::check() never touch GL.
+// gl_options.cpp; every variant also takes interop=, sync= and payload=, gl_compactors.h).
+// Factories read their options first (a bad option is an error even without GL), then make the
+// compactor, which throws GlUnavailable ("no OpenGL 4.5 context: ...") when no context can be made;
+// listing and Registry::check() never touch GL.
 #include "primitives/compaction/compaction.h"
 #include "primitives/compaction/gl/gl_compactors.h"
 
@@ -22,9 +23,16 @@ void registerGlCompactors(Registry& r) {
       return makeBlockCompactor(read);
     };
   };
+  // How the stream is shared with CUDA and which side moves the payload: every variant.
+  auto interopOptions = [] {
+    return std::vector<OptionSpec>{
+        choiceOption("interop", "auto", {"auto", "vulkan", "vmm", "registered"}),
+        choiceOption("sync", "auto", {"auto", "semaphores", "fences"}),
+        choiceOption("payload", "auto", {"auto", "gl", "cuda"})};
+  };
   // What readBlockOptions() takes for each method (block: not for Horn, over the whole stream).
-  auto options = [](BlockMethod m, int block, const char* scan) {
-    std::vector<OptionSpec> o;
+  auto options = [interopOptions](BlockMethod m, int block, const char* scan) {
+    std::vector<OptionSpec> o = interopOptions();
     if (m != BlockMethod::Horn) o.push_back(powerOfTwoOption("block", block, 8, 2048));
     o.push_back(choiceOption("scan", scan, {"hillis-steele", "blelloch", "sengupta"}));
     o.push_back(intOption("parallelism", 1 << 17, 1, 1 << 30));
@@ -47,12 +55,15 @@ void registerGlCompactors(Registry& r) {
   r.add({"gl-horn-blelloch", Device::Gl, true, true, both,
          "Horn's gather search over a Blelloch scan of the whole stream"},
         block(BlockMethod::Horn, 0, ScanKind::Blelloch), options(BlockMethod::Horn, 0, "blelloch"));
-  r.add({"gl-gs-packing", Device::Gl, true, true, both,
-         "geometry shader drops discarded elements, transform feedback packs the rest (baseline)"},
-        [](OptionReader& options) -> std::unique_ptr<Compactor> {
-          options.finish();
-          return makeGsPackingCompactor();
-        });
+  r.add(
+      {"gl-gs-packing", Device::Gl, true, true, both,
+       "geometry shader drops discarded elements, transform feedback packs the rest (baseline)"},
+      [](OptionReader& options) -> std::unique_ptr<Compactor> {
+        const InteropOptions interop = readInteropOptions(options);
+        options.finish();
+        return makeGsPackingCompactor(interop);
+      },
+      interopOptions());
   r.add({"gl-jumping-jack", Device::Gl, false, true, both,
          "Moreira 2009 in blocks: holes filled from the block's end, not order-preserving"},
         block(BlockMethod::JumpingJack, 128, ScanKind::HillisSteele),

@@ -1,0 +1,19 @@
+// The payload moved on the stream's own side, from the survivors' indices GL computed: a CUDA
+// gather for streams in CUDA memory, a host loop for host streams. GL then writes four bytes per
+// survivor (its index) instead of every field; the fields move where they live, at that memory's
+// speed.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "primitives/compaction/compaction.h"
+
+namespace srt::compaction::gl {
+
+// dst[k] = src[indices[k]] for k < kept in every field of `r`, then kept to r.numKept, queued on
+// `stream` (`indices` in CUDA memory; null when there are no fields or kept is 0).
+void gatherOnCuda(const Request& r, const uint32_t* indices, uint32_t kept, cudaStream_t stream);
+// The same for host memory (OpenMP threads), done when it returns.
+void gatherOnHost(const Request& r, const uint32_t* indices, uint32_t kept);
+
+}  // namespace srt::compaction::gl
