@@ -1,13 +1,18 @@
 // Scene loading: built-in scenes by name, or files by extension.
-//   .obj                                  tinyobjloader (+ .mtl, map_Kd textures via stb_image)
-//   .ply .gltf .glb .fbx .dae .stl        assimp
-//   .json                                 streamrt scene file (scenes/README.md)
+//   .obj          tinyobjloader (+ .mtl, map_Kd textures via stb_image)
+//   .ply          our reader (ASCII, binary little and big endian)
+//   .gltf .glb    tinygltf, every accessor and buffer view checked before use
+//   .json         streamrt scene file (scenes/README.md)
 // Every failure (unknown name or extension, missing or malformed file, empty mesh, index out of
-// range) is a SceneError whose message names the file and, where known, the line.
+// range) is a SceneError whose message names the file and, where known, the line or element.
+// No file makes a reader crash, hang or allocate more than the file's size justifies
+// (tests/fuzz/ fuzzes every reader).
 #pragma once
 
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scenes/scene.h"
@@ -22,8 +27,19 @@ class SceneError : public std::runtime_error {
 // The name a CLI uses when none is given.
 constexpr const char* kDefaultSceneName = "cornell";
 
+struct LoadOptions {
+  bool quiet = false;  // no warnings on stderr (missing .mtl or texture, skipped elements)
+};
+
 // A built-in name (builtinSceneNames()) or a file path chosen by its extension.
-Scene loadScene(const std::string& nameOrPath);
+Scene loadScene(const std::string& nameOrPath, const LoadOptions& options = {});
+
+// A scene file's bytes read as loadScene reads the file `name` (format by its extension). Side
+// files (MTL, glTF buffers, textures, meshes a JSON scene names) come from `sideFiles` only, keyed
+// by their path relative to `name`'s folder; the disk is never read. For tests and fuzzing.
+Scene loadSceneFromMemory(const std::string& name, std::string_view bytes,
+                          const std::map<std::string, std::string>& sideFiles = {},
+                          const LoadOptions& options = {});
 
 std::vector<std::string> builtinSceneNames();
 Scene builtinScene(const std::string& name);  // SceneError for an unknown name

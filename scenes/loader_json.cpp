@@ -3,8 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "scenes/loader_internal.h"
 #include "scenes/shapes.h"
@@ -16,7 +14,8 @@ using nlohmann::json;
 
 class JsonScene {
  public:
-  JsonScene(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
+  JsonScene(std::string path, std::string text, LoadContext& ctx)
+      : path_(std::move(path)), text_(std::move(text)), ctx_(ctx) {}
   Scene load();
 
  private:
@@ -77,26 +76,49 @@ class JsonScene {
   uint32_t materialNamed(const std::string& name, const std::string& where);
   void addInstances(size_t firstMesh, const json& j, const std::string& where);
 
+  [[noreturn]] void failAt(size_t byte, const std::string& what) const;
+
   std::string path_, text_;
+  LoadContext& ctx_;
   Scene scene_;
 };
 
+// nlohmann's DOM builder, remembering where an error was found: a number out of range
+// ("1e400") is reported through parse_error too, but its exception carries no position.
+class PositionedSax : public nlohmann::detail::json_sax_dom_parser<json> {
+ public:
+  using nlohmann::detail::json_sax_dom_parser<json>::json_sax_dom_parser;
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
+    errorByte = position, errorToken = token, errorWhat = ex.what();
+    return false;
+  }
+  size_t errorByte = 0;
+  std::string errorToken, errorWhat;
+};
+
+void JsonScene::failAt(size_t byte, const std::string& what) const {
+  byte = std::min(byte, text_.size());
+  const size_t end = byte > 0 ? byte - 1 : 0;
+  const size_t line = size_t(std::count(text_.begin(), text_.begin() + long(end), '\n')) + 1;
+  const size_t lineStart = text_.rfind('\n', end > 0 ? end - 1 : 0);
+  const size_t column = lineStart == std::string::npos || end == 0 ? end + 1 : end - lineStart;
+  throw SceneError(path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
+}
+
 Scene JsonScene::load() {
   json root;
-  try {
-    root = json::parse(text_, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
-    // Byte position → line and column, so the message points into the file.
-    const size_t byte = std::min<size_t>(e.byte, text_.size());
-    const size_t end = byte > 0 ? byte - 1 : 0;
-    const size_t line = size_t(std::count(text_.begin(), text_.begin() + long(end), '\n')) + 1;
-    const size_t lineStart = text_.rfind('\n', end > 0 ? end - 1 : 0);
-    const size_t column = lineStart == std::string::npos || end == 0 ? end + 1 : end - lineStart;
-    std::string reason = e.what();
-    const size_t colon = reason.find(": ");
+  PositionedSax sax(root, /*allow_exceptions=*/false);
+  if (!json::sax_parse(text_, &sax, json::input_format_t::json, /*strict=*/true,
+                       /*ignore_comments=*/true) ||
+      !sax.errorWhat.empty()) {
+    std::string reason = sax.errorWhat.empty() ? "parse failed" : sax.errorWhat;
+    const size_t colon = reason.find("] ");
     if (colon != std::string::npos) reason = reason.substr(colon + 2);
-    throw SceneError(path_ + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                     ": malformed JSON: " + reason);
+    // "parse error at line 3, column 27: " repeats what the prefix says.
+    if (reason.rfind("parse error", 0) == 0 && reason.find(": ") != std::string::npos)
+      reason = reason.substr(reason.find(": ") + 2);
+    failAt(sax.errorByte, "malformed JSON: " + reason);
   }
   checkKeys(root, "scene",
             {"name", "comment", "include_builtin", "camera", "environment", "lights", "materials",
@@ -188,7 +210,8 @@ void JsonScene::readMaterials(const json& j) {
     if (mat.ior <= 0.f) fail(where + ".ior", "must be positive");
     if (m.contains("kd_texture")) {
       const std::string tex = string(m["kd_texture"], where + ".kd_texture");
-      mat.kdTexture = loadTexture(scene_, resolveRelative(folder, tex), path_ + " (" + where + ")");
+      mat.kdTexture =
+          loadTexture(scene_, resolveRelative(folder, tex), path_ + " (" + where + ")", ctx_);
     }
     // A name already defined (e.g. by include_builtin) is redefined in place.
     auto it = std::find_if(scene_.materials.begin(), scene_.materials.end(),
@@ -272,7 +295,7 @@ void JsonScene::readObject(const json& j, const std::string& where) {
       fail(where + ".file", "scene files cannot include other JSON scenes", "\"" + rel + "\"");
     Scene sub;
     try {
-      sub = loadScene(full);
+      sub = loadSceneFile(full, ctx_);
     } catch (const SceneError& e) {
       fail(where + ".file", e.what(), "\"" + rel + "\"");
     }
@@ -368,12 +391,8 @@ void JsonScene::readObject(const json& j, const std::string& where) {
 
 }  // namespace
 
-Scene loadJsonScene(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SceneError(path + ": cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  return JsonScene(path, text.str()).load();
+Scene readJsonScene(const std::string& path, std::string bytes, LoadContext& ctx) {
+  return JsonScene(path, std::move(bytes), ctx).load();
 }
 
 }  // namespace srt::detail

@@ -2,8 +2,6 @@
 // indexed mesh per OBJ group, polygons fan-triangulated, MTL mapped onto srt::Material.
 #include <tiny_obj_loader.h>
 
-#include <fstream>
-#include <iostream>
 #include <sstream>
 #include <unordered_map>
 
@@ -18,7 +16,7 @@ Vec3f vec(const tinyobj::real_t v[3]) {
 
 // The MTL → Material mapping (documented in scenes/README.md).
 Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::string& folder,
-                    const std::string& objPath) {
+                    const std::string& objPath, LoadContext& ctx) {
   Material m;
   m.name = mtl.name;
   m.kd = vec(mtl.diffuse);
@@ -42,16 +40,42 @@ Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::str
     for (char& c : tex)
       if (c == '\\') c = '/';  // files exported on Windows
     m.kdTexture = loadTexture(scene, resolveRelative(folder, tex),
-                              objPath + " (material '" + mtl.name + "')");
+                              objPath + " (material '" + mtl.name + "')", ctx);
     if (m.kdTexture >= 0)
       m.kd = {1.f, 1.f, 1.f};  // the texture is the albedo, as MTL viewers show it
   }
   return m;
 }
 
+// MTL files named by mtllib, read through the load context (the OBJ's folder, or memory).
+class MtlReader : public tinyobj::MaterialReader {
+ public:
+  MtlReader(LoadContext& ctx, const std::string& folder, const std::string& source)
+      : ctx_(ctx), folder_(folder), source_(source) {}
+  bool operator()(const std::string& name, std::vector<tinyobj::material_t>* materials,
+                  std::map<std::string, int>* names, std::string* warn,
+                  std::string* err) override {
+    const std::string path = resolveRelative(folder_, name);
+    std::string bytes, why;
+    if (!ctx_.readFile(path, &bytes, &why)) {
+      ctx_.warn(source_ + ": material file '" + path + "' not read (" + why +
+                "); its faces get the default material");
+      return false;
+    }
+    std::istringstream in(bytes);
+    tinyobj::LoadMtl(names, materials, &in, warn, err);
+    return true;
+  }
+
+ private:
+  LoadContext& ctx_;
+  const std::string& folder_;
+  const std::string& source_;
+};
+
 // Line number (1-based) of the face-th 'f' statement, for error messages; 0 if not found.
-size_t faceLine(const std::string& path, size_t face) {
-  std::ifstream in(path);
+size_t faceLine(const std::string& bytes, size_t face) {
+  std::istringstream in(bytes);
   std::string line;
   size_t lineNo = 0, seen = 0;
   while (std::getline(in, line)) {
@@ -78,37 +102,40 @@ struct KeyHash {
 
 }  // namespace
 
-Scene loadObj(const std::string& path) {
+Scene readObj(const std::string& path, const std::string& bytes, LoadContext& ctx) {
   const std::string folder = folderOf(path);
-  tinyobj::ObjReaderConfig config;
-  config.triangulate = false;  // we fan-triangulate ourselves so face numbers map to file lines
-  config.vertex_color = false;
-  config.mtl_search_path = folder.empty() ? "./" : folder;
-  tinyobj::ObjReader reader;
-  if (!reader.ParseFromFile(path, config)) {
-    std::string err = reader.Error();
-    while (!err.empty() && err.back() == '\n') err.pop_back();
-    throw SceneError(path + ": malformed OBJ: " + (err.empty() ? "parse failed" : err));
+  tinyobj::attrib_t attrib;
+  std::vector<tinyobj::shape_t> shapes;
+  std::vector<tinyobj::material_t> materials;
+  std::string warn, err;
+  {
+    std::istringstream in(bytes);
+    MtlReader mtl(ctx, folder, path);
+    // No triangulation: we fan-triangulate ourselves so face numbers map to file lines.
+    if (!tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &in, &mtl,
+                          /*triangulate=*/false, /*default_vcols_fallback=*/false)) {
+      while (!err.empty() && err.back() == '\n') err.pop_back();
+      throw SceneError(path + ": malformed OBJ: " + (err.empty() ? "parse failed" : err));
+    }
   }
-  if (!reader.Warning().empty()) {
-    std::istringstream w(reader.Warning());
-    for (std::string line; std::getline(w, line);)
-      // "Both d and Tr" is routine and handled (d wins); out-of-bounds indices get our own error.
-      if (!line.empty() && line.find("Both `d` and `Tr`") == std::string::npos &&
-          line.find("out of bounds") == std::string::npos)
-        std::cerr << "warning: " << path << ": " << line << "\n";
-  }
-  const tinyobj::attrib_t& attrib = reader.GetAttrib();
+  std::istringstream w(warn);
+  for (std::string line; std::getline(w, line);)
+    // "Both d and Tr" is routine and handled (d wins); out-of-bounds indices get our own error;
+    // a missing MTL file was reported by MtlReader.
+    if (!line.empty() && line.find("Both `d` and `Tr`") == std::string::npos &&
+        line.find("out of bounds") == std::string::npos &&
+        line.find("Failed to load material file") == std::string::npos)
+      ctx.warn(path + ": " + line);
   const int nv = int(attrib.vertices.size() / 3), nn = int(attrib.normals.size() / 3),
             nt = int(attrib.texcoords.size() / 2);
 
   Scene scene;
   scene.name = path;
-  for (const tinyobj::material_t& mtl : reader.GetMaterials())
-    scene.materials.push_back(toMaterial(mtl, scene, folder, path));
+  for (const tinyobj::material_t& mtl : materials)
+    scene.materials.push_back(toMaterial(mtl, scene, folder, path, ctx));
   int defaultMaterial = -1;
   auto materialFor = [&](int id) -> uint32_t {
-    if (id >= 0 && id < int(reader.GetMaterials().size())) return uint32_t(id);
+    if (id >= 0 && id < int(materials.size())) return uint32_t(id);
     if (defaultMaterial < 0) {
       Material m;
       m.name = "default";
@@ -119,7 +146,7 @@ Scene loadObj(const std::string& path) {
   };
 
   size_t globalFace = 0;
-  for (const tinyobj::shape_t& shape : reader.GetShapes()) {
+  for (const tinyobj::shape_t& shape : shapes) {
     const tinyobj::mesh_t& src = shape.mesh;
     bool anyNormal = false;
     for (const tinyobj::index_t& ix : src.indices) anyNormal |= ix.normal_index >= 0;
@@ -144,7 +171,7 @@ Scene loadObj(const std::string& path) {
         else if (ix[k].texcoord_index >= nt)
           bad = "texture coordinate", value = ix[k].texcoord_index, count = nt;
         if (bad) {
-          const size_t line = faceLine(path, globalFace);
+          const size_t line = faceLine(bytes, globalFace);
           throw SceneError(path + (line ? ":" + std::to_string(line) : std::string()) + ": face " +
                            std::to_string(globalFace + 1) + " uses " + bad + " index " +
                            std::to_string(value + 1) + " but the file has " +
