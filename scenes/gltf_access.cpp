@@ -12,23 +12,32 @@ namespace {
 size_t componentSize(int type) {
   switch (type) {
     case TINYGLTF_COMPONENT_TYPE_BYTE:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return 1;
     case TINYGLTF_COMPONENT_TYPE_SHORT:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+      return 2;
     case TINYGLTF_COMPONENT_TYPE_INT:
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
-    default: return 0;
+    case TINYGLTF_COMPONENT_TYPE_FLOAT:
+      return 4;
+    default:
+      return 0;
   }
 }
 
 int componentCount(int type) {
   switch (type) {
-    case TINYGLTF_TYPE_SCALAR: return 1;
-    case TINYGLTF_TYPE_VEC2: return 2;
-    case TINYGLTF_TYPE_VEC3: return 3;
-    case TINYGLTF_TYPE_VEC4: return 4;
-    default: return 0;  // matrices: no attribute we read is one
+    case TINYGLTF_TYPE_SCALAR:
+      return 1;
+    case TINYGLTF_TYPE_VEC2:
+      return 2;
+    case TINYGLTF_TYPE_VEC3:
+      return 3;
+    case TINYGLTF_TYPE_VEC4:
+      return 4;
+    default:
+      return 0;  // matrices: no attribute we read is one
   }
 }
 
@@ -103,7 +112,8 @@ View accessor(const tinygltf::Model& model, int index, const std::string& source
 float component(const View& v, size_t element, int c) {
   const unsigned char* p = v.data + element * v.stride + size_t(c) * componentSize(v.componentType);
   switch (v.componentType) {
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: return load<float>(p);
+    case TINYGLTF_COMPONENT_TYPE_FLOAT:
+      return load<float>(p);
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
       return v.normalized ? float(*p) / 255.f : float(*p);
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
@@ -113,16 +123,20 @@ float component(const View& v, size_t element, int c) {
     case TINYGLTF_COMPONENT_TYPE_SHORT:
       return v.normalized ? std::max(float(load<int16_t>(p)) / 32767.f, -1.f)
                           : float(load<int16_t>(p));
-    default: return 0.f;
+    default:
+      return 0.f;
   }
 }
 
 uint32_t index(const View& v, size_t element) {
   const unsigned char* p = v.data + element * v.stride;
   switch (v.componentType) {
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return *p;
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return load<uint16_t>(p);
-    default: return load<uint32_t>(p);
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return *p;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+      return load<uint16_t>(p);
+    default:
+      return load<uint32_t>(p);
   }
 }
 

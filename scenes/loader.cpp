@@ -78,7 +78,8 @@ bool LoadContext::readFile(const std::string& path, std::string* bytes, std::str
   }
   const int readErrno = errno;
   ::close(fd);
-  if (done != bytes->size()) return *why = done ? "file shrank while read" : std::strerror(readErrno), false;
+  if (done != bytes->size())
+    return *why = done ? "file shrank while read" : std::strerror(readErrno), false;
   return true;
 }
 
@@ -169,8 +170,8 @@ void smoothNormals(Mesh& m) {
   for (size_t t = 0; t + 2 < m.indices.size(); t += 3) {
     const uint32_t* idx = &m.indices[t];
     // The unnormalised cross product weighs each face by its area.
-    const Vec3f e = cross(m.positions[idx[1]] - m.positions[idx[0]],
-                          m.positions[idx[2]] - m.positions[idx[0]]);
+    const Vec3f e =
+        cross(m.positions[idx[1]] - m.positions[idx[0]], m.positions[idx[2]] - m.positions[idx[0]]);
     for (int k = 0; k < 3; ++k) m.normals[idx[k]] = m.normals[idx[k]] + e;
   }
   for (Vec3f& n : m.normals) {
@@ -226,7 +227,8 @@ Scene loadSceneFile(const std::string& path, LoadContext& ctx) {
                      " files are not read (supported: .obj .ply .gltf .glb .json); "
                      "convert it to glTF or PLY");
   if (ext != ".obj" && ext != ".json" && ext != ".ply" && ext != ".gltf" && ext != ".glb")
-    throw SceneError("'" + path + "' is not a file with a known extension (.obj .json .ply .gltf .glb)");
+    throw SceneError("'" + path +
+                     "' is not a file with a known extension (.obj .json .ply .gltf .glb)");
   std::string bytes, why;
   if (!ctx.readFile(path, &bytes, &why)) {
     // The public scenes are not in the repository: say how to get them.
@@ -235,8 +237,8 @@ Scene loadSceneFile(const std::string& path, LoadContext& ctx) {
          {"data/conference-room/", "data/cornell-box/", "data/dabrovic-sponza/", "data/teapot/"})
       if (path.find(fetched) != std::string::npos)
         hint = " (scripts/fetch-scenes.sh puts the public scenes into scenes/data/)";
-    throw SceneError(path + ": cannot read: " +
-                     (why == std::strerror(ENOENT) ? "no such file" : why) + hint);
+    throw SceneError(
+        path + ": cannot read: " + (why == std::strerror(ENOENT) ? "no such file" : why) + hint);
   }
   Scene scene = ext == ".obj"    ? readObj(path, bytes, ctx)
                 : ext == ".json" ? readJsonScene(path, std::move(bytes), ctx)

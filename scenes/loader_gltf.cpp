@@ -54,15 +54,16 @@ uint32_t le32(const std::string& b, size_t at) {
 std::string_view checkGlb(const std::string& source, const std::string& b) {
   if (b.size() < 20 || std::memcmp(b.data(), "glTF", 4) != 0)
     fail(source, "not a GLB file (no 'glTF' magic)");
-  if (le32(b, 4) != 2) fail(source, "GLB version " + std::to_string(le32(b, 4)) + " (only 2 is read)");
+  if (le32(b, 4) != 2)
+    fail(source, "GLB version " + std::to_string(le32(b, 4)) + " (only 2 is read)");
   const uint64_t length = le32(b, 8), jsonLength = le32(b, 12);
   if (length != b.size())
     fail(source, "GLB header says " + std::to_string(length) + " bytes but the file has " +
                      std::to_string(b.size()));
   if (le32(b, 16) != 0x4E4F534A) fail(source, "the first GLB chunk is not JSON");
   if (jsonLength == 0 || 20 + jsonLength > length)
-    fail(source, "the GLB JSON chunk of " + std::to_string(jsonLength) +
-                     " bytes does not fit in the file");
+    fail(source,
+         "the GLB JSON chunk of " + std::to_string(jsonLength) + " bytes does not fit in the file");
   const uint64_t bin = 20 + jsonLength;
   if (bin < length) {
     if (bin + 8 > length) fail(source, "the GLB BIN chunk header is cut short");
@@ -101,7 +102,9 @@ bool fileExists(const std::string& path, void* user) {
   return fa->ctx->readFile(path, &bytes, &why);
 }
 
-std::string expandPath(const std::string& path, void*) { return path; }
+std::string expandPath(const std::string& path, void*) {
+  return path;
+}
 
 bool readWholeFile(std::vector<unsigned char>* out, std::string* err, const std::string& path,
                    void* user) {

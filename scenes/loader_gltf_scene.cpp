@@ -28,9 +28,10 @@ double extensionNumber(const tinygltf::ExtensionMap& ext, const char* name, cons
 // "%20" and friends in a URI.
 std::string percentDecode(const std::string& uri) {
   auto hex = [](char c) {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                        : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                               : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
   };
   std::string out;
   for (size_t i = 0; i < uri.size(); ++i) {
@@ -100,14 +101,17 @@ void GltfScene::readMaterials() {
         extensionNumber(g.extensions, "KHR_materials_emissive_strength", "emissiveStrength", 1.0);
     if (g.emissiveFactor.size() >= 3)
       m.ke = Vec3f{float(g.emissiveFactor[0]), float(g.emissiveFactor[1]),
-                   float(g.emissiveFactor[2])} * float(strength);
-    if (extensionNumber(g.extensions, "KHR_materials_transmission", "transmissionFactor", 0.0) > 0.0) {
+                   float(g.emissiveFactor[2])} *
+             float(strength);
+    if (extensionNumber(g.extensions, "KHR_materials_transmission", "transmissionFactor", 0.0) >
+        0.0) {
       m.type = MaterialType::Dielectric;
       m.ior = float(extensionNumber(g.extensions, "KHR_materials_ior", "ior", 1.5));
       m.ks = {1.f, 1.f, 1.f};
     }
     for (float c : {m.kd.x, m.kd.y, m.kd.z, m.ke.x, m.ke.y, m.ke.z, m.ior})
-      if (!std::isfinite(c) || c < 0.f) fail(where + ": a colour, emission or ior is negative or not finite");
+      if (!std::isfinite(c) || c < 0.f)
+        fail(where + ": a colour, emission or ior is negative or not finite");
     if (g.pbrMetallicRoughness.baseColorTexture.index >= 0)
       m.kdTexture = texture(g.pbrMetallicRoughness.baseColorTexture.index, m.name);
     scene_.materials.push_back(m);
@@ -122,22 +126,28 @@ int GltfScene::texture(int index, const std::string& material) {
     fail("material '" + material + "': texture " + std::to_string(index) + " does not exist");
   const int source = model_.textures[size_t(index)].source;
   if (source < 0 || size_t(source) >= model_.images.size())
-    fail("textures[" + std::to_string(index) + "]: image " + std::to_string(source) + " does not exist");
+    fail("textures[" + std::to_string(index) + "]: image " + std::to_string(source) +
+         " does not exist");
   const tinygltf::Image& img = model_.images[size_t(source)];
   const std::string key = source_ + "#images[" + std::to_string(source) + "]";
   if (!img.image.empty())
-    return loadTextureBytes(scene_, {reinterpret_cast<const char*>(img.image.data()), img.image.size()},
+    return loadTextureBytes(scene_,
+                            {reinterpret_cast<const char*>(img.image.data()), img.image.size()},
                             key, from, ctx_);
   if (img.bufferView >= 0)
-    return loadTextureBytes(scene_, gltf::bufferView(model_, img.bufferView, source_, "images[" + std::to_string(source) + "]"),
-                            key, from, ctx_);
+    return loadTextureBytes(
+        scene_,
+        gltf::bufferView(model_, img.bufferView, source_, "images[" + std::to_string(source) + "]"),
+        key, from, ctx_);
   const std::string uri = percentDecode(img.uri);
   const std::string path = resolveRelative(folderOf(source_), uri);
   namespace fs = std::filesystem;
-  const fs::path base = fs::path(folderOf(source_).empty() ? "." : folderOf(source_)).lexically_normal();
+  const fs::path base =
+      fs::path(folderOf(source_).empty() ? "." : folderOf(source_)).lexically_normal();
   const fs::path rel = fs::path(path).lexically_normal().lexically_relative(base);
   if (uri.empty() || uri.find("://") != std::string::npos || rel.empty() || *rel.begin() == "..") {
-    ctx_.warn(from + ": image '" + img.uri + "' is not a file in the glTF's folder; using the base colour");
+    ctx_.warn(from + ": image '" + img.uri +
+              "' is not a file in the glTF's folder; using the base colour");
     return -1;
   }
   return loadTexture(scene_, path, from, ctx_);
@@ -164,7 +174,8 @@ Mesh GltfScene::primitive(const tinygltf::Primitive& p, const std::string& where
   const int mode = p.mode < 0 ? TINYGLTF_MODE_TRIANGLES : p.mode;
   if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
       mode != TINYGLTF_MODE_TRIANGLE_FAN) {
-    ctx_.warn(source_ + ": " + where + ": points and lines skipped (mode " + std::to_string(mode) + ")");
+    ctx_.warn(source_ + ": " + where + ": points and lines skipped (mode " + std::to_string(mode) +
+              ")");
     return mesh;
   }
   const auto pos = p.attributes.find("POSITION");
@@ -173,11 +184,13 @@ Mesh GltfScene::primitive(const tinygltf::Primitive& p, const std::string& where
                                  {TINYGLTF_TYPE_VEC3}, {TINYGLTF_COMPONENT_TYPE_FLOAT});
   mesh.positions.resize(vp.count);
   for (size_t i = 0; i < vp.count; ++i)
-    mesh.positions[i] = {gltf::component(vp, i, 0), gltf::component(vp, i, 1), gltf::component(vp, i, 2)};
+    mesh.positions[i] = {gltf::component(vp, i, 0), gltf::component(vp, i, 1),
+                         gltf::component(vp, i, 2)};
   auto attribute = [&](const char* name, int type, std::initializer_list<int> components) {
     const auto it = p.attributes.find(name);
     if (it == p.attributes.end()) return View{};
-    const View v = gltf::accessor(model_, it->second, source_, where + ".attributes." + name, {type}, components);
+    const View v = gltf::accessor(model_, it->second, source_, where + ".attributes." + name,
+                                  {type}, components);
     if (v.count != vp.count)
       fail(where + ".attributes." + name + ": " + std::to_string(v.count) + " values for " +
            std::to_string(vp.count) + " positions");
@@ -189,8 +202,8 @@ Mesh GltfScene::primitive(const tinygltf::Primitive& p, const std::string& where
                              TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT});
   if (vn.data)
     for (size_t i = 0; i < vn.count; ++i)
-      mesh.normals.push_back(normalize(Vec3f{gltf::component(vn, i, 0), gltf::component(vn, i, 1),
-                                             gltf::component(vn, i, 2)}));
+      mesh.normals.push_back(normalize(
+          Vec3f{gltf::component(vn, i, 0), gltf::component(vn, i, 1), gltf::component(vn, i, 2)}));
   for (const Vec3f& n : mesh.normals)
     if (!std::isfinite(n.x) || !std::isfinite(n.y) || !std::isfinite(n.z)) {
       mesh.normals.clear();  // zero or broken normals: smooth ones are made instead
@@ -202,9 +215,10 @@ Mesh GltfScene::primitive(const tinygltf::Primitive& p, const std::string& where
 
   View vi;
   if (p.indices >= 0)
-    vi = gltf::accessor(model_, p.indices, source_, where + ".indices", {TINYGLTF_TYPE_SCALAR},
-                        {TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT,
-                         TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT});
+    vi = gltf::accessor(
+        model_, p.indices, source_, where + ".indices", {TINYGLTF_TYPE_SCALAR},
+        {TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT,
+         TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT});
   const size_t n = p.indices >= 0 ? vi.count : vp.count;
   auto index = [&](size_t k) {
     const uint32_t v = p.indices >= 0 ? gltf::index(vi, k) : uint32_t(k);
@@ -282,7 +296,8 @@ void GltfScene::walkNodes() {
         scene_.instances.push_back(inst);
       }
     }
-    for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) stack.push_back({*c, world});
+    for (auto c = node.children.rbegin(); c != node.children.rend(); ++c)
+      stack.push_back({*c, world});
   }
 }
 
@@ -290,7 +305,8 @@ void GltfScene::walkNodes() {
 Transform GltfScene::local(const tinygltf::Node& n, const std::string& where) const {
   auto check = [&](const std::vector<double>& v, size_t size, const char* name) {
     if (!v.empty() && v.size() != size)
-      fail(where + "." + name + " has " + std::to_string(v.size()) + " numbers, not " + std::to_string(size));
+      fail(where + "." + name + " has " + std::to_string(v.size()) + " numbers, not " +
+           std::to_string(size));
     for (double x : v)
       if (!std::isfinite(x)) fail(where + "." + name + " has a number that is not finite");
   };
@@ -307,7 +323,8 @@ Transform GltfScene::local(const tinygltf::Node& n, const std::string& where) co
   if (!n.rotation.empty()) {
     double x = n.rotation[0], y = n.rotation[1], z = n.rotation[2], w = n.rotation[3];
     const double len = std::sqrt(x * x + y * y + z * z + w * w);
-    if (!(len > 0.0) || !std::isfinite(len)) fail(where + ".rotation is not a rotation (zero quaternion)");
+    if (!(len > 0.0) || !std::isfinite(len))
+      fail(where + ".rotation is not a rotation (zero quaternion)");
     x /= len, y /= len, z /= len, w /= len;
     const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
                             {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
@@ -318,7 +335,9 @@ Transform GltfScene::local(const tinygltf::Node& n, const std::string& where) co
   if (!n.scale.empty())
     t = t * Transform::scale({float(n.scale[0]), float(n.scale[1]), float(n.scale[2])});
   if (!n.translation.empty())
-    t = Transform::translate({float(n.translation[0]), float(n.translation[1]), float(n.translation[2])}) * t;
+    t = Transform::translate(
+            {float(n.translation[0]), float(n.translation[1]), float(n.translation[2])}) *
+        t;
   return t;
 }
 

@@ -53,8 +53,7 @@ class MtlReader : public tinyobj::MaterialReader {
   MtlReader(LoadContext& ctx, const std::string& folder, const std::string& source)
       : ctx_(ctx), folder_(folder), source_(source) {}
   bool operator()(const std::string& name, std::vector<tinyobj::material_t>* materials,
-                  std::map<std::string, int>* names, std::string* warn,
-                  std::string* err) override {
+                  std::map<std::string, int>* names, std::string* warn, std::string* err) override {
     const std::string path = resolveRelative(folder_, name);
     std::string bytes, why;
     if (!ctx_.readFile(path, &bytes, &why)) {

@@ -22,7 +22,8 @@ using ply::Type;
 // Tokens of an ASCII body, with the line each is on for messages.
 class AsciiReader {
  public:
-  AsciiReader(std::string_view body, size_t firstLine) : p_(body.data()), end_(p_ + body.size()), line_(firstLine) {}
+  AsciiReader(std::string_view body, size_t firstLine)
+      : p_(body.data()), end_(p_ + body.size()), line_(firstLine) {}
   std::string where() const { return "line " + std::to_string(line_); }
   size_t remaining() const { return size_t(end_ - p_); }
   // False at the end of the file.
@@ -45,7 +46,8 @@ class AsciiReader {
 
  private:
   bool token() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r' || *p_ == '\n')) line_ += *p_++ == '\n';
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r' || *p_ == '\n'))
+      line_ += *p_++ == '\n';
     if (p_ == end_) return false;
     const char* start = p_;
     while (p_ < end_ && *p_ != ' ' && *p_ != '\t' && *p_ != '\r' && *p_ != '\n') ++p_;
@@ -62,21 +64,41 @@ class AsciiReader {
 class BinaryReader {
  public:
   BinaryReader(std::string_view body, size_t bodyOffset, bool bigEndian)
-      : p_(body.data()), begin_(p_), end_(p_ + body.size()), offset_(bodyOffset), swap_(bigEndian) {}
+      : p_(body.data()),
+        begin_(p_),
+        end_(p_ + body.size()),
+        offset_(bodyOffset),
+        swap_(bigEndian) {}
   std::string where() const { return "byte " + std::to_string(offset_ + size_t(p_ - begin_)); }
   size_t remaining() const { return size_t(end_ - p_); }
   bool integer(Type t, int64_t* v) {
     unsigned char b[8];
     if (!raw(t, b)) return false;
     switch (t) {
-      case Type::Int8: *v = int8_t(b[0]); break;
-      case Type::UInt8: *v = b[0]; break;
-      case Type::Int16: *v = as<int16_t>(b); break;
-      case Type::UInt16: *v = as<uint16_t>(b); break;
-      case Type::Int32: *v = as<int32_t>(b); break;
-      case Type::UInt32: *v = as<uint32_t>(b); break;
-      case Type::Float32: *v = int64_t(as<float>(b)); break;  // not reached: checked integer
-      case Type::Float64: *v = int64_t(as<double>(b)); break;
+      case Type::Int8:
+        *v = int8_t(b[0]);
+        break;
+      case Type::UInt8:
+        *v = b[0];
+        break;
+      case Type::Int16:
+        *v = as<int16_t>(b);
+        break;
+      case Type::UInt16:
+        *v = as<uint16_t>(b);
+        break;
+      case Type::Int32:
+        *v = as<int32_t>(b);
+        break;
+      case Type::UInt32:
+        *v = as<uint32_t>(b);
+        break;
+      case Type::Float32:
+        *v = int64_t(as<float>(b));
+        break;  // not reached: checked integer
+      case Type::Float64:
+        *v = int64_t(as<double>(b));
+        break;
     }
     return true;
   }
@@ -177,19 +199,24 @@ void PlyBody::layout() {
   for (int k = 0; k < 3; ++k) {
     v_.pos[k] = ve.property(axes[k]);
     if (v_.pos[k] < 0)
-      fail("line " + std::to_string(ve.line), "element vertex has no property '" +
-                                                  std::string(axes[k]) + "'");
+      fail("line " + std::to_string(ve.line),
+           "element vertex has no property '" + std::string(axes[k]) + "'");
   }
-  v_.normal[0] = ve.property("nx"), v_.normal[1] = ve.property("ny"), v_.normal[2] = ve.property("nz");
-  if (v_.normal[0] < 0 || v_.normal[1] < 0 || v_.normal[2] < 0) v_.normal[0] = v_.normal[1] = v_.normal[2] = -1;
+  v_.normal[0] = ve.property("nx"), v_.normal[1] = ve.property("ny"),
+  v_.normal[2] = ve.property("nz");
+  if (v_.normal[0] < 0 || v_.normal[1] < 0 || v_.normal[2] < 0)
+    v_.normal[0] = v_.normal[1] = v_.normal[2] = -1;
   v_.uv[0] = firstOf(ve, {"u", "s", "texture_u", "texture_s"});
   v_.uv[1] = firstOf(ve, {"v", "t", "texture_v", "texture_t"});
   if (v_.uv[0] < 0 || v_.uv[1] < 0) v_.uv[0] = v_.uv[1] = -1;
-  for (int k : {v_.pos[0], v_.pos[1], v_.pos[2], v_.normal[0], v_.normal[1], v_.normal[2], v_.uv[0], v_.uv[1]})
+  for (int k : {v_.pos[0], v_.pos[1], v_.pos[2], v_.normal[0], v_.normal[1], v_.normal[2], v_.uv[0],
+                v_.uv[1]})
     if (k >= 0 && ve.properties[size_t(k)].list)
-      fail("line " + std::to_string(ve.line), "vertex property '" + ve.properties[size_t(k)].name + "' is a list");
+      fail("line " + std::to_string(ve.line),
+           "vertex property '" + ve.properties[size_t(k)].name + "' is a list");
   vertexCount_ = ve.count;
-  if (faceElement_ < 0) throw SceneError(source_ + ": no 'element face': a point cloud has no surface to render");
+  if (faceElement_ < 0)
+    throw SceneError(source_ + ": no 'element face': a point cloud has no surface to render");
   const Element& fe = header_.elements[size_t(faceElement_)];
   faceIndices_ = firstOf(fe, {"vertex_indices", "vertex_index"});
   if (faceIndices_ < 0 || !fe.properties[size_t(faceIndices_)].list ||
@@ -285,12 +312,13 @@ void PlyBody::readElement(R& r, const Element& e, size_t ei, uint64_t i) {
       const double v = value(r, e, i, p);
       if (isVertex)
         for (int k = 0; k < 8; ++k)
-          if ((k < 3 ? v_.pos[k] : k < 6 ? v_.normal[k - 3] : v_.uv[k - 6]) == int(pi)) attr_[k] = v;
+          if ((k < 3 ? v_.pos[k] : k < 6 ? v_.normal[k - 3] : v_.uv[k - 6]) == int(pi))
+            attr_[k] = v;
       continue;
     }
-    if (isFace && int(pi) == faceIndices_) faceWhere = r.where();
     const int64_t n = count(r, e, i, p);
     if (isFace && int(pi) == faceIndices_) {
+      faceWhere = r.where();  // the line of the count, or the byte after it
       corners_.clear();
       for (int64_t k = 0; k < n; ++k) corners_.push_back(int64_t(value(r, e, i, p)));
     } else if constexpr (std::is_same_v<R, BinaryReader>) {
@@ -301,7 +329,8 @@ void PlyBody::readElement(R& r, const Element& e, size_t ei, uint64_t i) {
   }
   if (isVertex) {
     mesh_.positions.push_back({float(attr_[0]), float(attr_[1]), float(attr_[2])});
-    if (v_.normal[0] >= 0) mesh_.normals.push_back({float(attr_[3]), float(attr_[4]), float(attr_[5])});
+    if (v_.normal[0] >= 0)
+      mesh_.normals.push_back({float(attr_[3]), float(attr_[4]), float(attr_[5])});
     if (v_.uv[0] >= 0) mesh_.uvs.push_back({float(attr_[6]), float(attr_[7])});
   }
   if (isFace) addFace(i, faceWhere);
@@ -317,8 +346,8 @@ void PlyBody::addFace(uint64_t face, const std::string& where) {
     return;
   }
   for (size_t k = 1; k + 1 < corners_.size(); ++k) {
-    mesh_.indices.insert(mesh_.indices.end(), {uint32_t(corners_[0]), uint32_t(corners_[k]),
-                                               uint32_t(corners_[k + 1])});
+    mesh_.indices.insert(mesh_.indices.end(),
+                         {uint32_t(corners_[0]), uint32_t(corners_[k]), uint32_t(corners_[k + 1])});
     mesh_.materialIds.push_back(0);
   }
 }

@@ -15,11 +15,11 @@ struct TypeName {
 };
 // PLY's original names and the sized ones most writers use today.
 constexpr TypeName kTypeNames[] = {
-    {"char", Type::Int8},     {"int8", Type::Int8},       {"uchar", Type::UInt8},
-    {"uint8", Type::UInt8},   {"short", Type::Int16},     {"int16", Type::Int16},
-    {"ushort", Type::UInt16}, {"uint16", Type::UInt16},   {"int", Type::Int32},
-    {"int32", Type::Int32},   {"uint", Type::UInt32},     {"uint32", Type::UInt32},
-    {"float", Type::Float32}, {"float32", Type::Float32}, {"double", Type::Float64},
+    {"char", Type::Int8},      {"int8", Type::Int8},       {"uchar", Type::UInt8},
+    {"uint8", Type::UInt8},    {"short", Type::Int16},     {"int16", Type::Int16},
+    {"ushort", Type::UInt16},  {"uint16", Type::UInt16},   {"int", Type::Int32},
+    {"int32", Type::Int32},    {"uint", Type::UInt32},     {"uint32", Type::UInt32},
+    {"float", Type::Float32},  {"float32", Type::Float32}, {"double", Type::Float64},
     {"float64", Type::Float64}};
 
 bool typeNamed(std::string_view name, Type* type) {
@@ -42,7 +42,8 @@ std::vector<std::string_view> words(std::string_view line) {
 
 // Sums with saturation: a hostile header must not wrap the size estimate around to a small value.
 uint64_t addSat(uint64_t a, uint64_t b) {
-  return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max() : a + b;
+  return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
+                                                      : a + b;
 }
 uint64_t mulSat(uint64_t a, uint64_t b) {
   return b != 0 && a > std::numeric_limits<uint64_t>::max() / b
@@ -82,7 +83,8 @@ Header HeaderParser::parse() {
     ++line_;
     pos = next;
     if (line_ == 1) {
-      if (text != "ply") throw SceneError(source_ + ": not a PLY file (the first line is not 'ply')");
+      if (text != "ply")
+        throw SceneError(source_ + ": not a PLY file (the first line is not 'ply')");
       continue;
     }
     const std::vector<std::string_view> w = words(text);
@@ -140,8 +142,7 @@ void HeaderParser::parseLine(const std::vector<std::string_view>& w) {
     if (w.size() == 5 && w[1] == "list") {
       p.list = true;
       if (!typeNamed(w[2], &p.countType) || !typeNamed(w[3], &p.type))
-        fail("unknown type in 'property list " + std::string(w[2]) + " " + std::string(w[3]) +
-             "'");
+        fail("unknown type in 'property list " + std::string(w[2]) + " " + std::string(w[3]) + "'");
       if (!isInteger(p.countType)) fail("a list count must have an integer type");
       p.name = std::string(w[4]);
     } else if (w.size() == 3 && w[1] != "list") {
@@ -189,13 +190,17 @@ void HeaderParser::checkSizes() const {
 size_t sizeOf(Type t) {
   switch (t) {
     case Type::Int8:
-    case Type::UInt8: return 1;
+    case Type::UInt8:
+      return 1;
     case Type::Int16:
-    case Type::UInt16: return 2;
+    case Type::UInt16:
+      return 2;
     case Type::Int32:
     case Type::UInt32:
-    case Type::Float32: return 4;
-    case Type::Float64: return 8;
+    case Type::Float32:
+      return 4;
+    case Type::Float64:
+      return 8;
   }
   return 1;
 }
