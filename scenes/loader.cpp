@@ -209,10 +209,20 @@ void validateScene(const Scene& scene, const std::string& source) {
       if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
         fail(name + ": a vertex position is not finite");
   }
-  for (size_t i = 0; i < scene.instances.size(); ++i)
+  // flatten() copies every instance into one indexed list of 32-bit indices; a small file with
+  // many instances of a big mesh must not make it run out of memory or indices.
+  uint64_t triangles = 0, vertices = 0;
+  for (size_t i = 0; i < scene.instances.size(); ++i) {
     if (scene.instances[i].mesh >= scene.meshes.size())
       fail("instance " + std::to_string(i) + " refers to mesh " +
            std::to_string(scene.instances[i].mesh) + " of " + std::to_string(scene.meshes.size()));
+    triangles += scene.meshes[scene.instances[i].mesh].triangleCount();
+    vertices += scene.meshes[scene.instances[i].mesh].positions.size();
+  }
+  if (triangles > kMaxSceneTriangles || vertices > kMaxSceneTriangles)
+    fail("the instances add up to " + std::to_string(triangles) + " triangles and " +
+         std::to_string(vertices) + " vertices, over the limit of " +
+         std::to_string(kMaxSceneTriangles));
   for (const Material& m : scene.materials)
     if (m.kdTexture >= int(scene.textures.size()))
       fail("material '" + m.name + "' refers to a missing texture");

@@ -9,6 +9,7 @@
 // (tests/fuzz/ fuzzes every reader).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -44,8 +45,13 @@ Scene loadSceneFromMemory(const std::string& name, std::string_view bytes,
 std::vector<std::string> builtinSceneNames();
 Scene builtinScene(const std::string& name);  // SceneError for an unknown name
 
+// Most triangles (and vertices) a scene may have once its instances are flattened: 2^28, about
+// 10 GB of flat geometry.
+constexpr uint64_t kMaxSceneTriangles = uint64_t(1) << 28;
+
 // Checks what the renderer relies on: at least one triangle, indices and material ids in range,
-// per-vertex attribute arrays empty or one per vertex. `source` names the file in the message.
+// per-vertex attribute arrays empty or one per vertex, at most kMaxSceneTriangles once
+// flattened. `source` names the file in the message.
 void validateScene(const Scene& scene, const std::string& source);
 
 }  // namespace srt

@@ -36,7 +36,8 @@ class JsonScene {
   void checkKeys(const json& obj, const std::string& where,
                  std::initializer_list<const char*> allowed) const {
     if (!obj.is_object()) fail(where, "expected an object, got " + std::string(obj.type_name()));
-    for (const auto& [key, value] : obj.items()) {
+    for (const auto& item : obj.items()) {
+      const std::string& key = item.key();  // not a structured binding: lambdas capture it
       if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) !=
           allowed.end())
         continue;
@@ -182,7 +183,9 @@ void JsonScene::readLights(const json& j) {
 void JsonScene::readMaterials(const json& j) {
   if (!j.is_object()) fail("materials", "expected an object mapping names to materials");
   const std::string folder = folderOf(path_);
-  for (const auto& [name, m] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& name = item.key();
+    const json& m = item.value();
     const std::string where = "materials." + name;
     checkKeys(m, where, {"type", "kd", "ks", "ns", "ior", "ke", "kd_texture"});
     Material mat;
@@ -319,8 +322,9 @@ void JsonScene::readObject(const json& j, const std::string& where) {
     auto keys = [&](std::initializer_list<const char*> extra) {
       std::vector<const char*> all(base.begin(), base.end());
       all.insert(all.end(), extra.begin(), extra.end());
-      for (const auto& [key, value] : j.items())
-        if (std::find_if(all.begin(), all.end(), [&](const char* a) { return key == a; }) ==
+      for (const auto& item : j.items())
+        if (const std::string& key = item.key();
+            std::find_if(all.begin(), all.end(), [&](const char* a) { return key == a; }) ==
             all.end()) {
           std::string list;
           for (const char* a : all) list += std::string(list.empty() ? "" : ", ") + a;
