@@ -307,7 +307,7 @@ TEST(ObjFiles, BadInput) {
       {"normal.obj:5", "normal index 2"});
   test::expectErrorContaining<SceneError>(
       [&] { loadScene(dir.write("zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n")); },
-      {"zero.obj", "line 4"});
+      {"zero.obj:4", "index 0"});
   test::expectErrorContaining<SceneError>([&] { loadScene(dir.write("empty.obj", "")); },
                                           {"empty.obj", "empty mesh"});
   test::expectErrorContaining<SceneError>(
@@ -326,7 +326,7 @@ TEST(ObjFiles, MissingMtlIsOneWarningWithThePrefixAndQuietSilencesIt) {
   const Scene s = loadSceneFromMemory("m.obj", obj);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(s.triangleCount(), 1u);
-  EXPECT_NE(err.find("streamrt: warning: m.obj: material file 'gone.mtl' not read"),
+  EXPECT_NE(err.find("streamrt: warning: m.obj:1: material file 'gone.mtl' not read"),
             std::string::npos)
       << err;
   size_t lines = 0;
