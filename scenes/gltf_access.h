@@ -14,7 +14,7 @@
 namespace srt::detail {
 class LoadContext;
 // tinygltf's parse of a .gltf or .glb file's bytes, after our own checks (loader_gltf.cpp).
-tinygltf::Model parseGltf(const std::string& source, const std::string& bytes, LoadContext& ctx);
+tinygltf::Model parseGltf(const std::string& source, std::string_view bytes, LoadContext& ctx);
 }  // namespace srt::detail
 
 namespace srt::detail::gltf {

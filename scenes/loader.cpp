@@ -1,6 +1,7 @@
 // loadScene's dispatch, validation and the helpers shared by the format loaders.
 #include <fcntl.h>
 #include <stb_image.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,11 +54,39 @@ void LoadContext::warn(const std::string& message) {
   std::cerr << "streamrt: warning: " << message << "\n";
 }
 
-bool LoadContext::readFile(const std::string& path, std::string* bytes, std::string* why) const {
+FileBytes& FileBytes::operator=(FileBytes&& o) noexcept {
+  if (this != &o) {
+    this->~FileBytes();
+    owned_ = std::move(o.owned_);
+    map_ = o.map_, size_ = o.size_;
+    o.map_ = nullptr, o.size_ = 0;
+  }
+  return *this;
+}
+
+FileBytes::~FileBytes() {
+  if (map_) munmap(map_, size_);
+  map_ = nullptr;
+}
+
+void FileBytes::own(std::string bytes) {
+  this->~FileBytes();
+  owned_ = std::move(bytes);
+}
+
+bool FileBytes::map(int fd, size_t size) {
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (p == MAP_FAILED) return false;
+  this->~FileBytes();
+  map_ = p, size_ = size;
+  return true;
+}
+
+bool LoadContext::readFile(const std::string& path, FileBytes* bytes, std::string* why) const {
   if (memory_) {
     const auto it = memory_->find(path);
     if (it == memory_->end()) return *why = "no such file", false;
-    *bytes = it->second;
+    bytes->own(it->second);
     return true;
   }
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
@@ -68,18 +97,25 @@ bool LoadContext::readFile(const std::string& path, std::string* bytes, std::str
     ::close(fd);
     return *why = "not a regular file", false;
   }
-  bytes->resize(size_t(st.st_size));
+  // Big files are mapped: copying 27 MB of OBJ costs more than parsing it on some machines.
+  constexpr size_t kMapFrom = size_t(1) << 20;
+  if (size_t(st.st_size) >= kMapFrom && bytes->map(fd, size_t(st.st_size))) {
+    ::close(fd);
+    return true;
+  }
+  std::string data(size_t(st.st_size), '\0');
   size_t done = 0;
-  while (done < bytes->size()) {
-    const ssize_t n = ::read(fd, &(*bytes)[done], bytes->size() - done);
+  while (done < data.size()) {
+    const ssize_t n = ::read(fd, &data[done], data.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     done += size_t(n);
   }
   const int readErrno = errno;
   ::close(fd);
-  if (done != bytes->size())
+  if (done != data.size())
     return *why = done ? "file shrank while read" : std::strerror(readErrno), false;
+  bytes->own(std::move(data));
   return true;
 }
 
@@ -128,13 +164,14 @@ int loadTexture(Scene& scene, const std::string& requested, const std::string& r
   const std::string path = ctx.fromMemory() ? requested : findIgnoringCase(requested);
   for (size_t i = 0; i < scene.textures.size(); ++i)
     if (scene.textures[i].path == path) return int(i);
-  std::string bytes, why;
+  FileBytes bytes;
+  std::string why;
   if (!ctx.readFile(path, &bytes, &why)) {
     ctx.warn(referencedFrom + ": texture '" + path + "' not loaded (" + why +
              "); using the diffuse colour");
     return -1;
   }
-  return loadTextureBytes(scene, bytes, path, referencedFrom, ctx);
+  return loadTextureBytes(scene, bytes.view(), path, referencedFrom, ctx);
 }
 
 void harmonizeNormals(Scene& scene) {
@@ -239,8 +276,9 @@ Scene loadSceneFile(const std::string& path, LoadContext& ctx) {
   if (ext != ".obj" && ext != ".json" && ext != ".ply" && ext != ".gltf" && ext != ".glb")
     throw SceneError("'" + path +
                      "' is not a file with a known extension (.obj .json .ply .gltf .glb)");
-  std::string bytes, why;
-  if (!ctx.readFile(path, &bytes, &why)) {
+  FileBytes file;
+  std::string why;
+  if (!ctx.readFile(path, &file, &why)) {
     // The public scenes are not in the repository: say how to get them.
     std::string hint;
     for (const char* fetched :
@@ -250,8 +288,9 @@ Scene loadSceneFile(const std::string& path, LoadContext& ctx) {
     throw SceneError(
         path + ": cannot read: " + (why == std::strerror(ENOENT) ? "no such file" : why) + hint);
   }
+  const std::string_view bytes = file.view();
   Scene scene = ext == ".obj"    ? readObj(path, bytes, ctx)
-                : ext == ".json" ? readJsonScene(path, std::move(bytes), ctx)
+                : ext == ".json" ? readJsonScene(path, std::string(bytes), ctx)
                 : ext == ".ply"  ? readPly(path, bytes, ctx)
                                  : readGltf(path, bytes, ctx);
   harmonizeNormals(scene);

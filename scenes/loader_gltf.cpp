@@ -43,7 +43,7 @@ int jsonDepth(std::string_view text) {
   return deepest;
 }
 
-uint32_t le32(const std::string& b, size_t at) {
+uint32_t le32(std::string_view b, size_t at) {
   uint32_t v;
   std::memcpy(&v, b.data() + at, 4);
   return v;
@@ -51,7 +51,7 @@ uint32_t le32(const std::string& b, size_t at) {
 
 // The GLB container (header, JSON chunk, optional BIN chunk) checked completely, so that tinygltf
 // only ever reads inside the file. Returns the JSON chunk.
-std::string_view checkGlb(const std::string& source, const std::string& b) {
+std::string_view checkGlb(const std::string& source, std::string_view b) {
   if (b.size() < 20 || std::memcmp(b.data(), "glTF", 4) != 0)
     fail(source, "not a GLB file (no 'glTF' magic)");
   if (le32(b, 4) != 2)
@@ -73,7 +73,7 @@ std::string_view checkGlb(const std::string& source, const std::string& b) {
       fail(source, "the GLB BIN chunk of " + std::to_string(binLength) +
                        " bytes does not fit in the file or is not 4-byte aligned");
   }
-  return std::string_view(b).substr(20, size_t(jsonLength));
+  return b.substr(20, size_t(jsonLength));
 }
 
 // tinygltf's file callbacks: only regular files inside the glTF's folder, read through the load
@@ -98,7 +98,8 @@ bool fileExists(const std::string& path, void* user) {
     fa->refused = path;
     return false;
   }
-  std::string bytes, why;
+  FileBytes bytes;
+  std::string why;
   return fa->ctx->readFile(path, &bytes, &why);
 }
 
@@ -109,12 +110,13 @@ std::string expandPath(const std::string& path, void*) {
 bool readWholeFile(std::vector<unsigned char>* out, std::string* err, const std::string& path,
                    void* user) {
   auto* fa = static_cast<FileAccess*>(user);
-  std::string bytes, why;
+  FileBytes bytes;
+  std::string why;
   if (!insideFolder(fa->folder, path) || !fa->ctx->readFile(path, &bytes, &why)) {
     if (err) *err += path + ": " + (why.empty() ? "outside the glTF's folder" : why);
     return false;
   }
-  out->assign(bytes.begin(), bytes.end());
+  out->assign(bytes.view().begin(), bytes.view().end());
   return true;
 }
 
@@ -141,9 +143,9 @@ std::string firstLine(std::string s) {
 
 }  // namespace
 
-tinygltf::Model parseGltf(const std::string& source, const std::string& bytes, LoadContext& ctx) {
+tinygltf::Model parseGltf(const std::string& source, std::string_view bytes, LoadContext& ctx) {
   const bool binary = lowerExtension(source) == ".glb";
-  const std::string_view json = binary ? checkGlb(source, bytes) : std::string_view(bytes);
+  const std::string_view json = binary ? checkGlb(source, bytes) : bytes;
   if (jsonDepth(json) > kMaxJsonDepth)
     fail(source, "JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
   if (bytes.size() > std::numeric_limits<unsigned int>::max())

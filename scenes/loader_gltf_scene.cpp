@@ -343,7 +343,7 @@ Transform GltfScene::local(const tinygltf::Node& n, const std::string& where) co
 
 }  // namespace
 
-Scene readGltf(const std::string& source, const std::string& bytes, LoadContext& ctx) {
+Scene readGltf(const std::string& source, std::string_view bytes, LoadContext& ctx) {
   const tinygltf::Model model = parseGltf(source, bytes, ctx);
   return GltfScene(source, model, ctx).build();
 }

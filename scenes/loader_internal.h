@@ -12,6 +12,30 @@
 
 namespace srt::detail {
 
+// A whole file's bytes: a read-only mapping of a large regular file (no copy; the page cache's
+// pages mapped in one call), else an owned copy. A mapped file truncated by another process while
+// it is read raises SIGBUS, as with any mapping: the files are not expected to change under us.
+class FileBytes {
+ public:
+  FileBytes() = default;
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  FileBytes(FileBytes&& o) noexcept { *this = std::move(o); }
+  FileBytes& operator=(FileBytes&& o) noexcept;
+  ~FileBytes();
+  std::string_view view() const {
+    return map_ ? std::string_view(static_cast<const char*>(map_), size_)
+                : std::string_view(owned_);
+  }
+  void own(std::string bytes);
+  bool map(int fd, size_t size);  // false: not mapped (the caller reads instead)
+
+ private:
+  std::string owned_;
+  void* map_ = nullptr;
+  size_t size_ = 0;
+};
+
 // One load: its options, where side files come from, and the warnings already printed.
 class LoadContext {
  public:
@@ -23,7 +47,7 @@ class LoadContext {
   // Prints "streamrt: warning: MESSAGE" once per distinct message, unless quiet.
   void warn(const std::string& message);
   // Reads a whole regular file (or the memory map's entry). False with `why` set otherwise.
-  bool readFile(const std::string& path, std::string* bytes, std::string* why) const;
+  bool readFile(const std::string& path, FileBytes* bytes, std::string* why) const;
   bool fromMemory() const { return memory_ != nullptr; }
   const LoadOptions& options() const { return options_; }
 
@@ -34,9 +58,9 @@ class LoadContext {
 };
 
 // The format readers: `source` names the file in messages, `bytes` is its whole content.
-Scene readObj(const std::string& source, const std::string& bytes, LoadContext& ctx);
+Scene readObj(const std::string& source, std::string_view bytes, LoadContext& ctx);
 Scene readPly(const std::string& source, std::string_view bytes, LoadContext& ctx);
-Scene readGltf(const std::string& source, const std::string& bytes, LoadContext& ctx);
+Scene readGltf(const std::string& source, std::string_view bytes, LoadContext& ctx);
 Scene readJsonScene(const std::string& source, std::string bytes, LoadContext& ctx);
 // loadScene within a load already under way (JSON scene files include meshes).
 Scene loadSceneFile(const std::string& path, LoadContext& ctx);

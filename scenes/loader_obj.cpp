@@ -69,13 +69,14 @@ class MtlReader {
     for (const std::string& name : files) {
       if (name.empty()) continue;
       const std::string path = resolveRelative(folder_, name);
-      std::string bytes, why;
+      FileBytes bytes;
+      std::string why;
       if (!ctx_.readFile(path, &bytes, &why)) {
         ctx_.warn(source_ + ":" + std::to_string(line) + ": material file '" + path +
                   "' not read (" + why + "); its faces get the default material");
         continue;
       }
-      std::istringstream in(bytes);
+      std::istringstream in{std::string(bytes.view())};
       std::string warn, err;
       tinyobj::LoadMtl(&names_, &materials_, &in, &warn, &err);
       std::istringstream w(warn + err);
@@ -124,7 +125,8 @@ class ObjMeshes {
  public:
   ObjMeshes(const obj::Data& d, const std::vector<uint32_t>& material)
       : d_(d), material_(material) {}
-  void build(Group& g) const;
+  // `slot`: this thread's vertex -> mesh index array, all UINT32_MAX between calls.
+  void build(Group& g, std::vector<uint32_t>& slot) const;
 
  private:
   Vec3f position(int32_t v) const {
@@ -161,7 +163,7 @@ bool ObjMeshes::check(Group& g, size_t f) const {
   return true;
 }
 
-void ObjMeshes::build(Group& g) const {
+void ObjMeshes::build(Group& g, std::vector<uint32_t>& slot) const {
   bool anyNormal = false, anyUv = false;
   size_t corners = 0;
   for (size_t f = g.firstFace; f < g.endFace; ++f) {
@@ -177,7 +179,7 @@ void ObjMeshes::build(Group& g) const {
   // Positions alone (the common case of big files) index an array; attribute triples a hash map.
   const size_t nv = d_.positions.size() / 3;
   const bool direct = !anyNormal && !anyUv && corners >= nv / 16;
-  std::vector<uint32_t> slot(direct ? nv : 0, UINT32_MAX);
+  if (direct && slot.size() != nv) slot.assign(nv, UINT32_MAX);
   std::unordered_map<Key, uint32_t, KeyHash> vertexOf;
   if (!direct) vertexOf.reserve(corners);
   mesh.positions.reserve(std::min(corners, nv));
@@ -224,11 +226,15 @@ void ObjMeshes::build(Group& g) const {
       mesh.materialIds.push_back(material_[f]);
     }
   }
+  if (direct)  // leave the array clean for the thread's next group
+    for (size_t f = g.firstFace; f < g.endFace; ++f)
+      for (uint32_t k = 0; k < d_.faces[f].corners; ++k)
+        slot[size_t(d_.corners[d_.faces[f].firstCorner + k].v)] = UINT32_MAX;
 }
 
 }  // namespace
 
-Scene readObj(const std::string& path, const std::string& bytes, LoadContext& ctx) {
+Scene readObj(const std::string& path, std::string_view bytes, LoadContext& ctx) {
   const std::string folder = folderOf(path);
   const obj::Data d = obj::parse(path, bytes);
 
@@ -283,8 +289,12 @@ Scene readObj(const std::string& path, const std::string& bytes, LoadContext& ct
   }
 
   const ObjMeshes builder(d, faceMaterial);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (long i = 0; i < long(groups.size()); ++i) builder.build(groups[size_t(i)]);
+#pragma omp parallel
+  {
+    std::vector<uint32_t> slot;
+#pragma omp for schedule(dynamic, 1)
+    for (long i = 0; i < long(groups.size()); ++i) builder.build(groups[size_t(i)], slot);
+  }
   const Group* bad = nullptr;
   for (const Group& g : groups)
     if (g.badFace != SIZE_MAX && (!bad || g.badFace < bad->badFace)) bad = &g;

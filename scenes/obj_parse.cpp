@@ -15,70 +15,125 @@ namespace {
 
 constexpr size_t kChunkBytes = size_t(1) << 20;
 
+// Where a chunk's statements go in the whole: the counts of the chunks before it.
+struct Offsets {
+  size_t v = 0, vt = 0, vn = 0, corners = 0, faces = 0, statements = 0, lines = 0;
+};
+
 struct Chunk {
   std::string_view text;
-  Data data;
-  std::vector<uint8_t> relative;  // per corner: bit 0 v, bit 1 vt, bit 2 vn count back from here
-  uint32_t lines = 0;             // line ends in the chunk
-  std::string error;              // the first malformed statement, "LINE: what" (local line)
-  uint32_t errorLine = 0;
+  Offsets count;           // pass 1: what the chunk holds
+  Offsets at;              // pass 2: where it goes
+  std::string error;       // the first malformed statement (pass 2)
+  uint32_t errorLine = 0;  // its line in the chunk
 };
 
 bool space(char c) {
   return c == ' ' || c == '\t' || c == '\r';
 }
 
-class LineParser {
+// Words of one line.
+class Words {
  public:
-  LineParser(Chunk& c, const char* p, const char* end) : c_(c), p_(p), end_(end) {}
-  // False with c_.error set on a malformed statement.
-  bool statement(uint32_t line);
-
- private:
-  void skip() {
+  Words(const char* p, const char* end) : p_(p), end_(end) {}
+  std::string_view next() {
     while (p_ < end_ && space(*p_)) ++p_;
-  }
-  std::string_view word() {
-    skip();
     const char* s = p_;
     while (p_ < end_ && !space(*p_)) ++p_;
     return {s, size_t(p_ - s)};
   }
-  bool fail(const std::string& what) {
-    c_.error = what;
-    return false;
+  std::string_view rest() {  // the rest of the line, trimmed
+    while (p_ < end_ && space(*p_)) ++p_;
+    const char* e = end_;
+    while (e > p_ && space(e[-1])) --e;
+    return {p_, size_t(e - p_)};
   }
-  // Reads up to `max` numbers into out; returns how many, or -1 on a malformed one.
-  int numbers(float* out, int max);
-  bool face();
-  bool index(std::string_view tok, size_t& at, int32_t count, int32_t* out, uint8_t* rel,
-             uint8_t bit);
 
-  Chunk& c_;
+ private:
   const char* p_;
   const char* end_;
 };
 
-int LineParser::numbers(float* out, int max) {
+template <typename F>
+void forEachLine(std::string_view text, F&& f) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  for (uint32_t line = 1; p < end; ++line) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
+    if (!f(line, Words(p, nl ? nl : end))) return;
+    p = nl ? nl + 1 : end;
+  }
+}
+
+// Pass 1: counts only, so that pass 2 writes every value once, in place.
+void countChunk(Chunk& c) {
+  Offsets& n = c.count;
+  forEachLine(c.text, [&](uint32_t line, Words w) {
+    const std::string_view key = w.next();
+    if (key == "v")
+      ++n.v;
+    else if (key == "vt")
+      ++n.vt;
+    else if (key == "vn")
+      ++n.vn;
+    else if (key == "g" || key == "o" || key == "usemtl" || key == "mtllib")
+      ++n.statements;
+    else if (key == "f") {
+      ++n.faces;
+      while (!w.next().empty()) ++n.corners;
+    }
+    n.lines = line;
+    return true;
+  });
+  // Lines ended by '\n': the last line of a chunk (all but the last chunk) ends with one.
+  if (!c.text.empty() && c.text.back() != '\n') --n.lines;
+}
+
+// Pass 2: parses one chunk into the whole at its offsets.
+class ChunkParser {
+ public:
+  ChunkParser(Chunk& c, Data& d) : c_(c), d_(d), at_(c.at) {}
+  void run() {
+    forEachLine(c_.text, [&](uint32_t line, Words w) {
+      if (statement(line, w)) return true;
+      c_.errorLine = line;
+      return false;
+    });
+  }
+
+ private:
+  bool fail(const std::string& what) {
+    c_.error = what;
+    return false;
+  }
+  bool statement(uint32_t line, Words& w);
+  bool numbers(Words& w, float* out, int min, int max, std::string_view key);
+  bool face(uint32_t line, Words& w);
+  bool index(std::string_view tok, size_t& at, size_t count, int32_t* out);
+
+  Chunk& c_;
+  Data& d_;
+  Offsets at_;  // the next free slot of each array
+};
+
+bool ChunkParser::numbers(Words& w, float* out, int min, int max, std::string_view key) {
   int n = 0;
-  for (std::string_view tok = word(); !tok.empty(); tok = word()) {
-    if (n == max) return n;  // w, or vertex colours: not used
+  for (std::string_view tok = w.next(); !tok.empty() && n < max; tok = w.next()) {
     const char* s = tok.data();
     if (*s == '+') ++s;
     float v = 0.f;
     const auto [end, ec] = std::from_chars(s, tok.data() + tok.size(), v);
-    if (ec != std::errc() || end != tok.data() + tok.size()) {
-      fail("'" + std::string(tok.substr(0, 40)) + "' is not a number" +
-           (ec == std::errc::result_out_of_range ? " in float range" : ""));
-      return -1;
-    }
+    if (ec != std::errc() || end != tok.data() + tok.size())
+      return fail("'" + std::string(tok.substr(0, 40)) + "' is not a number" +
+                  (ec == std::errc::result_out_of_range ? " in float range" : ""));
     out[n++] = v;
   }
-  return n;
+  if (n < min)
+    return fail("'" + std::string(key) + "' needs " + (min == 3 ? "three numbers" : "a number"));
+  return true;
 }
 
-bool LineParser::index(std::string_view tok, size_t& at, int32_t count, int32_t* out, uint8_t* rel,
-                       uint8_t bit) {
+bool ChunkParser::index(std::string_view tok, size_t& at, size_t count, int32_t* out) {
   int64_t i = 0;
   const auto [end, ec] = std::from_chars(tok.data() + at, tok.data() + tok.size(), i);
   if (ec != std::errc() || i == 0 || i > INT32_MAX || i < -int64_t(INT32_MAX))
@@ -87,109 +142,66 @@ bool LineParser::index(std::string_view tok, size_t& at, int32_t count, int32_t*
                  : i == 0          ? "index 0 (OBJ counts from 1)"
                                    : "an index out of range"));
   at = size_t(end - tok.data());
-  if (i > 0) {
-    *out = int32_t(i - 1);
-  } else {
-    *out = int32_t(count + i);  // relative: from the vertices read so far
-    *rel |= bit;
-  }
+  // Negative: counted back from the vertices read so far, in the whole file.
+  *out = i > 0 ? int32_t(i - 1) : int32_t(int64_t(count) + i);
   return true;
 }
 
-bool LineParser::face() {
-  Data& d = c_.data;
-  Face f;
-  f.firstCorner = uint32_t(d.corners.size());
-  f.statement = uint32_t(d.statements.size());
-  const int32_t nv = int32_t(d.positions.size() / 3), nt = int32_t(d.texcoords.size() / 2),
-                nn = int32_t(d.normals.size() / 3);
-  for (std::string_view tok = word(); !tok.empty(); tok = word()) {
+bool ChunkParser::face(uint32_t line, Words& w) {
+  Face& f = d_.faces[at_.faces++];
+  f.firstCorner = uint32_t(at_.corners);
+  f.statement = uint32_t(at_.statements);
+  f.line = line;
+  for (std::string_view tok = w.next(); !tok.empty(); tok = w.next()) {
     Corner c{kAbsent, kAbsent, kAbsent};
-    uint8_t rel = 0;
     size_t at = 0;
-    if (!index(tok, at, nv, &c.v, &rel, 1)) return false;
+    if (!index(tok, at, at_.v, &c.v)) return false;
     if (at < tok.size() && tok[at] == '/') {
       ++at;
-      if (at < tok.size() && tok[at] != '/' && !index(tok, at, nt, &c.vt, &rel, 2)) return false;
+      if (at < tok.size() && tok[at] != '/' && !index(tok, at, at_.vt, &c.vt)) return false;
       if (at < tok.size() && tok[at] == '/') {
         ++at;
-        if (!index(tok, at, nn, &c.vn, &rel, 4)) return false;
+        if (!index(tok, at, at_.vn, &c.vn)) return false;
       }
     }
     if (at != tok.size())
       return fail("face corner '" + std::string(tok.substr(0, 40)) + "' is malformed");
-    d.corners.push_back(c);
-    c_.relative.push_back(rel);
+    d_.corners[at_.corners++] = c;
   }
-  f.corners = uint32_t(d.corners.size() - f.firstCorner);
-  d.faces.push_back(f);
+  f.corners = uint32_t(at_.corners - f.firstCorner);
   return true;
 }
 
-bool LineParser::statement(uint32_t line) {
-  const std::string_view key = word();
-  Data& d = c_.data;
+bool ChunkParser::statement(uint32_t line, Words& w) {
+  const std::string_view key = w.next();
   float v[3] = {0.f, 0.f, 0.f};
   if (key == "v" || key == "vn") {
-    const int n = numbers(v, 3);
-    if (n < 0) return false;
-    if (n < 3) return fail("'" + std::string(key) + "' needs three numbers");
-    (key == "v" ? d.positions : d.normals)
-        .insert((key == "v" ? d.positions : d.normals).end(), v, v + 3);
+    if (!numbers(w, v, 3, 3, key)) return false;
+    float* to = key == "v" ? &d_.positions[3 * at_.v++] : &d_.normals[3 * at_.vn++];
+    to[0] = v[0], to[1] = v[1], to[2] = v[2];
   } else if (key == "vt") {
-    const int n = numbers(v, 2);
-    if (n < 0) return false;
-    if (n < 1) return fail("'vt' needs a number");
-    d.texcoords.insert(d.texcoords.end(), v, v + 2);
+    if (!numbers(w, v, 1, 2, key)) return false;
+    d_.texcoords[2 * at_.vt] = v[0], d_.texcoords[2 * at_.vt + 1] = v[1];
+    ++at_.vt;
   } else if (key == "f") {
-    if (!face()) return false;
-    d.faces.back().line = line;
+    return face(line, w);
   } else if (key == "g" || key == "o" || key == "usemtl" || key == "mtllib") {
-    Statement s;
-    s.kind = key == "g"        ? Statement::Group
-             : key == "o"      ? Statement::Object
-             : key == "usemtl" ? Statement::UseMtl
-                               : Statement::MtlLib;
+    Statement& s = d_.statements[at_.statements++];
     s.line = line;
-    skip();
-    const char* e = end_;
-    while (e > p_ && space(e[-1])) --e;
-    s.text.assign(p_, size_t(e - p_));
-    if (s.kind == Statement::Group) {  // several names: one, joined by single spaces
-      std::string joined;
-      for (std::string_view w = word(); !w.empty(); w = word())
-        joined += (joined.empty() ? "" : " ") + std::string(w);
-      s.text = joined;
-    } else if (s.kind == Statement::UseMtl) {
-      s.text = std::string(word());
+    if (key == "g") {  // several names make one, joined by single spaces
+      s.kind = Statement::Group;
+      for (std::string_view name = w.next(); !name.empty(); name = w.next())
+        s.text += (s.text.empty() ? "" : " ") + std::string(name);
+    } else if (key == "usemtl") {
+      s.kind = Statement::UseMtl;
+      s.text = std::string(w.next());
+    } else {
+      s.kind = key == "o" ? Statement::Object : Statement::MtlLib;
+      s.text = std::string(w.rest());
     }
-    d.statements.push_back(std::move(s));
   }
   // Anything else (comments, s, l, p, curves, unknown keywords) carries no surface.
   return true;
-}
-
-void parseChunk(Chunk& c) {
-  const char* p = c.text.data();
-  const char* end = p + c.text.size();
-  uint32_t line = 1;
-  while (p < end) {
-    const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
-    const char* lineEnd = nl ? nl : end;
-    LineParser parser(c, p, lineEnd);
-    if (!parser.statement(line)) {
-      c.errorLine = line;
-      return;
-    }
-    p = nl ? nl + 1 : end;
-    line += nl != nullptr;
-  }
-  c.lines = line - 1;
-}
-
-template <typename T>
-void append(std::vector<T>& to, size_t at, const std::vector<T>& from) {
-  if (!from.empty()) std::memcpy(to.data() + at, from.data(), from.size() * sizeof(T));
 }
 
 }  // namespace
@@ -209,52 +221,32 @@ Data parse(const std::string& source, std::string_view text) {
     at = end;
   }
 #pragma omp parallel for schedule(dynamic, 1)
-  for (long i = 0; i < long(chunks.size()); ++i) parseChunk(chunks[size_t(i)]);
-
-  // Join: offsets of each chunk in the whole, then copies with relative indices resolved.
-  Data all;
-  size_t nv = 0, nt = 0, nn = 0, nc = 0, nf = 0, ns = 0, lines = 0;
-  std::vector<std::array<size_t, 7>> base(chunks.size());
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    const Chunk& c = chunks[i];
-    if (!c.error.empty())
-      throw SceneError(source + ":" + std::to_string(lines + c.errorLine) + ": " + c.error);
-    base[i] = {nv, nt, nn, nc, nf, ns, lines};
-    nv += c.data.positions.size(), nt += c.data.texcoords.size(), nn += c.data.normals.size();
-    nc += c.data.corners.size(), nf += c.data.faces.size(), ns += c.data.statements.size();
-    lines += c.lines;
+  for (long i = 0; i < long(chunks.size()); ++i) countChunk(chunks[size_t(i)]);
+  Offsets total;
+  for (Chunk& c : chunks) {
+    c.at = total;
+    total.v += c.count.v, total.vt += c.count.vt, total.vn += c.count.vn;
+    total.corners += c.count.corners, total.faces += c.count.faces;
+    total.statements += c.count.statements, total.lines += c.count.lines;
   }
-  if (nv / 3 > INT32_MAX || nc > UINT32_MAX || nf > UINT32_MAX)
+  if (total.v > INT32_MAX || total.corners > UINT32_MAX || total.faces > UINT32_MAX)
     throw SceneError(source + ": more than 2^31 vertices or 2^32 faces");
-  all.positions.resize(nv), all.texcoords.resize(nt), all.normals.resize(nn);
-  all.corners.resize(nc), all.faces.resize(nf), all.statements.resize(ns);
+  // Every array sized once: each line's value is written in place by pass 2.
+  Data d;
+  d.positions.resize(3 * total.v), d.texcoords.resize(2 * total.vt), d.normals.resize(3 * total.vn);
+  d.corners.resize(total.corners), d.faces.resize(total.faces);
+  d.statements.resize(total.statements);
 #pragma omp parallel for schedule(dynamic, 1)
-  for (long i = 0; i < long(chunks.size()); ++i) {
-    Chunk& c = chunks[size_t(i)];
-    const auto& b = base[size_t(i)];
-    append(all.positions, b[0], c.data.positions);
-    append(all.texcoords, b[1], c.data.texcoords);
-    append(all.normals, b[2], c.data.normals);
-    const int32_t v0 = int32_t(b[0] / 3), t0 = int32_t(b[1] / 2), n0 = int32_t(b[2] / 3);
-    for (size_t k = 0; k < c.data.corners.size(); ++k) {
-      Corner x = c.data.corners[k];
-      const uint8_t r = c.relative[k];
-      if (r & 1) x.v += v0;
-      if (r & 2) x.vt += t0;
-      if (r & 4) x.vn += n0;
-      all.corners[b[3] + k] = x;
-    }
-    for (size_t k = 0; k < c.data.faces.size(); ++k) {
-      Face f = c.data.faces[k];
-      f.firstCorner += uint32_t(b[3]), f.line += uint32_t(b[6]), f.statement += uint32_t(b[5]);
-      all.faces[b[4] + k] = f;
-    }
-    for (size_t k = 0; k < c.data.statements.size(); ++k) {
-      all.statements[b[5] + k] = std::move(c.data.statements[k]);
-      all.statements[b[5] + k].line += uint32_t(b[6]);
-    }
+  for (long i = 0; i < long(chunks.size()); ++i) ChunkParser(chunks[size_t(i)], d).run();
+  for (const Chunk& c : chunks)  // the first error in the file
+    if (!c.error.empty())
+      throw SceneError(source + ":" + std::to_string(c.at.lines + c.errorLine) + ": " + c.error);
+  for (const Chunk& c : chunks) {  // lines counted from the chunk's start become file lines
+    for (size_t k = 0; k < c.count.faces; ++k) d.faces[c.at.faces + k].line += uint32_t(c.at.lines);
+    for (size_t k = 0; k < c.count.statements; ++k)
+      d.statements[c.at.statements + k].line += uint32_t(c.at.lines);
   }
-  return all;
+  return d;
 }
 
 }  // namespace srt::detail::obj
