@@ -34,7 +34,8 @@ constexpr const char* kObjUsingMtl =
     "mtllib fuzz.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nusemtl red\nf 1/1/1 2/1/1 "
     "3/1/1\nusemtl glass\nf 1 3 2\n";
 
-inline void load(std::string_view reader, std::string_view bytes) {
+// True when the input loads, false when it is refused with a SceneError.
+inline bool load(std::string_view reader, std::string_view bytes) {
   const LoadOptions quiet{/*quiet=*/true};
   try {
     Scene scene;
@@ -49,7 +50,9 @@ inline void load(std::string_view reader, std::string_view bytes) {
       scene = loadSceneFromMemory("fuzz." + std::string(reader), bytes, sideFiles(), quiet);
     }
     flatten(scene);
+    return true;
   } catch (const SceneError&) {
+    return false;
   }
 }
 
