@@ -219,7 +219,7 @@ void smoothNormals(Mesh& m) {
 
 }  // namespace detail
 
-void validateScene(const Scene& scene, const std::string& source) {
+void validateScene(const Scene& scene, const std::string& source, uint64_t maxTriangles) {
   auto fail = [&](const std::string& what) { throw SceneError(source + ": " + what); };
   if (scene.triangleCount() == 0) fail("the scene has no triangles (empty mesh)");
   for (size_t mi = 0; mi < scene.meshes.size(); ++mi) {
@@ -256,10 +256,10 @@ void validateScene(const Scene& scene, const std::string& source) {
     triangles += scene.meshes[scene.instances[i].mesh].triangleCount();
     vertices += scene.meshes[scene.instances[i].mesh].positions.size();
   }
-  if (triangles > kMaxSceneTriangles || vertices > kMaxSceneTriangles)
+  if (triangles > maxTriangles || vertices > maxTriangles)
     fail("the instances add up to " + std::to_string(triangles) + " triangles and " +
          std::to_string(vertices) + " vertices, over the limit of " +
-         std::to_string(kMaxSceneTriangles));
+         std::to_string(maxTriangles));
   for (const Material& m : scene.materials)
     if (m.kdTexture >= int(scene.textures.size()))
       fail("material '" + m.name + "' refers to a missing texture");
@@ -294,7 +294,7 @@ Scene loadSceneFile(const std::string& path, LoadContext& ctx) {
                 : ext == ".ply"  ? readPly(path, bytes, ctx)
                                  : readGltf(path, bytes, ctx);
   harmonizeNormals(scene);
-  validateScene(scene, path);
+  validateScene(scene, path, ctx.options().maxTriangles);
   float end = 0.f;
   for (const Instance& inst : scene.instances)
     for (const Keyframe& k : inst.keyframes) end = std::max(end, k.time);

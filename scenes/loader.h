@@ -28,8 +28,15 @@ class SceneError : public std::runtime_error {
 // The name a CLI uses when none is given.
 constexpr const char* kDefaultSceneName = "cornell";
 
+// Most triangles (and vertices) a scene may have once its instances are flattened: 2^28, about
+// 10 GB of flat geometry.
+constexpr uint64_t kMaxSceneTriangles = uint64_t(1) << 28;
+
 struct LoadOptions {
   bool quiet = false;  // no warnings on stderr (missing .mtl or texture, skipped elements)
+  // A scene over this many triangles (or vertices), instances flattened, is refused; JSON shapes
+  // are counted before they are made. The fuzz targets set less, to stay within 2 GB.
+  uint64_t maxTriangles = kMaxSceneTriangles;
 };
 
 // A built-in name (builtinSceneNames()) or a file path chosen by its extension.
@@ -45,13 +52,10 @@ Scene loadSceneFromMemory(const std::string& name, std::string_view bytes,
 std::vector<std::string> builtinSceneNames();
 Scene builtinScene(const std::string& name);  // SceneError for an unknown name
 
-// Most triangles (and vertices) a scene may have once its instances are flattened: 2^28, about
-// 10 GB of flat geometry.
-constexpr uint64_t kMaxSceneTriangles = uint64_t(1) << 28;
-
 // Checks what the renderer relies on: at least one triangle, indices and material ids in range,
-// per-vertex attribute arrays empty or one per vertex, at most kMaxSceneTriangles once
-// flattened. `source` names the file in the message.
-void validateScene(const Scene& scene, const std::string& source);
+// per-vertex attribute arrays empty or one per vertex, at most maxTriangles once flattened.
+// `source` names the file in the message.
+void validateScene(const Scene& scene, const std::string& source,
+                   uint64_t maxTriangles = kMaxSceneTriangles);
 
 }  // namespace srt

@@ -79,9 +79,13 @@ class JsonScene {
 
   [[noreturn]] void failAt(size_t byte, const std::string& what) const;
 
+  // Counts triangles before they are made: a one-line file must not ask for a billion.
+  void spend(uint64_t triangles, const std::string& where);
+
   std::string path_, text_;
   LoadContext& ctx_;
   Scene scene_;
+  uint64_t triangles_ = 0;
 };
 
 // nlohmann's DOM builder, remembering where an error was found: a number out of range
@@ -226,6 +230,13 @@ void JsonScene::readMaterials(const json& j) {
   }
 }
 
+void JsonScene::spend(uint64_t triangles, const std::string& where) {
+  triangles_ += triangles;
+  if (triangles_ > ctx_.options().maxTriangles)
+    fail(where, "the scene would have " + std::to_string(triangles_) +
+                    " triangles, over the limit of " + std::to_string(ctx_.options().maxTriangles));
+}
+
 uint32_t JsonScene::materialNamed(const std::string& name, const std::string& where) {
   for (size_t i = 0; i < scene_.materials.size(); ++i)
     if (scene_.materials[i].name == name) return uint32_t(i);
@@ -299,6 +310,7 @@ void JsonScene::readObject(const json& j, const std::string& where) {
     Scene sub;
     try {
       sub = loadSceneFile(full, ctx_);
+      spend(sub.triangleCount(), where + ".file");
     } catch (const SceneError& e) {
       fail(where + ".file", e.what(), "\"" + rel + "\"");
     }
@@ -359,6 +371,7 @@ void JsonScene::readObject(const json& j, const std::string& where) {
         if (!j["inward"].is_boolean()) fail(where + ".inward", "expected true or false");
         inward = j["inward"].get<bool>();
       }
+      spend(4 * uint64_t(sub) * uint64_t(sub), where);  // rings x 2 rings quads
       mesh = makeSphere(c, r, int(sub), inward, material);
     } else if (kind == "cube") {
       keys({"min", "max", "center", "size"});
@@ -375,6 +388,7 @@ void JsonScene::readObject(const json& j, const std::string& where) {
       }
       if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
         fail(where, "cube min must be below max on every axis");
+      spend(12, where);
       mesh = makeBox(lo, hi, material);
     } else if (kind == "quad") {
       keys({"corner", "edge1", "edge2"});
@@ -382,6 +396,7 @@ void JsonScene::readObject(const json& j, const std::string& where) {
         fail(where, "a quad needs 'corner', 'edge1' and 'edge2'");
       const Vec3f e1 = vec3(j["edge1"], where + ".edge1"), e2 = vec3(j["edge2"], where + ".edge2");
       if (lengthSquared(cross(e1, e2)) == 0.f) fail(where, "quad edges are parallel or zero");
+      spend(2, where);
       mesh = makeQuad(vec3(j["corner"], where + ".corner"), e1, e2, material);
     } else {
       fail(where + ".shape", "unknown shape '" + kind + "' (expected sphere, cube or quad)",

@@ -264,6 +264,7 @@ double PlyBody::value(R& r, const Element& e, uint64_t i, const Property& p) {
     if (ply::isInteger(p.type)) {
       int64_t n = 0;
       ok = r.integer(&n, &bad);
+      bad |= n < INT32_MIN || n > int64_t(UINT32_MAX);  // no PLY integer type is wider
       v = double(n);
     } else {
       ok = r.real(&v, &bad);

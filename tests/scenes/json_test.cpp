@@ -169,6 +169,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadJson{
             "unknown builtin", "{\"include_builtin\": \"cornel\"}", {"include_builtin", "cornel"}},
         BadJson{"no geometry", "{}", {"no triangles"}},
+        BadJson{"too many triangles",
+                "{\"objects\": [{\"shape\": \"sphere\", \"subdivisions\": 4096}, {\"shape\": "
+                "\"sphere\", \"subdivisions\": 4096}, {\"shape\": \"sphere\", \"subdivisions\": "
+                "4096}, {\"shape\": \"sphere\", \"subdivisions\": 4096}, {\"shape\": \"sphere\", "
+                "\"subdivisions\": 4096}]}",
+                {"objects[4]", "over the limit of 268435456"}},
         BadJson{"number overflow",
                 "{\n  \"environment\": [1, 1e400, 1]\n}",
                 {"bad.json:2:", "number overflow", "1e400"}},

@@ -159,6 +159,8 @@ TEST(PlyFiles, IndicesAndValuesAreChecked) {
                  {"line 12", "vertex 1", "property 'y' is 'zero', not a number"});
   expectPlyError(kSquareHeader + "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1.5 2 3\n",
                  {"line 15", "not an integer"});
+  expectPlyError(kSquareHeader + "0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 9223372036854775807\n",
+                 {"line 15", "not an integer"});
   expectPlyError(kSquareHeader + "0 0 0\n1 0 0\n1 1 0\n0 1 0\n-4 0 1 2 3\n",
                  {"line 15", "count -4"});
   std::string bin = binaryPly(false);
