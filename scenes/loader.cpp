@@ -253,13 +253,24 @@ void validateScene(const Scene& scene, const std::string& source, uint64_t maxTr
     if (scene.instances[i].mesh >= scene.meshes.size())
       fail("instance " + std::to_string(i) + " refers to mesh " +
            std::to_string(scene.instances[i].mesh) + " of " + std::to_string(scene.meshes.size()));
+    // flatten() inverts each transform for the normals (keyframed ones are checked by the JSON
+    // reader, which alone makes them): a singular or non-finite matrix is refused here.
+    const float(*m)[4] = scene.instances[i].transform.m;
+    const double det = double(m[0][0]) * (double(m[1][1]) * m[2][2] - double(m[1][2]) * m[2][1]) -
+                       double(m[0][1]) * (double(m[1][0]) * m[2][2] - double(m[1][2]) * m[2][0]) +
+                       double(m[0][2]) * (double(m[1][0]) * m[2][1] - double(m[1][1]) * m[2][0]);
+    bool finite = std::isfinite(det);
+    for (int r = 0; r < 3; ++r) finite &= std::isfinite(m[r][3]);
+    if (!finite || std::fabs(det) < 1e-15)
+      fail("instance " + std::to_string(i) + " (mesh '" +
+           scene.meshes[scene.instances[i].mesh].name +
+           "'): its transform is not invertible or not finite");
     triangles += scene.meshes[scene.instances[i].mesh].triangleCount();
     vertices += scene.meshes[scene.instances[i].mesh].positions.size();
   }
   if (triangles > maxTriangles || vertices > maxTriangles)
     fail("the instances add up to " + std::to_string(triangles) + " triangles and " +
-         std::to_string(vertices) + " vertices, over the limit of " +
-         std::to_string(maxTriangles));
+         std::to_string(vertices) + " vertices, over the limit of " + std::to_string(maxTriangles));
   for (const Material& m : scene.materials)
     if (m.kdTexture >= int(scene.textures.size()))
       fail("material '" + m.name + "' refers to a missing texture");

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "scenes/loader_internal.h"
 #include "scenes/shapes.h"
@@ -48,7 +49,9 @@ class JsonScene {
   }
   float number(const json& j, const std::string& where) const {
     if (!j.is_number()) fail(where, "expected a number, got " + std::string(j.type_name()));
-    return j.get<float>();
+    const float v = j.get<float>();
+    if (!std::isfinite(v)) fail(where, "is out of the float range");
+    return v;
   }
   std::string string(const json& j, const std::string& where) const {
     if (!j.is_string()) fail(where, "expected a string, got " + std::string(j.type_name()));
@@ -56,7 +59,7 @@ class JsonScene {
   }
   // [x, y, z]; a single number means (v, v, v) where `scalarOk`.
   Vec3f vec3(const json& j, const std::string& where, bool scalarOk = false) const {
-    if (scalarOk && j.is_number()) return Vec3f(j.get<float>());
+    if (scalarOk && j.is_number()) return Vec3f(number(j, where));
     if (!j.is_array() || j.size() != 3)
       fail(where, std::string("expected [x, y, z]") + (scalarOk ? " or a number" : ""));
     return {number(j[0], where + "[0]"), number(j[1], where + "[1]"), number(j[2], where + "[2]")};
@@ -73,6 +76,8 @@ class JsonScene {
   void readMaterials(const json& j);
   void readObject(const json& j, const std::string& where);
   Transform readTransform(const json& j, const std::string& where) const;
+  void checkScales(const Vec3f& base, const std::vector<Keyframe>& keys,
+                   const std::string& where) const;
   Keyframe readKeyframe(const json& j, const std::string& where) const;
   uint32_t materialNamed(const std::string& name, const std::string& where);
   void addInstances(size_t firstMesh, const json& j, const std::string& where);
@@ -253,6 +258,28 @@ Transform JsonScene::readTransform(const json& j, const std::string& where) cons
          Transform::scale(k.scale);
 }
 
+// flatten() inverts every instance's transform (for normals) at every time: no scale may reach
+// zero, at a keyframe or between two (a component keeps its sign, so the smallest magnitude is
+// at a keyframe), and the product with the static scale must stay invertible.
+void JsonScene::checkScales(const Vec3f& base, const std::vector<Keyframe>& keys,
+                            const std::string& where) const {
+  Vec3f smallest{std::fabs(base.x), std::fabs(base.y), std::fabs(base.z)};
+  Vec3f low = smallest;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const Vec3f s = keys[i].scale;
+    if (i > 0 && (s.x * keys[i - 1].scale.x <= 0.f || s.y * keys[i - 1].scale.y <= 0.f ||
+                  s.z * keys[i - 1].scale.z <= 0.f))
+      fail(where + ".animation[" + std::to_string(i) + "].scale",
+           "a scale component changes sign or is zero between keyframes (not invertible)");
+    low = Vec3f{std::min(i ? low.x : std::fabs(s.x), std::fabs(s.x)),
+                std::min(i ? low.y : std::fabs(s.y), std::fabs(s.y)),
+                std::min(i ? low.z : std::fabs(s.z), std::fabs(s.z))};
+  }
+  if (!keys.empty()) smallest = smallest * low;
+  if (!(double(smallest.x) * smallest.y * smallest.z >= 1e-15))
+    fail(where, "a scale is zero or too small: the transform is not invertible");
+}
+
 Keyframe JsonScene::readKeyframe(const json& j, const std::string& where) const {
   Keyframe k;
   if (j.contains("time")) k.time = number(j["time"], where + ".time");
@@ -270,7 +297,11 @@ Keyframe JsonScene::readKeyframe(const json& j, const std::string& where) const 
 
 void JsonScene::addInstances(size_t firstMesh, const json& j, const std::string& where) {
   Instance inst;
-  if (j.contains("transform")) inst.transform = readTransform(j["transform"], where + ".transform");
+  Vec3f baseScale(1.f);
+  if (j.contains("transform")) {
+    inst.transform = readTransform(j["transform"], where + ".transform");
+    baseScale = readKeyframe(j["transform"], where + ".transform").scale;
+  }
   if (j.contains("animation")) {
     const json& a = j["animation"];
     if (!a.is_array() || a.empty())
@@ -284,6 +315,7 @@ void JsonScene::addInstances(size_t firstMesh, const json& j, const std::string&
         fail(kw + ".time", "keyframe times must increase");
     }
   }
+  checkScales(baseScale, inst.keyframes, where);
   for (size_t m = firstMesh; m < scene_.meshes.size(); ++m) {
     inst.mesh = uint32_t(m);
     scene_.instances.push_back(inst);

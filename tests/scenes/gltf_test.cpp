@@ -145,6 +145,8 @@ TEST(GltfFiles, NodeTreesMustBeTrees) {
                   {"nodes[0]: mesh 3 does not exist"});
   expectGltfError(triangleGltf(dataUri(), pos, R"([{"mesh": 0, "rotation": [0, 0, 0, 0]}])"),
                   {"nodes[0].rotation", "zero quaternion"});
+  expectGltfError(triangleGltf(dataUri(), pos, R"([{"mesh": 0, "scale": [1, 0, 1]}])"),
+                  {"instance 0", "not invertible"});
   expectGltfError(triangleGltf(dataUri(), pos, R"([{"mesh": 0, "translation": [1, 2]}])"),
                   {"nodes[0].translation has 2 numbers, not 3"});
 }

@@ -175,6 +175,17 @@ INSTANTIATE_TEST_SUITE_P(
                 "4096}, {\"shape\": \"sphere\", \"subdivisions\": 4096}, {\"shape\": \"sphere\", "
                 "\"subdivisions\": 4096}]}",
                 {"objects[4]", "over the limit of 268435456"}},
+        BadJson{"zero scale",
+                "{\"objects\": [{\"shape\": \"cube\", \"transform\": {\"scale\": 0}}]}",
+                {"objects[0]", "not invertible"}},
+        BadJson{"scale through zero",
+                "{\"objects\": [{\"shape\": \"cube\", \"animation\": [{\"time\": 0, \"scale\": "
+                "1}, {\"time\": 1, \"scale\": [1, -1, 1]}]}]}",
+                {"objects[0].animation[1].scale", "changes sign"}},
+        BadJson{"float range",
+                "{\"objects\": [{\"shape\": \"cube\", \"transform\": {\"translate\": [1e39, 0, "
+                "0]}}]}",
+                {"objects[0].transform.translate[0]", "float range"}},
         BadJson{"number overflow",
                 "{\n  \"environment\": [1, 1e400, 1]\n}",
                 {"bad.json:2:", "number overflow", "1e400"}},
