@@ -6,7 +6,9 @@ find_package(Threads REQUIRED)
 find_package(tinyobjloader REQUIRED)   # libtinyobjloader-dev
 find_package(CLI11 REQUIRED)           # libcli11-dev
 find_package(nlohmann_json 3 REQUIRED) # nlohmann-json3-dev
-find_package(assimp REQUIRED)          # libassimp-dev
+find_package(assimp REQUIRED)          # libassimp-dev (bench/accel only; the scene readers do not use it)
+# libtinygltf-dev: the header is compiled in scenes/tinygltf_impl.cpp (README.Debian's second way).
+find_path(SRT_TINYGLTF_INCLUDE tiny_gltf.h REQUIRED)
 find_package(tinyexr REQUIRED)         # libtinyexr-dev
 find_package(GTest REQUIRED)           # libgtest-dev
 find_package(benchmark QUIET)          # libbenchmark-dev (micro benchmarks only)

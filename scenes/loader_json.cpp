@@ -3,8 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cmath>
 
 #include "scenes/loader_internal.h"
 #include "scenes/shapes.h"
@@ -16,7 +15,8 @@ using nlohmann::json;
 
 class JsonScene {
  public:
-  JsonScene(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
+  JsonScene(std::string path, std::string text, LoadContext& ctx)
+      : path_(std::move(path)), text_(std::move(text)), ctx_(ctx) {}
   Scene load();
 
  private:
@@ -37,7 +37,8 @@ class JsonScene {
   void checkKeys(const json& obj, const std::string& where,
                  std::initializer_list<const char*> allowed) const {
     if (!obj.is_object()) fail(where, "expected an object, got " + std::string(obj.type_name()));
-    for (const auto& [key, value] : obj.items()) {
+    for (const auto& item : obj.items()) {
+      const std::string& key = item.key();  // not a structured binding: lambdas capture it
       if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) !=
           allowed.end())
         continue;
@@ -48,7 +49,9 @@ class JsonScene {
   }
   float number(const json& j, const std::string& where) const {
     if (!j.is_number()) fail(where, "expected a number, got " + std::string(j.type_name()));
-    return j.get<float>();
+    const float v = j.get<float>();
+    if (!std::isfinite(v)) fail(where, "is out of the float range");
+    return v;
   }
   std::string string(const json& j, const std::string& where) const {
     if (!j.is_string()) fail(where, "expected a string, got " + std::string(j.type_name()));
@@ -56,7 +59,7 @@ class JsonScene {
   }
   // [x, y, z]; a single number means (v, v, v) where `scalarOk`.
   Vec3f vec3(const json& j, const std::string& where, bool scalarOk = false) const {
-    if (scalarOk && j.is_number()) return Vec3f(j.get<float>());
+    if (scalarOk && j.is_number()) return Vec3f(number(j, where));
     if (!j.is_array() || j.size() != 3)
       fail(where, std::string("expected [x, y, z]") + (scalarOk ? " or a number" : ""));
     return {number(j[0], where + "[0]"), number(j[1], where + "[1]"), number(j[2], where + "[2]")};
@@ -73,30 +76,59 @@ class JsonScene {
   void readMaterials(const json& j);
   void readObject(const json& j, const std::string& where);
   Transform readTransform(const json& j, const std::string& where) const;
+  void checkScales(const Vec3f& base, const std::vector<Keyframe>& keys,
+                   const std::string& where) const;
   Keyframe readKeyframe(const json& j, const std::string& where) const;
   uint32_t materialNamed(const std::string& name, const std::string& where);
   void addInstances(size_t firstMesh, const json& j, const std::string& where);
 
+  [[noreturn]] void failAt(size_t byte, const std::string& what) const;
+
+  // Counts triangles before they are made: a one-line file must not ask for a billion.
+  void spend(uint64_t triangles, const std::string& where);
+
   std::string path_, text_;
+  LoadContext& ctx_;
   Scene scene_;
+  uint64_t triangles_ = 0;
 };
+
+// nlohmann's DOM builder, remembering where an error was found: a number out of range
+// ("1e400") is reported through parse_error too, but its exception carries no position.
+class PositionedSax : public nlohmann::detail::json_sax_dom_parser<json> {
+ public:
+  using nlohmann::detail::json_sax_dom_parser<json>::json_sax_dom_parser;
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
+    errorByte = position, errorToken = token, errorWhat = ex.what();
+    return false;
+  }
+  size_t errorByte = 0;
+  std::string errorToken, errorWhat;
+};
+
+void JsonScene::failAt(size_t byte, const std::string& what) const {
+  byte = std::min(byte, text_.size());
+  const size_t end = byte > 0 ? byte - 1 : 0;
+  const size_t line = size_t(std::count(text_.begin(), text_.begin() + long(end), '\n')) + 1;
+  const size_t lineStart = text_.rfind('\n', end > 0 ? end - 1 : 0);
+  const size_t column = lineStart == std::string::npos || end == 0 ? end + 1 : end - lineStart;
+  throw SceneError(path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + what);
+}
 
 Scene JsonScene::load() {
   json root;
-  try {
-    root = json::parse(text_, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
-    // Byte position → line and column, so the message points into the file.
-    const size_t byte = std::min<size_t>(e.byte, text_.size());
-    const size_t end = byte > 0 ? byte - 1 : 0;
-    const size_t line = size_t(std::count(text_.begin(), text_.begin() + long(end), '\n')) + 1;
-    const size_t lineStart = text_.rfind('\n', end > 0 ? end - 1 : 0);
-    const size_t column = lineStart == std::string::npos || end == 0 ? end + 1 : end - lineStart;
-    std::string reason = e.what();
-    const size_t colon = reason.find(": ");
+  PositionedSax sax(root, /*allow_exceptions=*/false);
+  if (!json::sax_parse(text_, &sax, json::input_format_t::json, /*strict=*/true,
+                       /*ignore_comments=*/true) ||
+      !sax.errorWhat.empty()) {
+    std::string reason = sax.errorWhat.empty() ? "parse failed" : sax.errorWhat;
+    const size_t colon = reason.find("] ");
     if (colon != std::string::npos) reason = reason.substr(colon + 2);
-    throw SceneError(path_ + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                     ": malformed JSON: " + reason);
+    // "parse error at line 3, column 27: " repeats what the prefix says.
+    if (reason.rfind("parse error", 0) == 0 && reason.find(": ") != std::string::npos)
+      reason = reason.substr(reason.find(": ") + 2);
+    failAt(sax.errorByte, "malformed JSON: " + reason);
   }
   checkKeys(root, "scene",
             {"name", "comment", "include_builtin", "camera", "environment", "lights", "materials",
@@ -160,7 +192,9 @@ void JsonScene::readLights(const json& j) {
 void JsonScene::readMaterials(const json& j) {
   if (!j.is_object()) fail("materials", "expected an object mapping names to materials");
   const std::string folder = folderOf(path_);
-  for (const auto& [name, m] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& name = item.key();
+    const json& m = item.value();
     const std::string where = "materials." + name;
     checkKeys(m, where, {"type", "kd", "ks", "ns", "ior", "ke", "kd_texture"});
     Material mat;
@@ -188,7 +222,8 @@ void JsonScene::readMaterials(const json& j) {
     if (mat.ior <= 0.f) fail(where + ".ior", "must be positive");
     if (m.contains("kd_texture")) {
       const std::string tex = string(m["kd_texture"], where + ".kd_texture");
-      mat.kdTexture = loadTexture(scene_, resolveRelative(folder, tex), path_ + " (" + where + ")");
+      mat.kdTexture =
+          loadTexture(scene_, resolveRelative(folder, tex), path_ + " (" + where + ")", ctx_);
     }
     // A name already defined (e.g. by include_builtin) is redefined in place.
     auto it = std::find_if(scene_.materials.begin(), scene_.materials.end(),
@@ -198,6 +233,13 @@ void JsonScene::readMaterials(const json& j) {
     else
       scene_.materials.push_back(mat);
   }
+}
+
+void JsonScene::spend(uint64_t triangles, const std::string& where) {
+  triangles_ += triangles;
+  if (triangles_ > ctx_.options().maxTriangles)
+    fail(where, "the scene would have " + std::to_string(triangles_) +
+                    " triangles, over the limit of " + std::to_string(ctx_.options().maxTriangles));
 }
 
 uint32_t JsonScene::materialNamed(const std::string& name, const std::string& where) {
@@ -214,6 +256,28 @@ Transform JsonScene::readTransform(const json& j, const std::string& where) cons
   const Keyframe k = readKeyframe(j, where);
   return Transform::translate(k.translate) * Transform::rotate(k.rotateDegrees, k.rotateAxis) *
          Transform::scale(k.scale);
+}
+
+// flatten() inverts every instance's transform (for normals) at every time: no scale may reach
+// zero, at a keyframe or between two (a component keeps its sign, so the smallest magnitude is
+// at a keyframe), and the product with the static scale must stay invertible.
+void JsonScene::checkScales(const Vec3f& base, const std::vector<Keyframe>& keys,
+                            const std::string& where) const {
+  Vec3f smallest{std::fabs(base.x), std::fabs(base.y), std::fabs(base.z)};
+  Vec3f low = smallest;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const Vec3f s = keys[i].scale;
+    if (i > 0 && (s.x * keys[i - 1].scale.x <= 0.f || s.y * keys[i - 1].scale.y <= 0.f ||
+                  s.z * keys[i - 1].scale.z <= 0.f))
+      fail(where + ".animation[" + std::to_string(i) + "].scale",
+           "a scale component changes sign or is zero between keyframes (not invertible)");
+    low = Vec3f{std::min(i ? low.x : std::fabs(s.x), std::fabs(s.x)),
+                std::min(i ? low.y : std::fabs(s.y), std::fabs(s.y)),
+                std::min(i ? low.z : std::fabs(s.z), std::fabs(s.z))};
+  }
+  if (!keys.empty()) smallest = smallest * low;
+  if (!(double(smallest.x) * smallest.y * smallest.z >= 1e-15))
+    fail(where, "a scale is zero or too small: the transform is not invertible");
 }
 
 Keyframe JsonScene::readKeyframe(const json& j, const std::string& where) const {
@@ -233,7 +297,11 @@ Keyframe JsonScene::readKeyframe(const json& j, const std::string& where) const 
 
 void JsonScene::addInstances(size_t firstMesh, const json& j, const std::string& where) {
   Instance inst;
-  if (j.contains("transform")) inst.transform = readTransform(j["transform"], where + ".transform");
+  Vec3f baseScale(1.f);
+  if (j.contains("transform")) {
+    inst.transform = readTransform(j["transform"], where + ".transform");
+    baseScale = readKeyframe(j["transform"], where + ".transform").scale;
+  }
   if (j.contains("animation")) {
     const json& a = j["animation"];
     if (!a.is_array() || a.empty())
@@ -247,6 +315,7 @@ void JsonScene::addInstances(size_t firstMesh, const json& j, const std::string&
         fail(kw + ".time", "keyframe times must increase");
     }
   }
+  checkScales(baseScale, inst.keyframes, where);
   for (size_t m = firstMesh; m < scene_.meshes.size(); ++m) {
     inst.mesh = uint32_t(m);
     scene_.instances.push_back(inst);
@@ -272,7 +341,8 @@ void JsonScene::readObject(const json& j, const std::string& where) {
       fail(where + ".file", "scene files cannot include other JSON scenes", "\"" + rel + "\"");
     Scene sub;
     try {
-      sub = loadScene(full);
+      sub = loadSceneFile(full, ctx_);
+      spend(sub.triangleCount(), where + ".file");
     } catch (const SceneError& e) {
       fail(where + ".file", e.what(), "\"" + rel + "\"");
     }
@@ -296,8 +366,9 @@ void JsonScene::readObject(const json& j, const std::string& where) {
     auto keys = [&](std::initializer_list<const char*> extra) {
       std::vector<const char*> all(base.begin(), base.end());
       all.insert(all.end(), extra.begin(), extra.end());
-      for (const auto& [key, value] : j.items())
-        if (std::find_if(all.begin(), all.end(), [&](const char* a) { return key == a; }) ==
+      for (const auto& item : j.items())
+        if (const std::string& key = item.key();
+            std::find_if(all.begin(), all.end(), [&](const char* a) { return key == a; }) ==
             all.end()) {
           std::string list;
           for (const char* a : all) list += std::string(list.empty() ? "" : ", ") + a;
@@ -332,6 +403,7 @@ void JsonScene::readObject(const json& j, const std::string& where) {
         if (!j["inward"].is_boolean()) fail(where + ".inward", "expected true or false");
         inward = j["inward"].get<bool>();
       }
+      spend(4 * uint64_t(sub) * uint64_t(sub), where);  // rings x 2 rings quads
       mesh = makeSphere(c, r, int(sub), inward, material);
     } else if (kind == "cube") {
       keys({"min", "max", "center", "size"});
@@ -348,6 +420,7 @@ void JsonScene::readObject(const json& j, const std::string& where) {
       }
       if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
         fail(where, "cube min must be below max on every axis");
+      spend(12, where);
       mesh = makeBox(lo, hi, material);
     } else if (kind == "quad") {
       keys({"corner", "edge1", "edge2"});
@@ -355,6 +428,7 @@ void JsonScene::readObject(const json& j, const std::string& where) {
         fail(where, "a quad needs 'corner', 'edge1' and 'edge2'");
       const Vec3f e1 = vec3(j["edge1"], where + ".edge1"), e2 = vec3(j["edge2"], where + ".edge2");
       if (lengthSquared(cross(e1, e2)) == 0.f) fail(where, "quad edges are parallel or zero");
+      spend(2, where);
       mesh = makeQuad(vec3(j["corner"], where + ".corner"), e1, e2, material);
     } else {
       fail(where + ".shape", "unknown shape '" + kind + "' (expected sphere, cube or quad)",
@@ -368,12 +442,8 @@ void JsonScene::readObject(const json& j, const std::string& where) {
 
 }  // namespace
 
-Scene loadJsonScene(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SceneError(path + ": cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  return JsonScene(path, text.str()).load();
+Scene readJsonScene(const std::string& path, std::string bytes, LoadContext& ctx) {
+  return JsonScene(path, std::move(bytes), ctx).load();
 }
 
 }  // namespace srt::detail

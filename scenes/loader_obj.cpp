@@ -1,13 +1,14 @@
-// Wavefront OBJ/MTL through tinyobjloader: vertices split by their (v, vn, vt) triple into one
-// indexed mesh per OBJ group, polygons fan-triangulated, MTL mapped onto srt::Material.
+// Wavefront OBJ: statements parsed in parallel (obj_parse.cpp), MTL through tinyobjloader;
+// vertices split by their (v, vt, vn) triple into one indexed mesh per OBJ group or object
+// (built in parallel), polygons fan-triangulated, MTL mapped onto srt::Material.
 #include <tiny_obj_loader.h>
 
-#include <fstream>
-#include <iostream>
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
 #include "scenes/loader_internal.h"
+#include "scenes/obj_parse.h"
 
 namespace srt::detail {
 namespace {
@@ -18,7 +19,7 @@ Vec3f vec(const tinyobj::real_t v[3]) {
 
 // The MTL → Material mapping (documented in scenes/README.md).
 Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::string& folder,
-                    const std::string& objPath) {
+                    const std::string& objPath, LoadContext& ctx) {
   Material m;
   m.name = mtl.name;
   m.kd = vec(mtl.diffuse);
@@ -42,30 +43,65 @@ Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::str
     for (char& c : tex)
       if (c == '\\') c = '/';  // files exported on Windows
     m.kdTexture = loadTexture(scene, resolveRelative(folder, tex),
-                              objPath + " (material '" + mtl.name + "')");
+                              objPath + " (material '" + mtl.name + "')", ctx);
     if (m.kdTexture >= 0)
       m.kd = {1.f, 1.f, 1.f};  // the texture is the albedo, as MTL viewers show it
   }
   return m;
 }
 
-// Line number (1-based) of the face-th 'f' statement, for error messages; 0 if not found.
-size_t faceLine(const std::string& path, size_t face) {
-  std::ifstream in(path);
-  std::string line;
-  size_t lineNo = 0, seen = 0;
-  while (std::getline(in, line)) {
-    ++lineNo;
-    size_t i = line.find_first_not_of(" \t");
-    if (i != std::string::npos && line[i] == 'f' && i + 1 < line.size() &&
-        (line[i + 1] == ' ' || line[i + 1] == '\t') && seen++ == face)
-      return lineNo;
+// MTL files named by mtllib, read through the load context (the OBJ's folder, or memory).
+class MtlReader {
+ public:
+  MtlReader(LoadContext& ctx, const std::string& folder, const std::string& source)
+      : ctx_(ctx), folder_(folder), source_(source) {}
+  // One mtllib statement: file names separated by spaces ("\\ " escapes a space in a name).
+  void load(const std::string& names, uint32_t line) {
+    std::vector<std::string> files(1);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == '\\' && i + 1 < names.size() && names[i + 1] == ' ')
+        files.back() += names[++i];
+      else if (names[i] == ' ' || names[i] == '\t')
+        files.emplace_back();
+      else
+        files.back() += names[i];
+    }
+    for (const std::string& name : files) {
+      if (name.empty()) continue;
+      const std::string path = resolveRelative(folder_, name);
+      FileBytes bytes;
+      std::string why;
+      if (!ctx_.readFile(path, &bytes, &why)) {
+        ctx_.warn(source_ + ":" + std::to_string(line) + ": material file '" + path +
+                  "' not read (" + why + "); its faces get the default material");
+        continue;
+      }
+      std::istringstream in{std::string(bytes.view())};
+      std::string warn, err;
+      tinyobj::LoadMtl(&names_, &materials_, &in, &warn, &err);
+      std::istringstream w(warn + err);
+      for (std::string l; std::getline(w, l);)
+        // "Both d and Tr" is routine and handled (d wins).
+        if (!l.empty() && l.find("Both `d` and `Tr`") == std::string::npos)
+          ctx_.warn(path + ": " + l);
+    }
   }
-  return 0;
-}
+  int find(const std::string& name) const {
+    const auto it = names_.find(name);
+    return it == names_.end() ? -1 : it->second;
+  }
+  const std::vector<tinyobj::material_t>& materials() const { return materials_; }
+
+ private:
+  LoadContext& ctx_;
+  const std::string& folder_;
+  const std::string& source_;
+  std::vector<tinyobj::material_t> materials_;
+  std::map<std::string, int> names_;
+};
 
 struct Key {
-  int v, vn, vt;
+  int32_t v, vt, vn;
   bool operator==(const Key& o) const { return v == o.v && vn == o.vn && vt == o.vt; }
 };
 struct KeyHash {
@@ -76,121 +112,205 @@ struct KeyHash {
   }
 };
 
+// The faces of one group (a contiguous run of the file), and what building its mesh found.
+struct Group {
+  std::string name;
+  size_t firstFace = 0, endFace = 0;
+  Mesh mesh;
+  size_t badFace = SIZE_MAX;  // first face with an index out of range
+  std::string bad;
+};
+
+class ObjMeshes {
+ public:
+  ObjMeshes(const obj::Data& d, const std::vector<uint32_t>& material)
+      : d_(d), material_(material) {}
+  // `slot`: this thread's vertex -> mesh index array, all UINT32_MAX between calls.
+  void build(Group& g, std::vector<uint32_t>& slot) const;
+
+ private:
+  Vec3f position(int32_t v) const {
+    return {d_.positions[3 * size_t(v)], d_.positions[3 * size_t(v) + 1],
+            d_.positions[3 * size_t(v) + 2]};
+  }
+  bool check(Group& g, size_t f) const;
+
+  const obj::Data& d_;
+  const std::vector<uint32_t>& material_;  // per face
+};
+
+bool ObjMeshes::check(Group& g, size_t f) const {
+  const int64_t nv = int64_t(d_.positions.size() / 3), nt = int64_t(d_.texcoords.size() / 2),
+                nn = int64_t(d_.normals.size() / 3);
+  const obj::Face& face = d_.faces[f];
+  for (uint32_t k = 0; k < face.corners; ++k) {
+    const obj::Corner& c = d_.corners[face.firstCorner + k];
+    const char* what = nullptr;
+    int64_t value = 0, count = 0;
+    if (c.v < 0 || c.v >= nv)
+      what = "vertex", value = c.v, count = nv;
+    else if (c.vt != obj::kAbsent && (c.vt < 0 || c.vt >= nt))
+      what = "texture coordinate", value = c.vt, count = nt;
+    else if (c.vn != obj::kAbsent && (c.vn < 0 || c.vn >= nn))
+      what = "normal", value = c.vn, count = nn;
+    if (what) {
+      g.badFace = f;
+      g.bad = std::to_string(face.line) + ": face " + std::to_string(f + 1) + " uses " + what +
+              " index " + std::to_string(value + 1) + " but the file has " + std::to_string(count);
+      return false;
+    }
+  }
+  return true;
+}
+
+void ObjMeshes::build(Group& g, std::vector<uint32_t>& slot) const {
+  bool anyNormal = false, anyUv = false;
+  size_t corners = 0;
+  for (size_t f = g.firstFace; f < g.endFace; ++f) {
+    if (!check(g, f)) return;
+    const obj::Face& face = d_.faces[f];
+    corners += face.corners;
+    for (uint32_t k = 0; k < face.corners; ++k) {
+      anyNormal |= d_.corners[face.firstCorner + k].vn != obj::kAbsent;
+      anyUv |= d_.corners[face.firstCorner + k].vt != obj::kAbsent;
+    }
+  }
+  Mesh& mesh = g.mesh;
+  // Positions alone (the common case of big files) index an array; attribute triples a hash map.
+  const size_t nv = d_.positions.size() / 3;
+  const bool direct = !anyNormal && !anyUv && corners >= nv / 16;
+  if (direct && slot.size() != nv) slot.assign(nv, UINT32_MAX);
+  std::unordered_map<Key, uint32_t, KeyHash> vertexOf;
+  if (!direct) vertexOf.reserve(corners);
+  mesh.positions.reserve(std::min(corners, nv));
+  std::vector<uint32_t> corner;
+  for (size_t f = g.firstFace; f < g.endFace; ++f) {
+    const obj::Face& face = d_.faces[f];
+    const uint32_t n = face.corners;
+    if (n < 3) continue;  // points and lines carry no surface
+    const obj::Corner* c = &d_.corners[face.firstCorner];
+    Vec3f faceNormal{0.f, 0.f, 1.f};
+    if (anyNormal) {
+      const Vec3f e =
+          cross(position(c[1].v) - position(c[0].v), position(c[2].v) - position(c[0].v));
+      if (lengthSquared(e) > 0.f) faceNormal = normalize(e);
+    }
+    corner.resize(n);
+    for (uint32_t k = 0; k < n; ++k) {
+      uint32_t* index;
+      if (direct) {
+        index = &slot[size_t(c[k].v)];
+      } else {
+        // A corner without vn in a mesh that has normals gets the face normal, unshared.
+        Key key{c[k].v, anyUv ? c[k].vt : obj::kAbsent, c[k].vn};
+        if (anyNormal && key.vn == obj::kAbsent) key.vn = -2 - int32_t(f);
+        index = &vertexOf.try_emplace(key, UINT32_MAX).first->second;
+      }
+      if (*index == UINT32_MAX) {
+        *index = uint32_t(mesh.positions.size());
+        mesh.positions.push_back(position(c[k].v));
+        if (anyNormal)
+          mesh.normals.push_back(c[k].vn >= 0 ? Vec3f{d_.normals[3 * size_t(c[k].vn)],
+                                                      d_.normals[3 * size_t(c[k].vn) + 1],
+                                                      d_.normals[3 * size_t(c[k].vn) + 2]}
+                                              : faceNormal);
+        if (anyUv)
+          mesh.uvs.push_back(c[k].vt >= 0 ? Vec2f{d_.texcoords[2 * size_t(c[k].vt)],
+                                                  d_.texcoords[2 * size_t(c[k].vt) + 1]}
+                                          : Vec2f{});
+      }
+      corner[k] = *index;
+    }
+    for (uint32_t k = 1; k + 1 < n; ++k) {
+      mesh.indices.insert(mesh.indices.end(), {corner[0], corner[k], corner[k + 1]});
+      mesh.materialIds.push_back(material_[f]);
+    }
+  }
+  if (direct)  // leave the array clean for the thread's next group
+    for (size_t f = g.firstFace; f < g.endFace; ++f)
+      for (uint32_t k = 0; k < d_.faces[f].corners; ++k)
+        slot[size_t(d_.corners[d_.faces[f].firstCorner + k].v)] = UINT32_MAX;
+}
+
 }  // namespace
 
-Scene loadObj(const std::string& path) {
+Scene readObj(const std::string& path, std::string_view bytes, LoadContext& ctx) {
   const std::string folder = folderOf(path);
-  tinyobj::ObjReaderConfig config;
-  config.triangulate = false;  // we fan-triangulate ourselves so face numbers map to file lines
-  config.vertex_color = false;
-  config.mtl_search_path = folder.empty() ? "./" : folder;
-  tinyobj::ObjReader reader;
-  if (!reader.ParseFromFile(path, config)) {
-    std::string err = reader.Error();
-    while (!err.empty() && err.back() == '\n') err.pop_back();
-    throw SceneError(path + ": malformed OBJ: " + (err.empty() ? "parse failed" : err));
+  const obj::Data d = obj::parse(path, bytes);
+
+  // The statements in file order: groups, and the material each face gets.
+  MtlReader mtl(ctx, folder, path);
+  std::vector<std::string> groupNames(1);
+  std::vector<std::pair<size_t, int>> state(d.statements.size());  // (group, material) after each
+  size_t group = 0;
+  int material = -1;
+  for (size_t i = 0; i < d.statements.size(); ++i) {
+    const obj::Statement& s = d.statements[i];
+    if (s.kind == obj::Statement::Group || s.kind == obj::Statement::Object) {
+      groupNames.push_back(s.text);
+      group = groupNames.size() - 1;
+    } else if (s.kind == obj::Statement::MtlLib) {
+      mtl.load(s.text, s.line);
+    } else {
+      material = mtl.find(s.text);
+      if (material < 0)
+        ctx.warn(path + ":" + std::to_string(s.line) + ": usemtl '" + s.text +
+                 "': no such material in the MTL files; using the default material");
+    }
+    state[i] = {group, material};
   }
-  if (!reader.Warning().empty()) {
-    std::istringstream w(reader.Warning());
-    for (std::string line; std::getline(w, line);)
-      // "Both d and Tr" is routine and handled (d wins); out-of-bounds indices get our own error.
-      if (!line.empty() && line.find("Both `d` and `Tr`") == std::string::npos &&
-          line.find("out of bounds") == std::string::npos)
-        std::cerr << "warning: " << path << ": " << line << "\n";
-  }
-  const tinyobj::attrib_t& attrib = reader.GetAttrib();
-  const int nv = int(attrib.vertices.size() / 3), nn = int(attrib.normals.size() / 3),
-            nt = int(attrib.texcoords.size() / 2);
 
   Scene scene;
   scene.name = path;
-  for (const tinyobj::material_t& mtl : reader.GetMaterials())
-    scene.materials.push_back(toMaterial(mtl, scene, folder, path));
-  int defaultMaterial = -1;
-  auto materialFor = [&](int id) -> uint32_t {
-    if (id >= 0 && id < int(reader.GetMaterials().size())) return uint32_t(id);
-    if (defaultMaterial < 0) {
-      Material m;
-      m.name = "default";
-      scene.materials.push_back(m);
-      defaultMaterial = int(scene.materials.size() - 1);
+  for (const tinyobj::material_t& m : mtl.materials())
+    scene.materials.push_back(toMaterial(m, scene, folder, path, ctx));
+  const uint32_t defaultMaterial = uint32_t(scene.materials.size());
+  bool usesDefault = false;
+  std::vector<uint32_t> faceMaterial(d.faces.size());
+  std::vector<Group> groups;  // each g or o starts one, as in tinyobjloader; faces are in order
+  size_t current = SIZE_MAX;
+  for (size_t f = 0; f < d.faces.size(); ++f) {
+    const uint32_t st = d.faces[f].statement;
+    const auto [g, m] = st == 0 ? std::pair<size_t, int>{0, -1} : state[st - 1];
+    faceMaterial[f] = m >= 0 ? uint32_t(m) : defaultMaterial;
+    usesDefault |= m < 0;
+    if (g != current) {
+      groups.emplace_back();
+      groups.back().name = groupNames[g];
+      groups.back().firstFace = f;
+      current = g;
     }
-    return uint32_t(defaultMaterial);
-  };
+    groups.back().endFace = f + 1;
+  }
+  if (usesDefault) {
+    Material m;
+    m.name = "default";
+    scene.materials.push_back(m);
+  }
 
-  size_t globalFace = 0;
-  for (const tinyobj::shape_t& shape : reader.GetShapes()) {
-    const tinyobj::mesh_t& src = shape.mesh;
-    bool anyNormal = false;
-    for (const tinyobj::index_t& ix : src.indices) anyNormal |= ix.normal_index >= 0;
-    bool anyUv = false;
-    for (const tinyobj::index_t& ix : src.indices) anyUv |= ix.texcoord_index >= 0;
-    Mesh mesh;
-    mesh.name = shape.name.empty() ? "shape " + std::to_string(scene.meshes.size()) : shape.name;
-    std::unordered_map<Key, uint32_t, KeyHash> vertexOf;
-    std::vector<uint32_t> corner;
-    size_t offset = 0;
-    for (size_t f = 0; f < src.num_face_vertices.size(); ++f, ++globalFace) {
-      const int n = src.num_face_vertices[f];
-      const tinyobj::index_t* ix = &src.indices[offset];
-      offset += size_t(n);
-      for (int k = 0; k < n; ++k) {
-        const char* bad = nullptr;
-        int value = 0, count = 0;
-        if (ix[k].vertex_index < 0 || ix[k].vertex_index >= nv)
-          bad = "vertex", value = ix[k].vertex_index, count = nv;
-        else if (ix[k].normal_index >= nn)
-          bad = "normal", value = ix[k].normal_index, count = nn;
-        else if (ix[k].texcoord_index >= nt)
-          bad = "texture coordinate", value = ix[k].texcoord_index, count = nt;
-        if (bad) {
-          const size_t line = faceLine(path, globalFace);
-          throw SceneError(path + (line ? ":" + std::to_string(line) : std::string()) + ": face " +
-                           std::to_string(globalFace + 1) + " uses " + bad + " index " +
-                           std::to_string(value + 1) + " but the file has " +
-                           std::to_string(count));
-        }
-      }
-      if (n < 3) continue;  // points/lines carry no surface
-      Vec3f faceNormal{0.f, 0.f, 1.f};
-      if (anyNormal) {
-        const Vec3f p0 = vec(&attrib.vertices[3 * ix[0].vertex_index]);
-        const Vec3f e = cross(vec(&attrib.vertices[3 * ix[1].vertex_index]) - p0,
-                              vec(&attrib.vertices[3 * ix[2].vertex_index]) - p0);
-        if (lengthSquared(e) > 0.f) faceNormal = normalize(e);
-      }
-      corner.resize(size_t(n));
-      for (int k = 0; k < n; ++k) {
-        // A corner without vn in a mesh that has normals gets the face normal, unshared.
-        Key key{ix[k].vertex_index, ix[k].normal_index, anyUv ? ix[k].texcoord_index : -1};
-        if (anyNormal && key.vn < 0) key.vn = -2 - int(f);
-        auto [it, inserted] = vertexOf.emplace(key, uint32_t(mesh.positions.size()));
-        if (inserted) {
-          mesh.positions.push_back(vec(&attrib.vertices[3 * key.v]));
-          if (anyNormal)
-            mesh.normals.push_back(key.vn >= 0 ? vec(&attrib.normals[3 * key.vn]) : faceNormal);
-          if (anyUv)
-            mesh.uvs.push_back(key.vt >= 0 ? Vec2f{float(attrib.texcoords[2 * key.vt]),
-                                                   float(attrib.texcoords[2 * key.vt + 1])}
-                                           : Vec2f{});
-        }
-        corner[k] = it->second;
-      }
-      const uint32_t material = materialFor(f < src.material_ids.size() ? src.material_ids[f] : -1);
-      for (int k = 1; k + 1 < n; ++k) {
-        mesh.indices.insert(mesh.indices.end(), {corner[0], corner[k], corner[k + 1]});
-        mesh.materialIds.push_back(material);
-      }
-    }
-    if (mesh.indices.empty()) continue;
-    scene.meshes.push_back(std::move(mesh));
+  const ObjMeshes builder(d, faceMaterial);
+#pragma omp parallel
+  {
+    std::vector<uint32_t> slot;
+#pragma omp for schedule(dynamic, 1)
+    for (long i = 0; i < long(groups.size()); ++i) builder.build(groups[size_t(i)], slot);
+  }
+  const Group* bad = nullptr;
+  for (const Group& g : groups)
+    if (g.badFace != SIZE_MAX && (!bad || g.badFace < bad->badFace)) bad = &g;
+  if (bad) throw SceneError(path + ":" + bad->bad);
+
+  for (Group& g : groups) {
+    if (g.mesh.indices.empty()) continue;
+    g.mesh.name = g.name.empty() ? "shape " + std::to_string(scene.meshes.size()) : g.name;
+    scene.meshes.push_back(std::move(g.mesh));
     Instance inst;
     inst.mesh = uint32_t(scene.meshes.size() - 1);
     scene.instances.push_back(inst);
   }
   if (scene.meshes.empty())
-    throw SceneError(path + ": empty mesh: the OBJ file has no faces (" + std::to_string(nv) +
-                     " vertices)");
+    throw SceneError(path + ": empty mesh: the OBJ file has no faces (" +
+                     std::to_string(d.positions.size() / 3) + " vertices)");
   return scene;
 }
 

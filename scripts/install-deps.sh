@@ -6,6 +6,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libtinyobjloader-dev libstb-dev libcli11-dev nlohmann-json3-dev libassimp-dev libtinyexr-dev
   libgtest-dev libbenchmark-dev
+  libtinygltf-dev                    # glTF/GLB reader
+  clang libclang-rt-dev              # fuzz targets only (scripts/fuzz.sh); the build uses gcc/nvcc
   libepoxy-dev libegl-dev libgl-dev libegl1 libgl1-mesa-dri libegl-mesa0
   libglfw3-dev libimgui-dev          # the interactive viewer
   libvulkan-dev mesa-vulkan-drivers  # GL interop: Vulkan-made semaphores and memory; lavapipe tests

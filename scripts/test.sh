@@ -5,4 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
+# Each scene reader's fuzz target for STREAMRT_FUZZ_SECONDS (25; 0 skips), where clang is: about
+# 3 minutes with the clang build. Before ctest, so that ctest's summary stays the last line.
+fuzz=0 fuzz_s=${STREAMRT_FUZZ_SECONDS:-25}
+if [ "$fuzz_s" != 0 ] && command -v clang++ >/dev/null; then
+  nice -n 10 scripts/fuzz.sh --time "$fuzz_s" || fuzz=$?
+fi
 ctest --test-dir build --output-on-failure -j "$(nproc)" "$@"
+exit $fuzz

@@ -94,6 +94,16 @@ TEST(JsonScenes, FilesRelativeToTheSceneWithOverridesAndTransforms) {
   EXPECT_EQ(s.materials[1].kdTexture, -1) << "missing texture: warning only";
 }
 
+TEST(JsonScenes, DeepNestingIsAnErrorNotACrash) {
+  // A million nested arrays: nlohmann parses and frees them without recursion.
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  test::expectErrorContaining<SceneError>([&] { loadSceneFromMemory("deep.json", deep); },
+                                          {"deep.json", "expected an object"});
+  test::expectErrorContaining<SceneError>(
+      [&] { loadSceneFromMemory("open.json", std::string(1000000, '[')); },
+      {"open.json:1:", "malformed JSON"});
+}
+
 struct BadJson {
   const char* label;
   const char* text;
@@ -159,6 +169,26 @@ INSTANTIATE_TEST_SUITE_P(
         BadJson{
             "unknown builtin", "{\"include_builtin\": \"cornel\"}", {"include_builtin", "cornel"}},
         BadJson{"no geometry", "{}", {"no triangles"}},
+        BadJson{"too many triangles",
+                "{\"objects\": [{\"shape\": \"sphere\", \"subdivisions\": 4096}, {\"shape\": "
+                "\"sphere\", \"subdivisions\": 4096}, {\"shape\": \"sphere\", \"subdivisions\": "
+                "4096}, {\"shape\": \"sphere\", \"subdivisions\": 4096}, {\"shape\": \"sphere\", "
+                "\"subdivisions\": 4096}]}",
+                {"objects[4]", "over the limit of 268435456"}},
+        BadJson{"zero scale",
+                "{\"objects\": [{\"shape\": \"cube\", \"transform\": {\"scale\": 0}}]}",
+                {"objects[0]", "not invertible"}},
+        BadJson{"scale through zero",
+                "{\"objects\": [{\"shape\": \"cube\", \"animation\": [{\"time\": 0, \"scale\": "
+                "1}, {\"time\": 1, \"scale\": [1, -1, 1]}]}]}",
+                {"objects[0].animation[1].scale", "changes sign"}},
+        BadJson{"float range",
+                "{\"objects\": [{\"shape\": \"cube\", \"transform\": {\"translate\": [1e39, 0, "
+                "0]}}]}",
+                {"objects[0].transform.translate[0]", "float range"}},
+        BadJson{"number overflow",
+                "{\n  \"environment\": [1, 1e400, 1]\n}",
+                {"bad.json:2:", "number overflow", "1e400"}},
         BadJson{"bad fov", "{\"camera\": {\"fov\": 0}}", {"camera.fov"}}),
     [](const ::testing::TestParamInfo<BadJson>& info) {
       std::string name = info.param.label;

@@ -307,7 +307,7 @@ TEST(ObjFiles, BadInput) {
       {"normal.obj:5", "normal index 2"});
   test::expectErrorContaining<SceneError>(
       [&] { loadScene(dir.write("zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n")); },
-      {"zero.obj", "line 4"});
+      {"zero.obj:4", "index 0"});
   test::expectErrorContaining<SceneError>([&] { loadScene(dir.write("empty.obj", "")); },
                                           {"empty.obj", "empty mesh"});
   test::expectErrorContaining<SceneError>(
@@ -320,72 +320,44 @@ TEST(ObjFiles, BadInput) {
   test::expectErrorContaining<SceneError>([&] { loadScene("no-extension"); }, {"no-extension"});
 }
 
-TEST(AssimpFiles, PlyAndStl) {
-  test::ScratchDir dir;
-  const Scene ply = loadScene(dir.write("square.ply", R"(ply
-format ascii 1.0
-element vertex 4
-property float x
-property float y
-property float z
-element face 1
-property list uchar int vertex_indices
-end_header
-0 0 0
-1 0 0
-1 1 0
-0 1 0
-4 0 1 2 3
-)"));
-  EXPECT_EQ(ply.triangleCount(), 2u);
-  ASSERT_FALSE(ply.meshes.empty());
-  EXPECT_EQ(ply.meshes[0].normals.size(), ply.meshes[0].positions.size()) << "normals generated";
-  for (const Vec3f& n : ply.meshes[0].normals) EXPECT_NEAR(std::fabs(n.z), 1.f, 1e-5f);
-
-  const Scene stl = loadScene(dir.write("tri.stl", R"(solid t
-facet normal 0 0 1
- outer loop
-  vertex 0 0 0
-  vertex 1 0 0
-  vertex 0 1 0
- endloop
-endfacet
-endsolid t
-)"));
-  EXPECT_EQ(stl.triangleCount(), 1u);
-  EXPECT_NO_THROW(validateScene(stl, "tri.stl"));
-
-  test::expectErrorContaining<SceneError>(
-      [&] {
-        loadScene(
-            dir.write("broken.ply", "ply\nformat ascii 1.0\nelement vertex 3\nend_header\n1 2\n"));
-      },
-      {"broken.ply"});
+TEST(ObjFiles, MissingMtlIsOneWarningWithThePrefixAndQuietSilencesIt) {
+  const std::string obj = "mtllib gone.mtl\nusemtl white\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+  testing::internal::CaptureStderr();
+  const Scene s = loadSceneFromMemory("m.obj", obj);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(s.triangleCount(), 1u);
+  EXPECT_NE(err.find("streamrt: warning: m.obj:1: material file 'gone.mtl' not read"),
+            std::string::npos)
+      << err;
+  size_t lines = 0;
+  for (size_t at = 0; (at = err.find('\n', at)) != std::string::npos; ++at) ++lines;
+  EXPECT_EQ(err.find("gone.mtl"), err.rfind("gone.mtl")) << "printed once: " << err;
+  for (size_t at = 0; (at = err.find('\n', at)) != std::string::npos;) {
+    const size_t start = err.rfind('\n', at - 1);
+    EXPECT_EQ(err.compare(start == std::string::npos ? 0 : start + 1, 18, "streamrt: warning:"), 0)
+        << "every line carries the prefix: " << err;
+    ++at;
+  }
+  EXPECT_GE(lines, 1u);
+  testing::internal::CaptureStderr();
+  loadSceneFromMemory("m.obj", obj, {}, LoadOptions{/*quiet=*/true});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
 }
 
-TEST(AssimpFiles, GltfMaterialsAndNodeTransforms) {
+TEST(ObjFiles, MtlFromMemory) {
+  const Scene s =
+      loadSceneFromMemory("m.obj", "mtllib m.mtl\nusemtl red\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",
+                          {{"m.mtl", "newmtl red\nKd 1 0 0\n"}});
+  ASSERT_EQ(s.materials.size(), 1u);
+  EXPECT_EQ(s.materials[0].kd.x, 1.f);
+  EXPECT_EQ(s.materials[0].kd.y, 0.f);
+}
+
+TEST(RetiredFormats, FbxColladaStlSayWhatToDo) {
   test::ScratchDir dir;
-  // One triangle, a node translation of +5 z, base colour (0.2, 0.4, 0.6) and emission.
-  const Scene s = loadScene(dir.write("tri.gltf", R"({"asset": {"version": "2.0"}, "scene": 0,
-    "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0, "translation": [0, 0, 5]}],
-    "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1, "material": 0}]}],
-    "materials": [{"name": "glow", "pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.4, 0.6, 1]},
-                   "emissiveFactor": [1, 0.5, 0.25]}],
-    "buffers": [{"byteLength": 44,
-      "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAABAAIAAAA="}],
-    "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36},
-                    {"buffer": 0, "byteOffset": 36, "byteLength": 6}],
-    "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
-                   "min": [0, 0, 0], "max": [1, 1, 0]},
-                  {"bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR"}]})"));
-  ASSERT_EQ(s.triangleCount(), 1u);
-  const Bounds3f b = s.bounds();
-  EXPECT_NEAR(b.lo.z, 5.f, 1e-5f) << "node transform baked in";
-  const Material& m = s.materials[s.meshes[0].materialIds[0]];
-  EXPECT_NEAR(m.kd.y, 0.4f, 1e-5f);
-  EXPECT_NEAR(m.ke.x, 1.f, 1e-5f);
-  EXPECT_NEAR(m.ke.z, 0.25f, 1e-5f);
-  EXPECT_EQ(s.meshes[0].normals.size(), s.meshes[0].positions.size());
+  for (const char* name : {"a.fbx", "b.dae", "c.stl"})
+    test::expectErrorContaining<SceneError>([&] { loadScene(dir.write(name, "x")); },
+                                            {name, "convert it to glTF or PLY"});
 }
 
 }  // namespace

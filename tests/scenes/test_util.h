@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -45,6 +46,30 @@ void expectErrorContaining(F&& f, std::initializer_list<std::string> fragments) 
       EXPECT_NE(msg.find(frag), std::string::npos)
           << "message '" << msg << "' lacks '" << frag << "'";
   }
+}
+
+// Standard base64, for glTF data URIs built in tests.
+inline std::string base64(const std::string& bytes) {
+  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) v |= uint32_t(uint8_t(bytes[i + 1])) << 8;
+    if (i + 2 < bytes.size()) v |= uint8_t(bytes[i + 2]);
+    out += abc[(v >> 18) & 63];
+    out += abc[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? abc[(v >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? abc[v & 63] : '=';
+  }
+  return out;
+}
+
+// The bytes of trivially copyable values, in host (little-endian) order.
+template <typename... T>
+std::string bytesOf(const T&... values) {
+  std::string out;
+  (out.append(reinterpret_cast<const char*>(&values), sizeof(T)), ...);
+  return out;
 }
 
 inline std::string testScenesDir() {
