@@ -250,7 +250,7 @@ Command addRenderCommand(CLI::App& app) {
   render
       ->add_option("scene", cmd->scene,
                    "Built-in scene name (see `streamrt list`) or a scene file: .obj, .ply, "
-                   ".gltf, .glb, .fbx, .json")
+                   ".gltf, .glb, .json")
       ->capture_default_str();
   render
       ->add_option("-o,--output", cmd->output,
