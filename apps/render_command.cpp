@@ -172,6 +172,7 @@ std::string exitNote(const RenderOutputs& outputs, int frames, bool stats) {
 int runRenderRank(RenderCommand cmd) {
   cmd.quiet = true;
   const Backend backend = selectBackend(cmd.backend);
+  setUpDevices(cmd.devices, backend);
   checkRender(backend, cmd.options, cmd.accel);
   applyThreads(cmd.threads);
   double loadSeconds = 0;
@@ -202,8 +203,8 @@ int runRender(const RenderCommand& cmd) {
   std::string notice;
   const Backend backend = selectBackend(cmd.backend, &notice);
   if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
+  setUpDevices(cmd.devices, backend);  // first: under mpirun it picks this rank's GPU
   checkRender(backend, cmd.options, cmd.accel);
-  checkDevices(cmd.devices, backend);
   applyThreads(cmd.threads);
   interrupt::setExitNote("nothing was written");
 

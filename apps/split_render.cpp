@@ -65,13 +65,18 @@ std::vector<int> parseDevices(const std::string& text, int count) {
   return out;
 }
 
-void checkDevices(const std::string& devices, const Backend& backend) {
-  if (devices.empty()) return;
+void setUpDevices(const std::string& devices, const Backend& backend) {
+  const mpi::World& world = mpi::world();
+  if (devices.empty()) {
+    if (world.size > 1 && backend.isCuda())
+      SRT_CUDA_CHECK(cudaSetDevice(world.localRank % cudaDeviceCount()));
+    return;
+  }
   if (!backend.isCuda())
     throw std::invalid_argument(
         "--devices splits a render over CUDA devices; the CPU backend has none (its threads are "
         "--threads)");
-  if (mpi::world().size > 1)
+  if (world.size > 1)
     throw std::invalid_argument(
         "--devices: under mpirun each rank renders on the GPU of its local rank; start one rank "
         "per GPU instead");
@@ -83,7 +88,7 @@ SplitRenderer::SplitRenderer(Scene scene, const Backend& backend, const RenderOp
     : options_(options) {
   const mpi::World& world = mpi::world();
   if (!devices.empty()) {
-    checkDevices(devices, backend);
+    setUpDevices(devices, backend);
     split_ = true;
     multi_ = std::make_unique<MultiDeviceRenderer>(scene, backend, options, accel, time,
                                                    parseDevices(devices, cudaDeviceCount()));
@@ -98,7 +103,7 @@ SplitRenderer::SplitRenderer(Scene scene, const Backend& backend, const RenderOp
   checkRender(backend, options, accel);  // on every rank, even one with no samples to render
   const SampleRange mine = splitSamples(options.firstSample, options.spp, world.size)[world.rank];
   if (mine.count == 0) return;  // more ranks than samples: this one adds an empty film
-  if (backend.isCuda()) SRT_CUDA_CHECK(cudaSetDevice(world.localRank % cudaDeviceCount()));
+  setUpDevices(devices, backend);  // (done already by the command; here for other callers)
   single_ = std::make_unique<Renderer>(std::move(scene), backend, partOptions(options, mine),
                                        accel, time);
 }

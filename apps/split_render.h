@@ -20,17 +20,18 @@ void addDevicesFlag(CLI::App& cmd, std::string& devices);
 // every one). Throws std::invalid_argument naming the flag.
 std::vector<int> parseDevices(const std::string& text, int count);
 
-// The checks SplitRenderer makes of --devices, for the command to make before the scene loads:
-// refused on the CPU backend (its threads are --threads) and under mpirun (a rank takes the GPU
-// of its local rank); every ordinal must name a device present. Throws std::invalid_argument.
-void checkDevices(const std::string& devices, const Backend& backend);
+// Called once before any other CUDA call of a render (checkRender sizes the pool from the current
+// device's memory). Checks --devices: refused on the CPU backend (its threads are --threads) and
+// under mpirun, and every ordinal must name a device present; throws std::invalid_argument. Under
+// mpirun on CUDA, makes the GPU of this rank's local rank current (modulo the GPUs visible).
+void setUpDevices(const std::string& devices, const Backend& backend);
 
 // Renders like Renderer, split as the run asks: over the listed devices (one Renderer per entry,
 // MultiDeviceRenderer), over the MPI ranks (each takes the GPU of its local rank and a share of
 // the samples; rank 0 receives the sums), or not at all (one Renderer, as before).
 class SplitRenderer {
  public:
-  // `devices`: the --devices text, empty when not given (checked by checkDevices).
+  // `devices`: the --devices text, empty when not given (checked by setUpDevices).
   SplitRenderer(Scene scene, const Backend& backend, const RenderOptions& options,
                 const AccelOptions& accel, float time, const std::string& devices);
   // Ends MPI after a run that went well (mpi::finish).
