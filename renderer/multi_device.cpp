@@ -200,7 +200,11 @@ MultiDeviceRenderer::MultiDeviceRenderer(const Scene& scene, const Backend& back
                                          float time, const std::vector<int>& devices)
     : options_(options), backend_(backend) {
   if (devices.empty()) throw std::invalid_argument("--devices: no device to render on");
-  checkRender(backend, options, accel);  // once, before any thread or kd-tree
+  // Once, before any thread or kd-tree.
+  if (checkRender(backend, options, accel).compaction.usesGl() && devices.size() > 1)
+    throw std::invalid_argument("--devices: the OpenGL primitives share one GL context per "
+                                "process, so they cannot run in several parts at once; pick a "
+                                "CUDA primitive (--compaction)");
   const std::vector<SampleRange> ranges = splitSamples(options.firstSample, options.spp,
                                                        int(devices.size()));
   for (size_t i = 0; i < devices.size(); ++i) {

@@ -164,6 +164,13 @@ TEST(MultiDeviceRenderer, BadSettingsFailBeforeAnyPartStarts) {
   EXPECT_THROW(MultiDeviceRenderer(loadScene("cornell"), kCpu, small(IntegratorKind::Path, 2), {},
                                    0.f, {}),
                std::invalid_argument);
+  o.compaction = "gl-roger";  // one GL context per process: refused before any GL work
+  try {
+    MultiDeviceRenderer(loadScene("cornell"), kCpu, o, {}, 0.f, {0, 0});
+    ADD_FAILURE() << "an OpenGL primitive was accepted in two parts";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("OpenGL"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
