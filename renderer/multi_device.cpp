@@ -198,7 +198,7 @@ struct MultiDeviceRenderer::Part {
 MultiDeviceRenderer::MultiDeviceRenderer(const Scene& scene, const Backend& backend,
                                          const RenderOptions& options, const AccelOptions& accel,
                                          float time, const std::vector<int>& devices)
-    : options_(options), backend_(backend) {
+    : options_(options), backend_(backend), time_(time) {
   if (devices.empty()) throw std::invalid_argument("--devices: no device to render on");
   // Once, before any thread or kd-tree.
   if (checkRender(backend, options, accel).compaction.usesGl() && devices.size() > 1)
@@ -299,15 +299,20 @@ RenderResult MultiDeviceRenderer::render(float time, const ProgressFn& progress,
   st.bounces.clear();
   st.iterations.clear();
   st.device = std::to_string(parts_.size()) + (parts_.size() == 1 ? " part: " : " parts: ");
-  Clock::time_point last = t0;
+  // Until the last part finished, less the kd-tree rebuild a new time makes every part run first
+  // (outside renderSeconds, as in Renderer).
+  const bool rebuilt = time != time_;
+  time_ = time;
+  double seconds = 0;
   for (size_t i = 0; i < parts_.size(); ++i) {
     const Part& part = *parts_[i];
     addRenderStats(st, part.result.stats);
     st.device += (i ? "; " : "") + part.result.stats.device +
                  (backend_.isCuda() ? " (device " + std::to_string(part.device) + ")" : "");
-    last = std::max(last, part.finished);
+    const double build = rebuilt ? part.result.stats.accel.buildMs / 1000.0 : 0.0;
+    seconds = std::max(seconds, std::chrono::duration<double>(part.finished - t0).count() - build);
   }
-  st.renderSeconds = std::chrono::duration<double>(last - t0).count();
+  st.renderSeconds = seconds;
   film_ = std::move(parts_.front()->film);
   for (size_t i = 1; i < parts_.size(); ++i) addFilm(film_, parts_[i]->film);
   out.image = resolveFilmSums(film_, options_.width, options_.height, st.samplesDone);

@@ -57,7 +57,8 @@ class MultiDeviceRenderer {
   // As Renderer::render. Progress counts the samples all parts have finished; `stop` reaches
   // every part (each stops at a whole sample of its own range). The stats are part 0's
   // description with the parts' counts and times added (addRenderStats) and the device line
-  // naming every entry; renderSeconds is the wall time until the last part finished.
+  // naming every entry; renderSeconds is the wall time until the last part finished (less the
+  // kd-tree rebuild of a new time, outside it as in Renderer).
   RenderResult render(float time, const ProgressFn& progress = {}, const StopCondition& stop = {});
   // The summed film of the last render() (fixed point, as Integrator::filmSums).
   const std::vector<unsigned long long>& filmSums() const { return film_; }
@@ -68,6 +69,7 @@ class MultiDeviceRenderer {
   void release();
   RenderOptions options_;
   Backend backend_;
+  float time_;  // the scene time the parts' kd-trees were built for
   std::vector<std::unique_ptr<Part>> parts_;
   std::vector<unsigned long long> film_;
 };
