@@ -33,9 +33,9 @@ std::vector<double> pack(const RenderStats& s) {
   std::vector<double> v = {double(s.samplesDone), s.stopped ? 1.0 : 0.0, double(s.poolSize),
                            double(s.bounces.size()), double(s.iterations.size())};
   for (const BounceStats& b : s.bounces)
-    v.insert(v.end(), {double(b.raysIn), double(b.lanes), double(b.raysAlive),
-                       double(b.shadowRays), b.compactionMs, b.transferMs, b.traceMs, b.shadeMs,
-                       b.shadowMs, double(b.compactionBytes)});
+    v.insert(v.end(), {double(b.raysIn), double(b.lanes), double(b.raysAlive), double(b.shadowRays),
+                       b.compactionMs, b.transferMs, b.traceMs, b.shadeMs, b.shadowMs,
+                       double(b.compactionBytes)});
   for (const IterationStats& i : s.iterations)
     v.insert(v.end(), {double(i.lanes), double(i.alive), double(i.regenerated), double(i.idle),
                        i.traceMs, i.shadeMs, i.shadowMs, i.compactionMs, i.regenerateMs,
@@ -87,9 +87,9 @@ const World& world() {
   check(MPI_Comm_rank(MPI_COMM_WORLD, &gWorld.rank), "MPI_Comm_rank");
   check(MPI_Comm_size(MPI_COMM_WORLD, &gWorld.size), "MPI_Comm_size");
   MPI_Comm local;
-  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, gWorld.rank, MPI_INFO_NULL,
-                            &local),
-        "MPI_Comm_split_type");
+  check(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, gWorld.rank, MPI_INFO_NULL, &local),
+      "MPI_Comm_split_type");
   check(MPI_Comm_rank(local, &gWorld.localRank), "MPI_Comm_rank");
   MPI_Comm_free(&local);
   return gWorld;

@@ -23,7 +23,8 @@ bool devicesSyntaxOk(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ','))
-    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
+    if (item.empty() || item.size() > 4 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
       return false;
   return true;
 }
@@ -58,8 +59,7 @@ std::vector<int> parseDevices(const std::string& text, int count) {
     const int d = std::stoi(item);
     if (d >= count)
       throw std::invalid_argument("--devices: no device " + item + " (this machine has " +
-                                  std::to_string(count) + ": 0-" + std::to_string(count - 1) +
-                                  ")");
+                                  std::to_string(count) + ": 0-" + std::to_string(count - 1) + ")");
     out.push_back(d);
   }
   return out;
@@ -102,10 +102,10 @@ SplitRenderer::SplitRenderer(Scene scene, const Backend& backend, const RenderOp
   split_ = true;
   checkRender(backend, options, accel);  // on every rank, even one with no samples to render
   const SampleRange mine = splitSamples(options.firstSample, options.spp, world.size)[world.rank];
-  if (mine.count == 0) return;  // more ranks than samples: this one adds an empty film
+  if (mine.count == 0) return;     // more ranks than samples: this one adds an empty film
   setUpDevices(devices, backend);  // (done already by the command; here for other callers)
-  single_ = std::make_unique<Renderer>(std::move(scene), backend, partOptions(options, mine),
-                                       accel, time);
+  single_ = std::make_unique<Renderer>(std::move(scene), backend, partOptions(options, mine), accel,
+                                       time);
 }
 
 SplitRenderer::~SplitRenderer() {
@@ -137,8 +137,7 @@ RenderResult SplitRenderer::render(float time, const ProgressFn& progress,
   mpi::reduceStats(result.stats);
   if (!world.root()) return result;
   result.stats.spp = options_.spp;
-  result.image =
-      resolveFilmSums(film, options_.width, options_.height, result.stats.samplesDone);
+  result.image = resolveFilmSums(film, options_.width, options_.height, result.stats.samplesDone);
   return result;
 }
 

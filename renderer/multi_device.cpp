@@ -202,11 +202,12 @@ MultiDeviceRenderer::MultiDeviceRenderer(const Scene& scene, const Backend& back
   if (devices.empty()) throw std::invalid_argument("--devices: no device to render on");
   // Once, before any thread or kd-tree.
   if (checkRender(backend, options, accel).compaction.usesGl() && devices.size() > 1)
-    throw std::invalid_argument("--devices: the OpenGL primitives share one GL context per "
-                                "process, so they cannot run in several parts at once; pick a "
-                                "CUDA primitive (--compaction)");
-  const std::vector<SampleRange> ranges = splitSamples(options.firstSample, options.spp,
-                                                       int(devices.size()));
+    throw std::invalid_argument(
+        "--devices: the OpenGL primitives share one GL context per "
+        "process, so they cannot run in several parts at once; pick a "
+        "CUDA primitive (--compaction)");
+  const std::vector<SampleRange> ranges =
+      splitSamples(options.firstSample, options.spp, int(devices.size()));
   for (size_t i = 0; i < devices.size(); ++i) {
     if (ranges[i].count == 0) continue;  // fewer samples than devices
     auto part = std::make_unique<Part>();
@@ -237,7 +238,9 @@ MultiDeviceRenderer::MultiDeviceRenderer(const Scene& scene, const Backend& back
   }
 }
 
-MultiDeviceRenderer::~MultiDeviceRenderer() { release(); }
+MultiDeviceRenderer::~MultiDeviceRenderer() {
+  release();
+}
 
 void MultiDeviceRenderer::release() {
   // Each part's memory and stream are freed on its own thread, where its device is current.

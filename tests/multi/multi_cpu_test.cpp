@@ -119,7 +119,8 @@ void expectMultiPartRenderIsTheWhole(IntegratorKind integrator, int spp, int par
   EXPECT_EQ(r.stats.totalRays(), reference.stats.totalRays()) << what;
   ASSERT_EQ(r.stats.bounces.size(), reference.stats.bounces.size()) << what;
   for (size_t d = 0; d < r.stats.bounces.size(); ++d) {
-    EXPECT_EQ(r.stats.bounces[d].raysIn, reference.stats.bounces[d].raysIn) << what << " depth " << d;
+    EXPECT_EQ(r.stats.bounces[d].raysIn, reference.stats.bounces[d].raysIn)
+        << what << " depth " << d;
     EXPECT_EQ(r.stats.bounces[d].shadowRays, reference.stats.bounces[d].shadowRays) << what;
   }
 }
@@ -161,9 +162,9 @@ TEST(MultiDeviceRenderer, BadSettingsFailBeforeAnyPartStarts) {
   o.compaction = "no-such-primitive";
   EXPECT_THROW(MultiDeviceRenderer(loadScene("cornell"), kCpu, o, {}, 0.f, {0, 0}),
                std::invalid_argument);
-  EXPECT_THROW(MultiDeviceRenderer(loadScene("cornell"), kCpu, small(IntegratorKind::Path, 2), {},
-                                   0.f, {}),
-               std::invalid_argument);
+  EXPECT_THROW(
+      MultiDeviceRenderer(loadScene("cornell"), kCpu, small(IntegratorKind::Path, 2), {}, 0.f, {}),
+      std::invalid_argument);
   o.compaction = "gl-roger";  // one GL context per process: refused before any GL work
   try {
     MultiDeviceRenderer(loadScene("cornell"), kCpu, o, {}, 0.f, {0, 0});
