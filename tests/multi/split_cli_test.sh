@@ -20,6 +20,9 @@ if [ "$mode" = mpi ]; then
   same one.pfm two.pfm
   grep -q '"2 MPI ranks; rank 0: ' two.json || fail "two.json does not name the ranks"
   grep -q '"samples_done": 5' two.json || fail "two.json does not hold every rank's samples"
+  # Every path is the same whichever rank traced it: the rays add up to one process's exactly.
+  rays() { grep -o '"rays": [0-9]*' "$1"; }
+  [ "$(rays one.json)" = "$(rays two.json)" ] || fail "rays: $(rays one.json) alone, $(rays two.json) over 2 ranks"
   # More ranks than samples: the third adds an empty film.
   run "${common[@]}" --spp 2 -o one2.pfm
   ranks 3 "${common[@]}" --spp 2 -o three2.pfm
@@ -57,6 +60,8 @@ if [ "$mode" = devices ]; then
   same one.pfm all.pfm
   same one.pfm zero.pfm
   grep -q '"2 parts: ' twice.json || fail "twice.json does not name the parts"
+  rays() { grep -o '"rays": [0-9]*' "$1"; }
+  [ "$(rays one.json)" = "$(rays twice.json)" ] || fail "rays: $(rays one.json) on one, $(rays twice.json) on 0,0"
   "$cli" render "${common[@]}" -o w1.pfm --integrator whitted
   "$cli" render "${common[@]}" -o w2.pfm --integrator whitted --devices 0,0
   same w1.pfm w2.pfm
