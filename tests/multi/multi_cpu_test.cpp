@@ -7,6 +7,7 @@
 
 #include "renderer/multi_device.h"
 #include "tests/render/render_test_util.h"
+#include "tests/test_scenes_dir.h"
 
 namespace srt {
 namespace {
@@ -134,7 +135,7 @@ TEST(MultiDeviceRenderer, CpuPartsGiveTheWholeRender) {
 }
 
 TEST(MultiDeviceRenderer, RendersAnimationFramesLikeOneRenderer) {
-  const std::string path = std::string(SRT_SCENE_EXAMPLES_DIR) + "/cornell-orbit.json";
+  const std::string path = test::testDataDir() + "/examples/cornell-orbit.json";
   const RenderOptions o = small(IntegratorKind::Path, 3);
   Renderer full(loadScene(path), kCpu, o);
   MultiDeviceRenderer split(loadScene(path), kCpu, o, {}, 0.f, {0, 0});
