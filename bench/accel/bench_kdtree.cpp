@@ -4,13 +4,8 @@
 // Prints a table and writes JSON. Medians over repeats after warm-up builds, CUDA events.
 //
 //   streamrt-bench-kdtree --mesh conference.obj --mesh dragon.ply [--repeats 11] [--json out.json]
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-#include <tiny_obj_loader.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <assimp/Importer.hpp>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -19,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/accel/bench_mesh.h"
 #include "primitives/common/cuda_check.h"
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
@@ -29,64 +25,8 @@
 namespace {
 
 using namespace srt;
-
-struct HostMesh {
-  std::string name;
-  std::vector<Vec3f> positions;
-  std::vector<uint32_t> indices;
-  TriangleMeshView view() const {
-    return {positions.data(), indices.data(), uint32_t(indices.size() / 3)};
-  }
-};
-
-std::string baseName(const std::string& path) {
-  return path.substr(path.find_last_of('/') + 1);
-}
-
-HostMesh loadObj(const std::string& path) {
-  tinyobj::ObjReaderConfig config;
-  config.triangulate = true;
-  config.mtl_search_path = "";
-  tinyobj::ObjReader reader;
-  if (!reader.ParseFromFile(path, config))
-    throw std::runtime_error("cannot read OBJ " + path + ": " + reader.Error());
-  HostMesh m;
-  m.name = baseName(path);
-  const auto& v = reader.GetAttrib().vertices;
-  for (size_t i = 0; i + 2 < v.size(); i += 3) m.positions.push_back({v[i], v[i + 1], v[i + 2]});
-  for (const auto& shape : reader.GetShapes())
-    for (const auto& idx : shape.mesh.indices) {
-      if (idx.vertex_index < 0 || size_t(idx.vertex_index) >= m.positions.size())
-        throw std::runtime_error(path + ": vertex index out of range");
-      m.indices.push_back(uint32_t(idx.vertex_index));
-    }
-  return m;
-}
-
-// PLY (and anything else assimp reads): all meshes, triangulated, no scene transforms.
-HostMesh loadWithAssimp(const std::string& path) {
-  Assimp::Importer importer;
-  const aiScene* scene = importer.ReadFile(path, aiProcess_Triangulate);
-  if (!scene) throw std::runtime_error("cannot read " + path + ": " + importer.GetErrorString());
-  HostMesh m;
-  m.name = baseName(path);
-  for (unsigned k = 0; k < scene->mNumMeshes; ++k) {
-    const aiMesh* mesh = scene->mMeshes[k];
-    const uint32_t base = uint32_t(m.positions.size());
-    for (unsigned i = 0; i < mesh->mNumVertices; ++i)
-      m.positions.push_back({mesh->mVertices[i].x, mesh->mVertices[i].y, mesh->mVertices[i].z});
-    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
-      if (mesh->mFaces[f].mNumIndices != 3) continue;  // points and lines
-      for (int j = 0; j < 3; ++j) m.indices.push_back(base + mesh->mFaces[f].mIndices[j]);
-    }
-  }
-  return m;
-}
-
-HostMesh loadMesh(const std::string& path) {
-  const std::string ext = path.size() > 4 ? path.substr(path.size() - 4) : "";
-  return ext == ".obj" || ext == ".OBJ" ? loadObj(path) : loadWithAssimp(path);
-}
+using bench::HostMesh;
+using bench::loadMesh;
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
