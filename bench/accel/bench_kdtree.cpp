@@ -1,7 +1,8 @@
-// streamrt-bench-kdtree: GPU kd-tree build times per stage (Zhou et al. 2008) for every registered
-// segmented AABB reduction, on OBJ and PLY meshes (Conference Room, Stanford dragon), against the
-// CPU SAH builder's SAH cost, with a device-to-device copy of the mesh's bytes as the floor.
-// Prints a table and writes JSON. Medians over repeats after warm-up builds, CUDA events.
+// streamrt-bench-kdtree: GPU kd-tree build times per stage (Zhou et al. 2008 with binned SAH) for
+// every registered segmented reduction (node bounds over boxes, SAH bin counts over ints), on OBJ
+// and PLY meshes (Conference Room, Stanford dragon), against the CPU SAH builder's SAH cost, with a
+// device-to-device copy of the mesh's bytes as the floor. Prints a table and writes JSON. Medians
+// over repeats after warm-up builds, CUDA events.
 //
 //   streamrt-bench-kdtree --mesh conference.obj --mesh dragon.ply [--repeats 11] [--json out.json]
 #include <CLI/CLI.hpp>
@@ -96,9 +97,9 @@ int main(int argc, char** argv) {
           "\n%s: %u triangles | CPU SAH builder %.1f ms, SAH %.2f, %zu nodes | D2D copy of the "
           "mesh %.4f ms\n",
           mesh.name.c_str(), tris, cpuTree.buildSeconds * 1e3, cpu.sahCost, cpu.nodes, floorMs);
-      std::printf("%-20s %9s %7s %7s %7s %8s %7s %8s %8s %6s %9s %9s\n", "segreduce", "total ms",
-                  "setup", "bounds", "split", "compact", "small", "finalize", "nodes", "levels",
-                  "SAH/CPU", "vs cub-seg");
+      std::printf("%-20s %9s %7s %7s %7s %7s %8s %7s %8s %8s %6s %9s %9s\n", "segreduce",
+                  "total ms", "setup", "bounds", "bins", "split", "compact", "small", "finalize",
+                  "nodes", "levels", "SAH/CPU", "vs cub-seg");
       nlohmann::json jm;
       jm["mesh"] = mesh.name;
       jm["path"] = path;
@@ -114,11 +115,12 @@ int main(int argc, char** argv) {
         o.compaction = compactionName;
         GpuKdTreeBuilder builder(o);
         for (int w = 0; w < warmup; ++w) builder.build(dview);
-        std::vector<double> total, setup, bounds, split, compact, small, fin;
+        std::vector<double> total, setup, bounds, bins, split, compact, small, fin;
         GpuKdBuildStats st;
         for (int k = 0; k < repeats; ++k) {
           builder.build(dview, nullptr, &st);
           total.push_back(st.totalMs), setup.push_back(st.setupMs), bounds.push_back(st.boundsMs);
+          bins.push_back(st.binsMs);
           split.push_back(st.splitMs), compact.push_back(st.compactionMs);
           small.push_back(st.smallNodeMs), fin.push_back(st.finalizeMs);
         }
@@ -130,6 +132,7 @@ int main(int argc, char** argv) {
                         {"totalMs", t},
                         {"setupMs", median(setup)},
                         {"boundsMs", median(bounds)},
+                        {"binsMs", median(bins)},
                         {"splitMs", median(split)},
                         {"compactionMs", median(compact)},
                         {"smallNodeMs", median(small)},
@@ -146,11 +149,12 @@ int main(int argc, char** argv) {
         if (cubSegTotal > 0) row["speedupVsCubSegmented"] = cubSegTotal / t;
         char vsCub[32] = "-";
         if (cubSegTotal > 0) std::snprintf(vsCub, sizeof vsCub, "%.2fx", cubSegTotal / t);
-        std::printf("%-20s %9.3f %7.3f %7.3f %7.3f %8.3f %7.3f %8.3f %8zu %6zu %9.3f %9s\n",
+        std::printf("%-20s %9.3f %7.3f %7.3f %7.3f %7.3f %8.3f %7.3f %8.3f %8zu %6zu %9.3f %9s\n",
                     std::string(row["segreduce"]).c_str(), t, double(row["setupMs"]),
-                    double(row["boundsMs"]), double(row["splitMs"]), double(row["compactionMs"]),
-                    double(row["smallNodeMs"]), double(row["finalizeMs"]), size_t(row["nodes"]),
-                    size_t(row["largeNodeLevels"]), double(row["sahRatioToCpu"]), vsCub);
+                    double(row["boundsMs"]), double(row["binsMs"]), double(row["splitMs"]),
+                    double(row["compactionMs"]), double(row["smallNodeMs"]),
+                    double(row["finalizeMs"]), size_t(row["nodes"]), size_t(row["largeNodeLevels"]),
+                    double(row["sahRatioToCpu"]), vsCub);
       }
       jm["gpu"] = rows;
       out["meshes"].push_back(jm);

@@ -41,9 +41,9 @@ std::vector<Ray> randomRays(const Bounds3f& b, size_t n, uint64_t seed) {
 }
 
 struct TraceResult {
-  double ms = 0;       // fastest of the repeats
-  size_t hits = 0;     // rays that hit something
-  double tSum = 0;     // sum of hit distances (the trees must agree)
+  double ms = 0;    // fastest of the repeats
+  size_t hits = 0;  // rays that hit something
+  double tSum = 0;  // sum of hit distances (the trees must agree)
 };
 
 TraceResult traceAll(const KdTree& tree, const TriangleMeshView& mesh, const std::vector<Ray>& rays,
@@ -75,12 +75,18 @@ TraceResult traceAll(const KdTree& tree, const TriangleMeshView& mesh, const std
 
 nlohmann::json row(const char* name, const KdTreeStats& s, const TraceResult& t, double buildMs,
                    size_t bigLeaves) {
-  return {{"tree", name},          {"nodes", s.nodes},
-          {"leaves", s.leaves},    {"emptyLeaves", s.emptyLeaves},
-          {"trisPerLeaf", s.avgPrimsPerLeaf}, {"references", s.primReferences},
-          {"depth", s.maxDepth},   {"sah", s.sahCost},
-          {"traceMs", t.ms},       {"hits", t.hits},
-          {"buildMs", buildMs},    {"leavesOver64", bigLeaves}};
+  return {{"tree", name},
+          {"nodes", s.nodes},
+          {"leaves", s.leaves},
+          {"emptyLeaves", s.emptyLeaves},
+          {"trisPerLeaf", s.avgPrimsPerLeaf},
+          {"references", s.primReferences},
+          {"depth", s.maxDepth},
+          {"sah", s.sahCost},
+          {"traceMs", t.ms},
+          {"hits", t.hits},
+          {"buildMs", buildMs},
+          {"leavesOver64", bigLeaves}};
 }
 
 size_t leavesOver(const KdTree& t, uint32_t n) {
@@ -107,8 +113,9 @@ void printRatios(const nlohmann::json& g, const nlohmann::json& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"kd-tree quality on the CPU: the GPU build's algorithm (host reference) beside the "
-               "CPU full-SAH builder, with the CPU trace time of the same random rays"};
+  CLI::App app{
+      "kd-tree quality on the CPU: the GPU build's algorithm (host reference) beside the "
+      "CPU full-SAH builder, with the CPU trace time of the same random rays"};
   std::vector<std::string> meshes;
   std::string jsonPath = "bench_kdtree_quality.json";
   size_t numRays = 1000000;
@@ -143,13 +150,14 @@ int main(int argc, char** argv) {
         if (k == 0 || c.ms < tc.ms) tc = c;
         if (k == 0 || g.ms < tg.ms) tg = g;
       }
-      const nlohmann::json c = row("cpu-sah", computeStats(cpuTree), tc,
-                                   cpuTree.buildSeconds * 1e3, leavesOver(cpuTree, 64));
+      const nlohmann::json c = row("cpu-sah", computeStats(cpuTree), tc, cpuTree.buildSeconds * 1e3,
+                                   leavesOver(cpuTree, 64));
       const nlohmann::json g =
           row("gpu-algorithm", computeStats(gpuTree), tg, gpuBuildMs, leavesOver(gpuTree, 64));
-      std::printf("\n%s: %u triangles, %zu random rays, %d threads (host reference of the GPU "
-                  "build; build ms are host times)\n",
-                  mesh.name.c_str(), mesh.triangleCount(), numRays, omp_get_max_threads());
+      std::printf(
+          "\n%s: %u triangles, %zu random rays, %d threads (host reference of the GPU "
+          "build; build ms are host times)\n",
+          mesh.name.c_str(), mesh.triangleCount(), numRays, omp_get_max_threads());
       std::printf("%-16s %9s %9s %9s %9s %9s %5s %9s %9s %9s %6s\n", "tree", "nodes", "leaves",
                   "empty", "tris/leaf", "refs", "depth", "SAH", "trace ms", "build ms", ">64");
       printRow(c);
@@ -158,8 +166,8 @@ int main(int argc, char** argv) {
       if (tc.hits != tg.hits)
         std::printf("warning: the trees disagree on %lld hits\n",
                     (long long)tg.hits - (long long)tc.hits);
-      out["meshes"].push_back({{"mesh", mesh.name}, {"triangles", mesh.triangleCount()},
-                               {"trees", {c, g}}});
+      out["meshes"].push_back(
+          {{"mesh", mesh.name}, {"triangles", mesh.triangleCount()}, {"trees", {c, g}}});
     }
     std::ofstream(jsonPath) << out.dump(2) << "\n";
     std::printf("\nwrote %s\n", jsonPath.c_str());
