@@ -1,0 +1,23 @@
+// The viewer's layout as JSON (`streamrt view --frames N --layout FILE`): where the panel, the
+// image and each plot went, the ticks each plot's axes show, and the frame count the panel
+// printed. The window tests check these against a screenshot of the window.
+#pragma once
+
+#include <string>
+
+#include "apps/viewer/layout.h"
+#include "apps/viewer/panel.h"
+
+namespace srt::viewer {
+
+struct LayoutFacts {
+  Layout layout;
+  float framebufferScaleX = 1, framebufferScaleY = 1;
+  int frames = 0;  // accumulated
+  PanelReport panel;
+  std::string cameraJson;
+};
+
+std::string layoutJson(const LayoutFacts& facts);
+
+}  // namespace srt::viewer
