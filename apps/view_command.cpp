@@ -53,6 +53,9 @@ Command addViewCommand(CLI::App& app) {
   view->add_option("--window-screenshot", cfg->windowScreenshot,
                    "With --frames: write the window as shown, panel included (read back from GL)")
       ->check(kFileName);
+  view->add_flag("--play", cfg->settings.playing,
+                 "Play the animation as the window opens (the kd-tree is rebuilt each frame); "
+                 "with --frames N, N frames are rendered along the timeline");
   view->add_option("--layout", cfg->layoutReport,
                    "With --frames: write where the panel, the image and each plot went, as JSON "
                    "(for tests and scripts)")

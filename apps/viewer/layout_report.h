@@ -13,7 +13,11 @@ namespace srt::viewer {
 struct LayoutFacts {
   Layout layout;
   float framebufferScaleX = 1, framebufferScaleY = 1;
-  int frames = 0;  // accumulated
+  int frames = 0;                // accumulated
+  long long renderedFrames = 0;  // rendered since the window opened
+  float time = 0;                // the scene time shown
+  bool playing = false;
+  FrameTimes lastFrame;
   PanelReport panel;
   std::string cameraJson;
 };

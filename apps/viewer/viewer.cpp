@@ -115,7 +115,7 @@ class Viewer {
       display_.draw(framebufferRect(layout.image), framebufferWidth(), framebufferHeight(),
                     settings_.exposure);
       ui_.endFrame();
-      if (cfg_.exitAfterFrames > 0 && session_.accumulator().frames() >= cfg_.exitAfterFrames) {
+      if (scriptedEnd()) {
         finishScripted(layout, report);
         break;
       }
@@ -131,6 +131,15 @@ class Viewer {
     glfwSetScrollCallback(window, onScroll);
     glfwSetKeyCallback(window, onKey);
     return window;
+  }
+
+  // `--frames N`: N frames accumulated, or N frames rendered while the timeline plays (each
+  // frame then shows another time and starts the accumulation over).
+  bool scriptedEnd() const {
+    if (cfg_.exitAfterFrames <= 0) return false;
+    const long long count =
+        settings_.playing ? history_.added() : (long long)session_.accumulator().frames();
+    return count >= cfg_.exitAfterFrames;
   }
 
   void handleInput(double seconds) {
@@ -258,12 +267,17 @@ class Viewer {
       saveImage(cfg_.windowScreenshot, readWindowPixels(framebufferWidth(), framebufferHeight()),
                 0.f, cfg_.quiet, "window");
     if (!cfg_.layoutReport.empty()) {
-      LayoutFacts facts{layout,
-                        ImGui::GetIO().DisplayFramebufferScale.x,
-                        ImGui::GetIO().DisplayFramebufferScale.y,
-                        session_.accumulator().frames(),
-                        report,
-                        cameraJson(camera_.camera())};
+      LayoutFacts facts;
+      facts.layout = layout;
+      facts.framebufferScaleX = ImGui::GetIO().DisplayFramebufferScale.x;
+      facts.framebufferScaleY = ImGui::GetIO().DisplayFramebufferScale.y;
+      facts.frames = session_.accumulator().frames();
+      facts.renderedFrames = history_.added();
+      facts.time = session_.time();
+      facts.playing = settings_.playing;
+      if (!history_.frames().empty()) facts.lastFrame = history_.frames().back();
+      facts.panel = report;
+      facts.cameraJson = cameraJson(camera_.camera());
       StagedFile file(checkOutputFile(cfg_.layoutReport, "--layout"), "layout");
       file.write(layoutJson(facts));
       file.commit();

@@ -177,6 +177,26 @@ TEST_F(ViewerWindow, PrintedCameraGivesTheSameImageBack) {
   EXPECT_LT(maxRelativeDifference(readImage(ref), readImage(shot)), 1e-4);
 }
 
+// --play runs the timeline: each frame shows a later time, with the kd-tree rebuilt for it and
+// the build shown apart in the frame time.
+TEST_F(ViewerWindow, TimelinePlaysAnAnimatedScene) {
+  const std::string layout = kDir + "/view-play-layout.json";
+  const CommandResult run = view(std::string(SRT_SCENE_EXAMPLES) +
+                                 "/cornell-orbit.json --backend cpu --width 32 --height 24 "
+                                 "--frames 3 --play --layout " +
+                                 layout);
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  const nlohmann::json l = readLayout(layout);
+  ASSERT_FALSE(l.is_discarded());
+  EXPECT_TRUE(l["playing"].get<bool>());
+  EXPECT_EQ(l["rendered_frames"], 3);
+  EXPECT_EQ(l["frames"], 1) << "a new time starts the accumulation over";
+  EXPECT_GT(l["time"].get<double>(), 0);
+  EXPECT_LE(l["time"].get<double>(), 2);
+  EXPECT_GT(l["last_frame_ms"]["build"].get<double>(), 0) << "no kd-tree rebuild at the new time";
+  EXPECT_GT(l["last_frame_ms"]["trace"].get<double>(), 0);
+}
+
 TEST_F(ViewerWindow, GlPrimitiveRunsOnTheWindowsContext) {
   const std::string ref = kDir + "/view-gl-ref.exr", shot = kDir + "/view-gl-shot.exr",
                     window = kDir + "/view-gl-window.png", layout = kDir + "/view-gl-layout.json";
