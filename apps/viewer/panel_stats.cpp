@@ -53,7 +53,7 @@ void frameTime(const PanelStatus& status, PanelReport* report) {
   }
   char title[64];
   std::snprintf(title, sizeof title, "frame time ms per frame (last %.1f ms)", f.frameMs);
-  PlotSpec spec{title, PlotKind::StackedBars, kPlotHeight, int(status.history->firstFrame())};
+  PlotSpec spec{title, kPlotHeight, int(status.history->firstFrame())};
   keep(report, drawPlot(spec, {build, trace, shade, shadow, comp, other}));
 }
 
@@ -74,11 +74,11 @@ void perStep(const std::vector<T>& steps, const char* step, PanelReport* report,
   }
   const std::string per = std::string(" per ") + step;
   ImGui::NextColumn();
-  keep(report, drawPlot({"compaction ms" + per, PlotKind::StackedBars, kPlotHeight}, {comp}));
+  keep(report, drawPlot({"compaction ms" + per, kPlotHeight}, {comp}));
   ImGui::Columns(1);
   std::vector<PlotSeries> stages = {trace, shade, shadow, comp};
   if (regenerate) stages.push_back(regen);
-  keep(report, drawPlot({"stage ms" + per, PlotKind::StackedBars, kPlotHeight}, stages));
+  keep(report, drawPlot({"stage ms" + per, kPlotHeight}, stages));
 }
 
 }  // namespace
@@ -100,11 +100,11 @@ void drawStats(const PanelStatus& status, PanelReport* report) {
   ImGui::Columns(2, "alive and compaction", false);  // side by side: the panel stays one screen
   if (passes) {
     for (const IterationStats& it : s.iterations) alive.values.push_back(float(it.alive));
-    keep(report, drawPlot({"rays alive per pass", PlotKind::StackedBars, kPlotHeight}, {alive}));
+    keep(report, drawPlot({"rays alive per pass", kPlotHeight}, {alive}));
     perStep<IterationStats>(s.iterations, "pass", report, &IterationStats::regenerateMs);
   } else {
     for (const BounceStats& b : s.bounces) alive.values.push_back(float(b.raysAlive));
-    keep(report, drawPlot({"rays alive per bounce", PlotKind::StackedBars, kPlotHeight}, {alive}));
+    keep(report, drawPlot({"rays alive per bounce", kPlotHeight}, {alive}));
     perStep<BounceStats>(s.bounces, "bounce", report, nullptr);
   }
 }

@@ -23,15 +23,15 @@ size_t countOf(const std::vector<PlotSeries>& series) {
   return n;
 }
 
-// The top of the data: the tallest stack, or the largest value of any line.
-double dataMax(const PlotSpec& spec, const std::vector<PlotSeries>& series, size_t n) {
+// The top of the data: the tallest stack.
+double dataMax(const std::vector<PlotSeries>& series, size_t n) {
   double top = 0;
   for (size_t i = 0; i < n; ++i) {
     double stack = 0;
     for (const PlotSeries& s : series) {
       const float v = i < s.values.size() ? s.values[i] : NAN;
       if (!drawn(v)) continue;
-      stack = spec.kind == PlotKind::StackedBars ? stack + v : std::max(stack, double(v));
+      stack += v;
     }
     top = std::max(top, stack);
   }
@@ -88,6 +88,56 @@ void tooltip(const PlotSpec& spec, const std::vector<PlotSeries>& series, size_t
   ImGui::EndTooltip();
 }
 
+// The plotting area and the value -> pixel mapping.
+struct Axes {
+  ImVec2 a0, a1;  // top left, bottom right
+  double top = 1;
+  float band = 0;  // the width of one x position
+  float y(double v) const { return a1.y - float(v / top) * (a1.y - a0.y); }
+  float x(size_t i) const { return a0.x + band * (float(i) + 0.5f); }
+};
+
+void drawYAxis(ImDrawList* draw, const Axes& axes, const std::vector<double>& ticks,
+               PlotReport& r) {
+  for (size_t k = 0; k < ticks.size(); ++k) {
+    const float y = axes.y(ticks[k]);
+    if (k > 0) draw->AddLine({axes.a0.x, y}, {axes.a1.x, y}, kGridColor);
+    draw->AddLine({axes.a0.x - 4, y}, {axes.a0.x, y}, kAxisColor);
+    const ImVec2 size = ImGui::CalcTextSize(r.yTicks[k].c_str());
+    const ImVec2 at = {axes.a0.x - 6 - size.x, y - size.y / 2};
+    draw->AddText(at, kAxisColor, r.yTicks[k].c_str());
+    r.tickLabels.push_back(rectOf(at, {at.x + size.x, at.y + size.y}));
+  }
+}
+
+// One bar per x position, the series stacked in order.
+void drawBars(ImDrawList* draw, const Axes& axes, const std::vector<PlotSeries>& series, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    double base = 0;
+    const float x0 = axes.a0.x + axes.band * float(i) + (axes.band > 3 ? 1 : 0);
+    const float x1 = std::max(axes.a0.x + axes.band * float(i + 1), x0 + 1);
+    for (const PlotSeries& s : series) {
+      const float v = i < s.values.size() ? s.values[i] : NAN;
+      if (!drawn(v)) continue;
+      draw->AddRectFilled({x0, axes.y(base + v)}, {x1, axes.y(base)}, s.color);
+      base += v;
+    }
+  }
+}
+
+void drawXAxis(ImDrawList* draw, const Axes& axes, int firstIndex, size_t n, PlotReport& r) {
+  const float digitWidth = ImGui::CalcTextSize(tickLabel(double(firstIndex + n)).c_str()).x;
+  for (size_t i : xTickIndices(n, firstIndex, axes.a1.x - axes.a0.x, digitWidth)) {
+    const float x = axes.x(i);
+    r.xTicks.push_back(std::to_string(firstIndex + int(i)));
+    const ImVec2 size = ImGui::CalcTextSize(r.xTicks.back().c_str());
+    const ImVec2 at = {std::clamp(x - size.x / 2, axes.a0.x, axes.a1.x - size.x), axes.a1.y + 3};
+    draw->AddLine({x, axes.a1.y}, {x, axes.a1.y + 3}, kAxisColor);
+    draw->AddText(at, kAxisColor, r.xTicks.back().c_str());
+    r.tickLabels.push_back(rectOf(at, {at.x + size.x, at.y + size.y}));
+  }
+}
+
 }  // namespace
 
 std::vector<double> axisTicks(double max, int maxTicks) {
@@ -129,71 +179,33 @@ PlotReport drawPlot(const PlotSpec& spec, const std::vector<PlotSeries>& series)
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(ImGui::GetContentRegionAvail().x, 80.f);
   const float textHeight = ImGui::GetTextLineHeight();
-  const std::vector<double> ticks = axisTicks(dataMax(spec, series, n));
+  const std::vector<double> ticks = axisTicks(dataMax(series, n));
   float labelWidth = 0;
   for (double t : ticks) {
     r.yTicks.push_back(tickLabel(t));
     labelWidth = std::max(labelWidth, ImGui::CalcTextSize(r.yTicks.back().c_str()).x);
   }
   const ImVec2 frameMax = {origin.x + width, origin.y + spec.height};
-  const ImVec2 a0 = {origin.x + labelWidth + 8, origin.y + textHeight / 2 + 2};
-  const ImVec2 a1 = {frameMax.x - 6, frameMax.y - textHeight - 6};
+  Axes axes;
+  axes.a0 = {origin.x + labelWidth + 8, origin.y + textHeight / 2 + 2};
+  axes.a1 = {frameMax.x - 6, frameMax.y - textHeight - 6};
+  axes.top = ticks.back();
+  axes.band = n ? (axes.a1.x - axes.a0.x) / float(n) : 0;
   r.frame = rectOf(origin, frameMax);
-  r.area = rectOf(a0, a1);
+  r.area = rectOf(axes.a0, axes.a1);
   draw->AddRectFilled(origin, frameMax, kFrameColor, 3);
 
-  const double top = ticks.back();
-  const auto yOf = [&](double v) { return a1.y - float(v / top) * (a1.y - a0.y); };
-  for (size_t k = 0; k < ticks.size(); ++k) {
-    const float y = yOf(ticks[k]);
-    if (k > 0) draw->AddLine({a0.x, y}, {a1.x, y}, kGridColor);
-    draw->AddLine({a0.x - 4, y}, {a0.x, y}, kAxisColor);
-    const ImVec2 size = ImGui::CalcTextSize(r.yTicks[k].c_str());
-    const ImVec2 at = {a0.x - 6 - size.x, y - size.y / 2};
-    draw->AddText(at, kAxisColor, r.yTicks[k].c_str());
-    r.tickLabels.push_back(rectOf(at, {at.x + size.x, at.y + size.y}));
-  }
-
-  const float band = n ? (a1.x - a0.x) / float(n) : 0;
-  for (size_t i = 0; i < n && spec.kind == PlotKind::StackedBars; ++i) {
-    double base = 0;
-    const float x0 = a0.x + band * float(i) + (band > 3 ? 1 : 0), x1 = a0.x + band * float(i + 1);
-    for (const PlotSeries& s : series) {
-      const float v = i < s.values.size() ? s.values[i] : NAN;
-      if (!drawn(v)) continue;
-      draw->AddRectFilled({x0, yOf(base + v)}, {std::max(x1, x0 + 1), yOf(base)}, s.color);
-      base += v;
-    }
-  }
-  for (const PlotSeries& s : series) {
-    if (spec.kind != PlotKind::Lines) break;
-    std::vector<ImVec2> points;
-    for (size_t i = 0; i < s.values.size(); ++i)
-      if (std::isfinite(s.values[i]))
-        points.push_back({a0.x + band * (float(i) + 0.5f), yOf(std::max(s.values[i], 0.f))});
-    if (points.size() == 1) draw->AddCircleFilled(points[0], 2, s.color);
-    draw->AddPolyline(points.data(), int(points.size()), s.color, 0, 1.5f);
-  }
-  draw->AddLine({a0.x, a0.y}, {a0.x, a1.y}, kAxisColor);  // the axes over the bars
-  draw->AddLine({a0.x, a1.y}, {a1.x, a1.y}, kAxisColor);
-
-  const float digitWidth = ImGui::CalcTextSize(tickLabel(double(spec.firstIndex + n)).c_str()).x;
-  for (size_t i : xTickIndices(n, spec.firstIndex, a1.x - a0.x, digitWidth)) {
-    const float x = a0.x + band * (float(i) + 0.5f);
-    r.xTicks.push_back(std::to_string(spec.firstIndex + int(i)));
-    const ImVec2 size = ImGui::CalcTextSize(r.xTicks.back().c_str());
-    const ImVec2 at = {std::clamp(x - size.x / 2, a0.x, a1.x - size.x), a1.y + 3};
-    draw->AddLine({x, a1.y}, {x, a1.y + 3}, kAxisColor);
-    draw->AddText(at, kAxisColor, r.xTicks.back().c_str());
-    r.tickLabels.push_back(rectOf(at, {at.x + size.x, at.y + size.y}));
-  }
-  if (n == 0) draw->AddText({a0.x + 8, a0.y + 4}, kAxisColor, "no data yet");
+  drawYAxis(draw, axes, ticks, r);
+  drawBars(draw, axes, series, n);
+  draw->AddLine(axes.a0, {axes.a0.x, axes.a1.y}, kAxisColor);  // the axes over the bars
+  draw->AddLine({axes.a0.x, axes.a1.y}, axes.a1, kAxisColor);
+  drawXAxis(draw, axes, spec.firstIndex, n, r);
+  if (n == 0) draw->AddText({axes.a0.x + 8, axes.a0.y + 4}, kAxisColor, "no data yet");
 
   ImGui::InvisibleButton(spec.title.c_str(), {width, spec.height});
-  if (ImGui::IsItemHovered() && n > 0 && band > 0) {
+  if (ImGui::IsItemHovered() && n > 0 && axes.band > 0) {
     const float mx = ImGui::GetIO().MousePos.x;
-    const size_t i = size_t(std::clamp((mx - a0.x) / band, 0.f, float(n - 1)));
-    tooltip(spec, series, i);
+    tooltip(spec, series, size_t(std::clamp((mx - axes.a0.x) / axes.band, 0.f, float(n - 1))));
   }
   return r;
 }

@@ -1,7 +1,7 @@
 // Plots with axes for the viewer's panel, drawn with Dear ImGui's draw list (Debian has no
 // ImPlot): a title line with a legend, a y axis with labelled ticks from 0 to a round maximum, an
-// x axis with labelled indices, bars (stacked for several series) or lines, and a tooltip with
-// the values under the mouse. Tick labels sit outside the plotting area, so no label covers a bar.
+// x axis with labelled indices, bars (stacked for several series), and a tooltip with the values
+// under the mouse. Tick labels sit outside the plotting area, so no label covers a bar.
 #pragma once
 
 #include <string>
@@ -17,11 +17,8 @@ struct PlotSeries {
   unsigned color = 0;         // ImU32 (IM_COL32)
 };
 
-enum class PlotKind { StackedBars, Lines };
-
 struct PlotSpec {
-  std::string title;  // says what and per what: "compaction ms per pass"
-  PlotKind kind = PlotKind::StackedBars;
+  std::string title;   // says what and per what: "compaction ms per pass"
   float height = 96;   // the frame, axes included, in pixels
   int firstIndex = 0;  // the x label of the first value (a history counts frames)
 };
