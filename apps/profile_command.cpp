@@ -221,7 +221,7 @@ Command addProfileCommand(CLI::App& app) {
   p->add_option("--compare", cmd->compare,
                 "Compare two finished profiles (profile.json files or their folders) side by "
                 "side: speed-ups per primitive and per-pass deltas, written to --out")
-      ->type_name("A B")
+      ->type_name("PROFILE")
       ->expected(2);
   p->add_option("--warmup", cmd->settings.warmup, "Untimed renders per primitive first")
       ->capture_default_str()

@@ -73,6 +73,22 @@ void animationRange(const Scene& scene, PanelStatus& status) {
   status.animationEnd = std::max(scene.animationEnd, status.animationStart);
 }
 
+// --time within the animation, as for `render --time`.
+void checkTime(const Scene& scene, float time, const std::string& name) {
+  PanelStatus animation;
+  animationRange(scene, animation);
+  if (time >= animation.animationStart && time <= animation.animationEnd) return;
+  char range[96];
+  if (animation.animated())
+    std::snprintf(range, sizeof range, "is animated over [%g, %g]", animation.animationStart,
+                  animation.animationEnd);
+  else
+    std::snprintf(range, sizeof range, "has no animation (only time %g)", animation.animationStart);
+  char given[32];
+  std::snprintf(given, sizeof given, "%g", time);
+  throw std::invalid_argument("--time " + std::string(given) + ": " + name + " " + range);
+}
+
 class Viewer {
  public:
   Viewer(const ViewerConfig& cfg, const Scene& scene, Window& window)
@@ -315,6 +331,7 @@ int runViewer(const ViewerConfig& cfg) {
   const bool gl = checkRender(backend, settings.options, cfg.accel).compaction.usesGl();
   Scene scene = loadScene(cfg.scene);
   if (cfg.prepareScene) cfg.prepareScene(scene);
+  checkTime(scene, settings.time, cfg.scene);
 
   Window window(cfg.windowWidth, cfg.windowHeight, "streamrt view: " + cfg.scene);
   if (gl && !window.runsGlPrimitives())
