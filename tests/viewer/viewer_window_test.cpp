@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_scenes_dir.h"
 #include "tests/viewer/viewer_run.h"
 
 namespace srt {
@@ -181,10 +182,11 @@ TEST_F(ViewerWindow, PrintedCameraGivesTheSameImageBack) {
 // the build shown apart in the frame time.
 TEST_F(ViewerWindow, TimelinePlaysAnAnimatedScene) {
   const std::string layout = kDir + "/view-play-layout.json";
-  const CommandResult run = view(std::string(SRT_SCENE_EXAMPLES) +
-                                 "/cornell-orbit.json --backend cpu --width 32 --height 24 "
-                                 "--frames 3 --play --layout " +
-                                 layout);
+  const CommandResult run =
+      view(srt::test::testDataDir() +
+           "/examples/cornell-orbit.json --backend cpu --width 32 --height 24 "
+           "--frames 3 --play --layout " +
+           layout);
   ASSERT_EQ(run.exitCode, 0) << run.output;
   const nlohmann::json l = readLayout(layout);
   ASSERT_FALSE(l.is_discarded());
