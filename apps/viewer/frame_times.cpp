@@ -4,15 +4,16 @@
 
 namespace srt::viewer {
 
-FrameTimes splitFrame(const RenderStats& stats, double frameMs) {
+FrameTimes splitFrame(const RenderStats& stats, double frameMs, double displayMs) {
   const StageTotals t = stageTotals(stats);
   FrameTimes f;
   f.frameMs = frameMs;
   f.buildMs = stats.accel.builder.empty() ? 0 : stats.accel.buildMs;
   f.traceMs = t.traceMs, f.shadeMs = t.shadeMs, f.shadowMs = t.shadowMs;
   f.compactionMs = t.compactionMs;
-  f.otherMs =
-      std::max(0.0, frameMs - f.buildMs - f.traceMs - f.shadeMs - f.shadowMs - f.compactionMs);
+  f.displayMs = displayMs;
+  f.otherMs = std::max(
+      0.0, frameMs - f.buildMs - f.traceMs - f.shadeMs - f.shadowMs - f.compactionMs - f.displayMs);
   return f;
 }
 

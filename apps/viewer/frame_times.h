@@ -1,5 +1,6 @@
-// Where each frame's time went (kd-tree build, trace, shade, shadow rays, compaction, the rest),
-// kept for the last frames so the panel can plot it as a history.
+// Where each frame's time went (kd-tree build, trace, shade, shadow rays, compaction, the
+// viewer's own accumulation and upload, the rest), kept for the last frames so the panel can plot
+// it as a history.
 #pragma once
 
 #include <cstddef>
@@ -13,11 +14,13 @@ struct FrameTimes {
   double frameMs = 0;  // the whole frame on the host: render, accumulation
   double buildMs = 0;  // kd-tree rebuilt for this frame's time (animated scenes), else 0
   double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0;
-  double otherMs = 0;  // the rest: regeneration, launches, copies, accumulation
+  double displayMs = 0;  // the viewer's part: folding the frame into the mean, the upload
+  double otherMs = 0;    // the rest: regeneration, launches, the film, copies
 };
 
-// Splits a frame of `frameMs` by the renderer's stage clocks; the rest is otherMs (never < 0).
-FrameTimes splitFrame(const RenderStats& stats, double frameMs);
+// Splits a frame of `frameMs` by the renderer's stage clocks and the viewer's `displayMs`; the
+// rest is otherMs (never < 0).
+FrameTimes splitFrame(const RenderStats& stats, double frameMs, double displayMs = 0);
 
 class FrameHistory {
  public:

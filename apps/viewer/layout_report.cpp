@@ -43,6 +43,7 @@ std::string layoutJson(const LayoutFacts& f) {
                     {"shade", f.lastFrame.shadeMs},
                     {"shadow", f.lastFrame.shadowMs},
                     {"compaction", f.lastFrame.compactionMs},
+                    {"display", f.lastFrame.displayMs},
                     {"other", f.lastFrame.otherMs}}},
                   {"panel_frames", f.panel.framesShown},
                   {"camera", json::parse(f.cameraJson)},

@@ -18,6 +18,7 @@ const ImU32 kShadow = IM_COL32(0x00, 0x9E, 0x73, 255);
 const ImU32 kCompaction = IM_COL32(0xD5, 0x5E, 0x00, 255);
 const ImU32 kRegenerate = IM_COL32(0x99, 0x99, 0x99, 255);
 const ImU32 kOther = IM_COL32(0x56, 0xB4, 0xE9, 255);
+const ImU32 kDisplay = IM_COL32(0xBB, 0xBB, 0xBB, 255);
 const ImU32 kRays = IM_COL32(0xF0, 0xE4, 0x42, 255);
 
 constexpr float kPlotHeight = 84;
@@ -42,6 +43,7 @@ void frameTime(const PanelStatus& status, PanelReport* report) {
              shade = named("shade", f.shadeMs, kShade),
              shadow = named("shadow", f.shadowMs, kShadow),
              comp = named("compaction", f.compactionMs, kCompaction),
+             display = named("display", f.displayMs, kDisplay),
              other = named("other", f.otherMs, kOther);
   for (const FrameTimes& t : status.history->frames()) {
     build.values.push_back(float(t.buildMs));
@@ -49,12 +51,13 @@ void frameTime(const PanelStatus& status, PanelReport* report) {
     shade.values.push_back(float(t.shadeMs));
     shadow.values.push_back(float(t.shadowMs));
     comp.values.push_back(float(t.compactionMs));
+    display.values.push_back(float(t.displayMs));
     other.values.push_back(float(t.otherMs));
   }
   char title[64];
   std::snprintf(title, sizeof title, "frame time ms per frame (last %.1f ms)", f.frameMs);
   PlotSpec spec{title, kPlotHeight, int(status.history->firstFrame())};
-  keep(report, drawPlot(spec, {build, trace, shade, shadow, comp, other}));
+  keep(report, drawPlot(spec, {build, trace, shade, shadow, comp, display, other}));
 }
 
 // Per pass over the path pool (the path tracer) or per bounce (Whitted, and where a pass is one

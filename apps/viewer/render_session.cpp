@@ -1,5 +1,7 @@
 #include "apps/viewer/render_session.h"
 
+#include <chrono>
+
 namespace srt::viewer {
 
 RenderSession::RenderSession(const Scene& scene, const std::string& backendName,
@@ -83,7 +85,10 @@ void RenderSession::renderFrame() {
     renderer_->setOptions(next);
   }
   RenderResult result = renderer_->render(time_);
+  const auto t0 = std::chrono::steady_clock::now();
   accumulator_.add(result.image);
+  accumulateMs_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   lastStats_ = std::move(result.stats);
 }
 

@@ -31,6 +31,7 @@ class RenderSession {
 
   const Accumulator& accumulator() const { return accumulator_; }
   const RenderStats& lastStats() const { return lastStats_; }
+  double lastAccumulateMs() const { return accumulateMs_; }  // folding the last frame in
   bool hasStats() const { return accumulator_.frames() > 0; }
   const Backend& backend() const { return backend_; }
   const RenderOptions& options() const { return options_; }
@@ -47,6 +48,7 @@ class RenderSession {
   Accumulator accumulator_;
   RenderStats lastStats_;
   float time_ = 0.f;
+  double accumulateMs_ = 0;
 };
 
 }  // namespace srt::viewer

@@ -196,10 +196,14 @@ class Viewer {
       settings_.options = session_.options();
       return;
     }
+    const auto t1 = std::chrono::steady_clock::now();
     if (session_.accumulator().frames() > 0) uploader_.upload(session_.accumulator().mean());
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    history_.add(splitFrame(session_.lastStats(), ms));
+    const auto t2 = std::chrono::steady_clock::now();
+    const auto ms = [](auto a, auto b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    history_.add(
+        splitFrame(session_.lastStats(), ms(t0, t2), session_.lastAccumulateMs() + ms(t1, t2)));
   }
 
   void apply(const PanelActions& act) {

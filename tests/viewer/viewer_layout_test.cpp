@@ -156,7 +156,10 @@ TEST(ViewerFrameTimes, SplitByStageAndKeepTheLastFrames) {
   EXPECT_DOUBLE_EQ(f.compactionMs, 0.25);
   EXPECT_DOUBLE_EQ(f.otherMs, 10 - 2 - 2 - 1 - 0.5 - 0.25);
   EXPECT_DOUBLE_EQ(splitFrame(s, 1).otherMs, 0);  // never negative
-  s.accel.builder.clear();                        // no rebuild this frame
+  const FrameTimes d = splitFrame(s, 10, 1.5);    // the viewer's accumulation and upload
+  EXPECT_DOUBLE_EQ(d.displayMs, 1.5);
+  EXPECT_DOUBLE_EQ(d.otherMs, f.otherMs - 1.5);
+  s.accel.builder.clear();  // no rebuild this frame
   EXPECT_DOUBLE_EQ(splitFrame(s, 10).buildMs, 0);
 
   FrameHistory h(3);
