@@ -59,6 +59,7 @@ void RenderSession::setBackend(const std::string& backendName) {
   scene_.camera = renderer_->scene().camera;
   auto renderer = std::make_unique<Renderer>(scene_, next, options, accel, time_);
   renderer_ = std::move(renderer);
+  freshRenderer_ = true;
   backend_ = next;
   options_ = options;
   accel_ = accel;
@@ -85,6 +86,8 @@ void RenderSession::renderFrame() {
     renderer_->setOptions(next);
   }
   RenderResult result = renderer_->render(time_);
+  buildBeforeFrame_ = freshRenderer_;
+  freshRenderer_ = false;
   const auto t0 = std::chrono::steady_clock::now();
   accumulator_.add(result.image);
   accumulateMs_ =

@@ -32,6 +32,9 @@ class RenderSession {
   const Accumulator& accumulator() const { return accumulator_; }
   const RenderStats& lastStats() const { return lastStats_; }
   double lastAccumulateMs() const { return accumulateMs_; }  // folding the last frame in
+  // The last frame reports the kd-tree build a new Renderer did before it (its first frame), not
+  // one within the frame.
+  bool lastBuildBeforeFrame() const { return buildBeforeFrame_; }
   bool hasStats() const { return accumulator_.frames() > 0; }
   const Backend& backend() const { return backend_; }
   const RenderOptions& options() const { return options_; }
@@ -49,6 +52,7 @@ class RenderSession {
   RenderStats lastStats_;
   float time_ = 0.f;
   double accumulateMs_ = 0;
+  bool freshRenderer_ = true, buildBeforeFrame_ = false;
 };
 
 }  // namespace srt::viewer

@@ -202,8 +202,10 @@ class Viewer {
     const auto ms = [](auto a, auto b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };
-    history_.add(
-        splitFrame(session_.lastStats(), ms(t0, t2), session_.lastAccumulateMs() + ms(t1, t2)));
+    // A new renderer built its kd-tree before this frame: that wait belongs to the frame too.
+    const RenderStats& stats = session_.lastStats();
+    const double before = session_.lastBuildBeforeFrame() ? stats.accel.buildMs : 0;
+    history_.add(splitFrame(stats, ms(t0, t2) + before, session_.lastAccumulateMs() + ms(t1, t2)));
   }
 
   void apply(const PanelActions& act) {
