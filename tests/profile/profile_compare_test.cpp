@@ -139,6 +139,25 @@ TEST_F(ProfileCompare, ReportShowsBothSidesAndWhatDiffers) {
   EXPECT_EQ(svgs, 3u + 2u);  // speed-up, render time, stages, one per-pass chart per primitive
   EXPECT_NE(html.find("Per-pass deltas"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
+
+  // A browser draws every chart: each has bars or lines in the DOM it builds.
+  const char* chromium = "/usr/bin/chromium";
+  if (access(chromium, X_OK) != 0) GTEST_SKIP() << chromium << " is not installed";
+  const std::string dom = out + "/dom.html";
+  const std::string cmd = std::string("timeout 120 ") + chromium +
+                          " --headless --no-sandbox --disable-gpu --no-first-run "
+                          "--disable-background-networking --user-data-dir=" +
+                          out + "/chromium-profile --dump-dom file://" + out + "/compare.html > " +
+                          dom + " 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string drawn = readFile(dom);
+  size_t charts = 0;
+  for (size_t p = drawn.find("<svg"); p != std::string::npos; p = drawn.find("<svg", p + 1)) {
+    const std::string svg = drawn.substr(p, drawn.find("</svg>", p) - p);
+    charts += svg.find("class=\"bar\"") != std::string::npos ||
+              svg.find("class=\"line\"") != std::string::npos;
+  }
+  EXPECT_EQ(charts, svgs);
 }
 
 TEST_F(ProfileCompare, BadInputsAreOneLineErrors) {
