@@ -111,7 +111,7 @@ RenderResult Renderer::render(float time, const ProgressFn& progress, const Stop
   const auto t0 = std::chrono::steady_clock::now();
   integrator_->render(st, progress, stop);
   st.renderSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result.image = integrator_->image();  // the film's resolve and download are not the render
+  if (imageOnHost_) result.image = integrator_->image();  // resolve and download: not the render
   return result;
 }
 
