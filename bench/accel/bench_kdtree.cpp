@@ -5,6 +5,7 @@
 // over repeats after warm-up builds, CUDA events.
 //
 //   streamrt-bench-kdtree --mesh conference.obj --mesh dragon.ply [--repeats 11] [--json out.json]
+//                         [--trace-rays 1000000]   (device trace time of the CPU and the GPU tree)
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -20,6 +21,7 @@
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
+#include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
 
@@ -56,6 +58,35 @@ double copyMs(size_t bytes, int repeats) {
   return median(ms);
 }
 
+GpuKdBuildOptions o0(const std::vector<std::string>& reductions, const std::string& compaction) {
+  GpuKdBuildOptions o;
+  o.segreduce = reductions.front();
+  o.compaction = compaction;
+  return o;
+}
+
+// The same random rays through the CPU builder's tree and the GPU builder's, on the device (every
+// segmented reduction builds the same GPU tree).
+nlohmann::json traceBoth(const KdTree& cpuTree, const TriangleMeshView& dmesh,
+                         const GpuKdBuildOptions& o, size_t numRays, int repeats) {
+  const std::vector<Ray> hostRays = bench::randomRays(cpuTree.bounds, numRays, 12345);
+  const Buffer<Ray> rays(MemorySpace::Cuda, hostRays);
+  const DeviceKdTree cpu(cpuTree, MemorySpace::Cuda);
+  GpuKdTreeBuilder builder(o);
+  const DeviceKdTree gpu = builder.build(dmesh);
+  size_t cpuHits = 0, gpuHits = 0;
+  const uint32_t n = uint32_t(numRays);
+  const double cpuMs = bench::traceOnDevice(cpu.view(dmesh), rays.data(), n, repeats, &cpuHits);
+  const double gpuMs = bench::traceOnDevice(gpu.view(dmesh), rays.data(), n, repeats, &gpuHits);
+  std::printf(
+      "trace of %zu random rays on the device: CPU-built tree %.3f ms, GPU-built tree "
+      "%.3f ms (%.3fx)%s\n",
+      numRays, cpuMs, gpuMs, gpuMs / cpuMs,
+      cpuHits == gpuHits ? "" : " -- the trees disagree on hits");
+  return {{"rays", numRays},        {"cpuTreeMs", cpuMs}, {"gpuTreeMs", gpuMs},
+          {"ratio", gpuMs / cpuMs}, {"cpuHits", cpuHits}, {"gpuHits", gpuHits}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,12 +94,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> meshes, reductions;
   std::string compactionName = "cub", jsonPath = "bench_kdtree.json";
   int repeats = 11, warmup = 2;
+  size_t traceRays = 1000000;
   app.add_option("--mesh", meshes, "OBJ or PLY file (repeatable)")->required();
   app.add_option("--segreduce", reductions, "segmented reductions (default: all registered)");
   app.add_option("--compaction", compactionName, "ordered CUDA compaction for the child lists");
   app.add_option("--repeats", repeats, "timed builds per configuration (median reported)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--warmup", warmup, "untimed builds first")->check(CLI::Range(0, 100));
+  app.add_option("--trace-rays", traceRays,
+                 "random rays traced on the device through the CPU and the GPU tree (0: none)")
+      ->check(CLI::Range(size_t(0), size_t(100000000)));
   app.add_option("--json", jsonPath, "where to write the results");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -157,6 +192,8 @@ int main(int argc, char** argv) {
                     double(row["sahRatioToCpu"]), vsCub);
       }
       jm["gpu"] = rows;
+      if (traceRays > 0)
+        jm["trace"] = traceBoth(cpuTree, dview, o0(reductions, compactionName), traceRays, repeats);
       out["meshes"].push_back(jm);
     }
     std::ofstream(jsonPath) << out.dump(2) << "\n";

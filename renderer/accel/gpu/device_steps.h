@@ -22,6 +22,10 @@ void launchTriangleBoxes(const TriangleMeshView& mesh, Ref* ref, uint8_t* keep,
 void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count, cudaStream_t stream);
 // Boxes and owners as arrays of their own (the segmented reduction's input).
 void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream);
+// Same, with the level's segment offsets from its nodes (numNodes + 1 entries).
+void launchUnpackLevel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+                       const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets,
+                       cudaStream_t stream);
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
 void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Terminal* terms,
                         uint32_t* termTri, Aabb* termBox, cudaStream_t stream);

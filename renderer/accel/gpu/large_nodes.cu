@@ -4,6 +4,7 @@
 // lists, large children).
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <cassert>
 #include <stdexcept>
 #include <string>
@@ -35,6 +36,13 @@ __global__ void widenBoxesKernel(const BuildCounters* counters, Ref* ref, uint32
 __global__ void unpackKernel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner) {
   const uint32_t i = globalIndex();
   if (i < count) stepUnpack(i, ref, box, owner);
+}
+
+__global__ void unpackLevelKernel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+                                  const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets) {
+  const uint32_t i = globalIndex();
+  if (i < count) stepUnpack(i, ref, box, owner);
+  if (i <= numNodes) stepLevelOffset(i, nodes, numNodes, count, offsets);
 }
 
 __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t* termTri,
@@ -122,6 +130,15 @@ void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count,
 void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream) {
   if (count == 0) return;
   unpackKernel<<<blocks(count), kBlock, 0, stream>>>(ref, count, box, owner);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchUnpackLevel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+                       const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets,
+                       cudaStream_t stream) {
+  const uint64_t threads = std::max<uint64_t>(count, uint64_t(numNodes) + 1);
+  unpackLevelKernel<<<blocks(threads), kBlock, 0, stream>>>(ref, count, box, owner, nodes, numNodes,
+                                                            offsets);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
