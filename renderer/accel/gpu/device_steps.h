@@ -39,14 +39,15 @@ void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs
 void launchClassifyChildren(const LargeNode* level, uint32_t numNodes, const uint32_t* start,
                             uint32_t threshold, int maxDepth, ChildInfo* info, ChildScan* scanIn,
                             cudaStream_t stream);
-// Inclusive scan of ChildScan (temp grows as needed) and the totals into counters.
+// Inclusive scan of ChildScan into `out` (temp reserved by the caller: scanChildrenTempBytes).
 void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, size_t* tempBytes,
-                  BuildCounters* counters, cudaStream_t stream);
+                  cudaStream_t stream);
 size_t scanChildrenTempBytes(uint32_t n);  // scratch scanChildren needs for n children
+// Also writes the scan's totals (next level's nodes and chunks, new terminals) into counters.
 void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
                           const ChildScan* inclusive, uint32_t nextBase, uint32_t termBase,
                           uint32_t termRefBase, LevelNode* next, Terminal* terms, uint32_t* handle,
-                          cudaStream_t stream);
+                          BuildCounters* counters, cudaStream_t stream);
 // References of terminal children go to the terminal arrays; the rest get keep flags and, in
 // place, their owner in the next level, for compaction B.
 void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,

@@ -224,13 +224,13 @@ class BuildScratch {
     void* scanTemp = a_.scanTemp.reserve(scanBytes, stream_);
     size_t tempBytes = scanBytes;
     scanChildren(a_.scanIn.data(), a_.scanOut.reserve(C, stream_), C, &scanTemp, &tempBytes,
-                 counters_, stream_);
+                 stream_);
     Terminal* terms = a_.terms.reserve(size_t(numTerms_) + C, stream_, numTerms_);
     uint32_t* termTri = a_.termTri.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
     Aabb* termBox = a_.termBox.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
     launchAssignChildren(level, A, a_.info.data(), a_.scanOut.data(), nextBase, numTerms_,
                          numTermRefs_, a_.levelNext.data(), terms, a_.handle.reserve(C, stream_),
-                         stream_);
+                         counters_, stream_);
     launchRouteToChildren(a_.cRef.data(), &counters_->kept, D, a_.childStart.data(),
                           a_.handle.data(), nextBase, terms, termTri, termBox,
                           a_.keepB.reserve(D, stream_), stream_);
