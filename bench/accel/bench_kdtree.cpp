@@ -58,7 +58,8 @@ double copyMs(size_t bytes, int repeats) {
   return median(ms);
 }
 
-GpuKdBuildOptions o0(const std::vector<std::string>& reductions, const std::string& compaction) {
+GpuKdBuildOptions firstVariantOptions(const std::vector<std::string>& reductions,
+                                      const std::string& compaction) {
   GpuKdBuildOptions o;
   o.segreduce = reductions.front();
   o.compaction = compaction;
@@ -193,7 +194,8 @@ int main(int argc, char** argv) {
       }
       jm["gpu"] = rows;
       if (traceRays > 0)
-        jm["trace"] = traceBoth(cpuTree, dview, o0(reductions, compactionName), traceRays, repeats);
+        jm["trace"] = traceBoth(cpuTree, dview, firstVariantOptions(reductions, compactionName),
+                                traceRays, repeats);
       out["meshes"].push_back(jm);
     }
     std::ofstream(jsonPath) << out.dump(2) << "\n";
