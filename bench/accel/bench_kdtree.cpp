@@ -120,6 +120,58 @@ void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warm
   }
 }
 
+// Median stage times of the GPU build with one segmented reduction, the tree's statistics.
+nlohmann::json timeReduction(const std::string& r, const std::string& compaction,
+                             const TriangleMeshView& dview, int warmup, int repeats,
+                             double cpuSah) {
+  GpuKdBuildOptions o;
+  o.segreduce = r;
+  o.compaction = compaction;
+  GpuKdTreeBuilder builder(o);
+  for (int w = 0; w < warmup; ++w) builder.build(dview);
+  std::vector<double> total, setup, bounds, bins, split, compact, small, fin;
+  GpuKdBuildStats st;
+  for (int k = 0; k < repeats; ++k) {
+    builder.build(dview, nullptr, &st);
+    total.push_back(st.totalMs), setup.push_back(st.setupMs), bounds.push_back(st.boundsMs);
+    bins.push_back(st.binsMs);
+    split.push_back(st.splitMs), compact.push_back(st.compactionMs);
+    small.push_back(st.smallNodeMs), fin.push_back(st.finalizeMs);
+  }
+  const KdTreeStats gs = computeStats(builder.buildToHost(dview));
+  std::fprintf(stderr, "  %s: %.3f ms\n", r.c_str(), median(total));
+  return {{"segreduce", r},
+          {"totalMs", median(total)},
+          {"setupMs", median(setup)},
+          {"boundsMs", median(bounds)},
+          {"binsMs", median(bins)},
+          {"splitMs", median(split)},
+          {"compactionMs", median(compact)},
+          {"smallNodeMs", median(small)},
+          {"finalizeMs", median(fin)},
+          {"nodes", st.nodes},
+          {"largeNodeLevels", st.largeNodeLevels},
+          {"terminals", st.terminals},
+          {"sah", gs.sahCost},
+          {"sahRatioToCpu", cpuSah > 0 ? gs.sahCost / cpuSah : 1.0}};
+}
+
+// One line per reduction, with its speed-up over cub-segmented's build (when that ran).
+void printRows(std::vector<nlohmann::json>& rows, double cubSegTotal) {
+  for (auto& row : rows) {
+    const double t = row["totalMs"];
+    if (cubSegTotal > 0) row["speedupVsCubSegmented"] = cubSegTotal / t;
+    char vsCub[32] = "-";
+    if (cubSegTotal > 0) std::snprintf(vsCub, sizeof vsCub, "%.2fx", cubSegTotal / t);
+    std::printf("%-20s %9.3f %7.3f %7.3f %7.3f %7.3f %8.3f %7.3f %8.3f %8zu %6zu %9.3f %9s\n",
+                std::string(row["segreduce"]).c_str(), t, double(row["setupMs"]),
+                double(row["boundsMs"]), double(row["binsMs"]), double(row["splitMs"]),
+                double(row["compactionMs"]), double(row["smallNodeMs"]), double(row["finalizeMs"]),
+                size_t(row["nodes"]), size_t(row["largeNodeLevels"]), double(row["sahRatioToCpu"]),
+                vsCub);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -188,52 +240,10 @@ int main(int argc, char** argv) {
       double cubSegTotal = 0;
       std::vector<nlohmann::json> rows;
       for (const std::string& r : reductions) {
-        GpuKdBuildOptions o;
-        o.segreduce = r;
-        o.compaction = compactionName;
-        GpuKdTreeBuilder builder(o);
-        for (int w = 0; w < warmup; ++w) builder.build(dview);
-        std::vector<double> total, setup, bounds, bins, split, compact, small, fin;
-        GpuKdBuildStats st;
-        for (int k = 0; k < repeats; ++k) {
-          builder.build(dview, nullptr, &st);
-          total.push_back(st.totalMs), setup.push_back(st.setupMs), bounds.push_back(st.boundsMs);
-          bins.push_back(st.binsMs);
-          split.push_back(st.splitMs), compact.push_back(st.compactionMs);
-          small.push_back(st.smallNodeMs), fin.push_back(st.finalizeMs);
-        }
-        const KdTreeStats gs = computeStats(builder.buildToHost(dview));
-        const double ratio = cpu.sahCost > 0 ? gs.sahCost / cpu.sahCost : 1.0;
-        const double t = median(total);
-        if (r == "cub-segmented") cubSegTotal = t;
-        rows.push_back({{"segreduce", r},
-                        {"totalMs", t},
-                        {"setupMs", median(setup)},
-                        {"boundsMs", median(bounds)},
-                        {"binsMs", median(bins)},
-                        {"splitMs", median(split)},
-                        {"compactionMs", median(compact)},
-                        {"smallNodeMs", median(small)},
-                        {"finalizeMs", median(fin)},
-                        {"nodes", st.nodes},
-                        {"largeNodeLevels", st.largeNodeLevels},
-                        {"terminals", st.terminals},
-                        {"sah", gs.sahCost},
-                        {"sahRatioToCpu", ratio}});
-        std::fprintf(stderr, "  %s: %.3f ms\n", r.c_str(), t);
+        rows.push_back(timeReduction(r, compactionName, dview, warmup, repeats, cpu.sahCost));
+        if (r == "cub-segmented") cubSegTotal = rows.back()["totalMs"];
       }
-      for (auto& row : rows) {
-        const double t = row["totalMs"];
-        if (cubSegTotal > 0) row["speedupVsCubSegmented"] = cubSegTotal / t;
-        char vsCub[32] = "-";
-        if (cubSegTotal > 0) std::snprintf(vsCub, sizeof vsCub, "%.2fx", cubSegTotal / t);
-        std::printf("%-20s %9.3f %7.3f %7.3f %7.3f %7.3f %8.3f %7.3f %8.3f %8zu %6zu %9.3f %9s\n",
-                    std::string(row["segreduce"]).c_str(), t, double(row["setupMs"]),
-                    double(row["boundsMs"]), double(row["binsMs"]), double(row["splitMs"]),
-                    double(row["compactionMs"]), double(row["smallNodeMs"]),
-                    double(row["finalizeMs"]), size_t(row["nodes"]), size_t(row["largeNodeLevels"]),
-                    double(row["sahRatioToCpu"]), vsCub);
-      }
+      printRows(rows, cubSegTotal);
       jm["gpu"] = rows;
       if (traceRays > 0)
         jm["trace"] = traceBoth(cpuTree, dview, firstVariantOptions(reductions, compactionName),
