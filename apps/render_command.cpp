@@ -129,7 +129,9 @@ void placeCamera(const RenderCommand& cmd, Scene& scene) {
 // Loads the scene and applies --time, --env and the camera flags, with the notices they call for.
 Scene prepareScene(const RenderCommand& cmd, double* loadSeconds) {
   const auto load0 = std::chrono::steady_clock::now();
-  Scene scene = loadScene(cmd.scene);
+  LoadOptions load;
+  load.quiet = cmd.quiet;  // the loader's warnings (a missing .mtl or texture) too
+  Scene scene = loadScene(cmd.scene, load);
   *loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load0).count();
   scene.name = validUtf8(scene.name);  // it goes into the statistics' JSON
   if (cmd.timeGiven) checkTime(cmd, scene);
