@@ -6,17 +6,20 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 
+#include "apps/backend_startup.h"
 #include "apps/camera_flags.h"
 #include "apps/command.h"
 #include "apps/interrupt.h"
 #include "apps/progress_bar.h"
 #include "apps/render_flags.h"
 #include "apps/render_outputs.h"
+#include "apps/time_to_image.h"
 #include "base/image_io.h"
 #include "base/paths.h"
 #include "primitives/compaction/compaction.h"
@@ -42,6 +45,7 @@ struct RenderCommand {
   bool timeGiven = false;  // --time on the command line (it conflicts with --frames)
   std::string env;         // --env R[,G,B]; empty: the scene's own environment
   int threads = 0;
+  double timeLimit = 0;  // --time-limit: seconds a frame may render; 0: no limit
   CameraFlags camera;
   RenderOptions options;
   AccelOptions accel;
@@ -158,16 +162,66 @@ Scene prepareScene(const RenderCommand& cmd, double* loadSeconds) {
   return scene;
 }
 
-// What a signal that ends the process leaves behind, for its one line.
-std::string exitNote(const RenderOutputs& outputs, int frames, bool stats) {
-  const int n = outputs.framesWritten();
-  if (frames <= 1 || n == 0) return "nothing was written";
-  return (n == 1 ? "frame 1" : "frames 1-" + std::to_string(n)) + " of " + std::to_string(frames) +
-         " written" + (stats ? ", no statistics" : "");
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Asks a render to stop after the pass in flight: on the first SIGINT, SIGTERM or SIGHUP (the
+// flag; or one recorded while a frame was being written) or at --time-limit.
+StopCondition stopCondition(const RenderCommand& cmd,
+                            std::chrono::steady_clock::time_point renderStart) {
+  StopCondition stop;
+  stop.flag = interrupt::stopFlag();
+  const double limit = cmd.timeLimit;
+  stop.poll = [limit, renderStart] {
+    return interrupt::pending() != 0 || (limit > 0 && secondsSince(renderStart) >= limit);
+  };
+  return stop;
+}
+
+// One frame rendered with its progress bar, stoppable by a signal or the time limit; the first
+// pass and the read-back go into `times`.
+RenderResult renderFrame(const RenderCommand& cmd, Renderer& renderer, float time, int frame,
+                         TimeToImage& times) {
+  const std::string label =
+      cmd.frames > 1 ? "frame " + std::to_string(frame + 1) + "/" + std::to_string(cmd.frames)
+                     : std::string("rendering");
+  ProgressBar bar(label, !cmd.quiet && (cmd.progress || isatty(STDERR_FILENO)));
+  const auto start = std::chrono::steady_clock::now();
+  double firstPass = 0;
+  interrupt::Stoppable stoppable;  // the first signal now finishes the pass and writes the image
+  RenderResult result = renderer.render(
+      time,
+      [&](int done, int total, uint64_t rays) {
+        if (firstPass == 0) firstPass = secondsSince(start);
+        bar.update(done, total, rays);
+      },
+      stopCondition(cmd, start));
+  bar.finish();
+  // (a later frame's first pass follows its kd-tree rebuild, which the statistics time apart)
+  times.firstPassSeconds = std::max(0.0, firstPass - result.stats.accel.buildMs * 1e-3);
+  times.readbackSeconds = result.imageSeconds;
+  return result;
+}
+
+// "wrote out.png (1920x1080, 16 spp, 0.19 s, 1.2e+09 rays/s)", with the samples of a render
+// stopped early.
+std::string wroteLine(const std::string& path, const RenderStats& s) {
+  char line[256];
+  const std::string samples = s.stopped ? std::to_string(s.samplesDone) + " of " +
+                                              std::to_string(s.spp) + " spp, stopped early"
+                                        : std::to_string(s.spp) + " spp";
+  std::snprintf(line, sizeof line, "streamrt: wrote %s (%dx%d, %s, %.2f s, %.3g rays/s)\n",
+                path.c_str(), s.width, s.height, samples.c_str(), s.renderSeconds,
+                s.raysPerSecond());
+  return line;
 }
 
 int runRender(const RenderCommand& cmd) {
-  const auto wall0 = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
+  TimeToImage times;
+  times.startupSeconds = secondsSinceProcessStart();
+  const double startup = times.startupSeconds;
   // Cheap checks first, so a typo or an unwritable path fails before a long scene load, kd-tree
   // build or render.
   if (cmd.timeGiven && cmd.frames > 1)
@@ -178,49 +232,70 @@ int runRender(const RenderCommand& cmd) {
   RenderOutputs outputs(cmd.output,
                         cmd.statsGiven ? std::optional<std::string>(cmd.stats) : std::nullopt,
                         cmd.frames);
-  std::string notice;
-  const Backend backend = selectBackend(cmd.backend, &notice);
-  if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
-  checkRender(backend, cmd.options, cmd.accel);
   applyThreads(cmd.threads);
   interrupt::setExitNote("nothing was written");
+  BackendStartup startBackend(cmd.backend, cmd.options, cmd.accel);  // CUDA starts meanwhile
 
   double loadSeconds = 0;
   Scene scene = prepareScene(cmd, &loadSeconds);
+  const Backend backend = startBackend.backend();
+  if (!startBackend.notice().empty() && !cmd.quiet)
+    std::fprintf(stderr, "streamrt: %s\n", startBackend.notice().c_str());
+  times.deviceStartSeconds = startBackend.startSeconds();
+  times.deviceWaitSeconds = startBackend.waitSeconds();
   // Frames sample [0, animationEnd] evenly; a single frame shows --time.
   auto frameTime = [&](int f) {
     return cmd.frames <= 1 ? cmd.time : scene.animationEnd * float(f) / float(cmd.frames - 1);
   };
   const float time0 = frameTime(0);
+  const auto setup0 = std::chrono::steady_clock::now();
   Renderer renderer(std::move(scene), backend, cmd.options, cmd.accel, time0);
-  for (int f = 0; f < cmd.frames; ++f) {
-    const std::string label =
-        cmd.frames > 1 ? "frame " + std::to_string(f + 1) + "/" + std::to_string(cmd.frames)
-                       : std::string("rendering");
-    ProgressBar bar(label, !cmd.quiet && (cmd.progress || isatty(STDERR_FILENO)));
-    RenderResult result = renderer.render(
-        frameTime(f), [&](int done, int total, uint64_t rays) { bar.update(done, total, rays); });
-    bar.finish();
-    result.stats.sceneLoadSeconds = loadSeconds;
-    result.stats.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    const std::string statsJson = cmd.statsGiven ? statsToJson(result.stats) : std::string();
-    outputs.writeFrame(f, result.image, cmd.exposure, statsJson);
-    interrupt::setExitNote(exitNote(outputs, cmd.frames, cmd.statsGiven));
-    if (cmd.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
-    if (!cmd.quiet)
-      std::fprintf(stderr, "streamrt: wrote %s (%dx%d, %d spp, %.2f s, %.3g rays/s)\n",
-                   outputs.imagePath(f).c_str(), cmd.options.width, cmd.options.height,
-                   cmd.options.spp, result.stats.renderSeconds, result.stats.raysPerSecond());
-    if (const int signal = interrupt::pending()) {  // came while the files were written
-      outputs.finish();
-      std::fprintf(stderr, "streamrt: stopped by %s after writing %s\n",
-                   interrupt::signalName(signal), outputs.imagePath(f).c_str());
-      return interrupt::exitStatus(signal);
+  times.setupSeconds = secondsSince(setup0);
+  std::deque<RenderStats> announced;  // frames queued for writing, to say when they are written
+  TimeToImage first = times;          // the first frame's phases, for -v
+  RenderStats firstStats;
+  auto announce = [&] {
+    for (const FrameWrite& w : outputs.takeWritten()) {
+      if (!cmd.quiet)
+        std::fputs(wroteLine(outputs.imagePath(w.frame), announced.front()).c_str(), stderr);
+      announced.pop_front();
+      if (w.frame == 0) first.encodeSeconds = w.encodeSeconds, first.writeSeconds = w.writeSeconds;
     }
+  };
+  int signal = 0;
+  for (int f = 0; f < cmd.frames && !(signal = interrupt::pending()); ++f) {
+    RenderResult result = renderFrame(cmd, renderer, frameTime(f), f, times);
+    result.stats.sceneLoadSeconds = loadSeconds;
+    result.stats.wallSeconds = startup + secondsSince(start);  // the file's is when it is made
+    if (cmd.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
+    if (f == 0) first = times, firstStats = result.stats;
+    announced.push_back(result.stats);
+    FrameStats stats = [json = cmd.statsGiven ? statsToJson(result.stats) : std::string(),
+                        frameTimes = times, startup, start](const FrameWrite& w) {
+      TimeToImage t = frameTimes;
+      t.encodeSeconds = w.encodeSeconds, t.writeSeconds = w.writeSeconds;
+      t.wallSeconds = startup + secondsSince(start);
+      return withTimeToImage(json, t);
+    };
+    outputs.writeFrame(f, std::move(result.image), cmd.exposure, std::move(stats));
+    announce();
+    // The phases before the first frame are reported with it alone.
+    times.startupSeconds = times.deviceStartSeconds = times.deviceWaitSeconds = 0;
+    times.setupSeconds = 0;
+    if ((signal = interrupt::pending())) break;
   }
   outputs.finish();
-  return 0;
+  announce();
+  if (cmd.verbose) {
+    first.wallSeconds = startup + secondsSince(start);
+    std::fputs(timeToImageLine(first, firstStats, cmd.frames > 1).c_str(), stdout);
+  }
+  if (!signal) return 0;
+  const int written = outputs.framesWritten();
+  std::fprintf(stderr, "streamrt: stopped by %s %s\n", interrupt::signalName(signal),
+               written == 0 ? "before writing any frame"
+                            : ("after writing " + outputs.imagePath(written - 1)).c_str());
+  return interrupt::exitStatus(signal);
 }
 
 int runList() {
@@ -310,7 +385,14 @@ Command addRenderCommand(CLI::App& app) {
       ->type_name("R[,G,B]")
       ->check(kEnvironment);
   addCameraFlags(*render, cmd->camera);
-  render->add_flag("-v,--verbose", cmd->verbose, "Print the per-bounce statistics table");
+  render
+      ->add_option("--time-limit", cmd->timeLimit,
+                   "Seconds each frame may render: at the limit the pass in flight finishes and "
+                   "the image of the samples completed is written (the statistics say how many)")
+      ->type_name("S")
+      ->check(kFinitePositive);
+  render->add_flag("-v,--verbose",
+                   cmd->verbose, "Print the per-bounce statistics table and the time to image");
   render->add_flag("--progress", cmd->progress,
                    "Show the progress bar even when stderr is no terminal");
   render->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");

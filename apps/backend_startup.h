@@ -1,0 +1,44 @@
+// The backend chosen and checked on a thread of its own, so that CUDA's start (the driver, the
+// primary context, the device query: about a quarter of a second on an H100 host) runs while the
+// scene loads on the main thread. The CPU backend needs no thread and starts at once.
+#pragma once
+
+#include <chrono>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "renderer/render.h"
+
+namespace srt {
+
+class BackendStartup {
+ public:
+  // Checks what needs no device at once (the primitives' names and options), so a typo still
+  // fails before the scene load; then starts the backend `name` (auto, cuda or cpu) and runs
+  // checkRender() on it.
+  BackendStartup(const std::string& name, const RenderOptions& options,
+                 const AccelOptions& accel);
+  ~BackendStartup();  // waits for the thread (an error elsewhere must not leave it running)
+  BackendStartup(const BackendStartup&) = delete;
+  BackendStartup& operator=(const BackendStartup&) = delete;
+
+  // Waits for the start and returns the backend; rethrows its error (no device for `cuda`, a
+  // primitive that cannot run there, a render that does not fit in its memory).
+  const Backend& backend();
+  // "no CUDA device found: ..." for `auto` without a device; empty otherwise. After backend().
+  const std::string& notice() const { return notice_; }
+  double startSeconds() const { return startSeconds_; }  // the start, on its thread
+  double waitSeconds() const { return waitSeconds_; }    // how long backend() waited for it
+
+ private:
+  void start(const std::string& name, const RenderOptions& options, const AccelOptions& accel);
+
+  Backend backend_;
+  std::string notice_;
+  std::exception_ptr error_;
+  double startSeconds_ = 0, waitSeconds_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace srt
