@@ -199,7 +199,8 @@ RenderResult renderFrame(const RenderCommand& cmd, Renderer& renderer, float tim
       stopCondition(cmd, start));
   bar.finish();
   // (a later frame's first pass follows its kd-tree rebuild, which the statistics time apart)
-  times.firstPassSeconds = std::max(0.0, firstPass - result.stats.accel.buildMs * 1e-3);
+  const double rebuild = frame > 0 ? result.stats.accel.buildMs * 1e-3 : 0.0;
+  times.firstPassSeconds = std::max(0.0, firstPass - rebuild);
   times.readbackSeconds = result.imageSeconds;
   return result;
 }
