@@ -46,6 +46,7 @@ struct RenderCommand {
   std::string env;         // --env R[,G,B]; empty: the scene's own environment
   int threads = 0;
   double timeLimit = 0;  // --time-limit: seconds a frame may render; 0: no limit
+  std::string exrCompression = "none";
   CameraFlags camera;
   RenderOptions options;
   AccelOptions accel;
@@ -230,9 +231,12 @@ int runRender(const RenderCommand& cmd) {
         "--time picks the time of a single frame; --frames spreads the frames over the whole "
         "animation (use one or the other)");
   checkCameraFlags(cmd.camera);
+  ImageEncoding encoding;
+  for (ExrCompression c : kExrCompressions)
+    if (cmd.exrCompression == toString(c)) encoding.exr = c;
   RenderOutputs outputs(cmd.output,
                         cmd.statsGiven ? std::optional<std::string>(cmd.stats) : std::nullopt,
-                        cmd.frames);
+                        cmd.frames, encoding);
   applyThreads(cmd.threads);
   interrupt::setExitNote("nothing was written");
   BackendStartup startBackend(cmd.backend, cmd.options, cmd.accel);  // CUDA starts meanwhile
@@ -392,6 +396,14 @@ Command addRenderCommand(CLI::App& app) {
                    "the image of the samples completed is written (the statistics say how many)")
       ->type_name("S")
       ->check(kFinitePositive);
+  std::vector<std::string> exrNames;
+  for (ExrCompression c : kExrCompressions) exrNames.push_back(toString(c));
+  render
+      ->add_option("--exr-compression", cmd->exrCompression,
+                   "EXR output's compression: none (the default, the fastest to write), or "
+                   "tinyexr's rle, zips, zip or piz (smaller files, slower)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(exrNames));
   render->add_flag("-v,--verbose",
                    cmd->verbose, "Print the per-bounce statistics table and the time to image");
   render->add_flag("--progress", cmd->progress,

@@ -38,8 +38,9 @@ std::string framePath(const std::string& path, int frame, int frames) {
   return hasExt ? path.substr(0, dot) + number + path.substr(dot) : path + number;
 }
 
-RenderOutputs::RenderOutputs(std::string image, std::optional<std::string> stats, int frames)
-    : image_(std::move(image)), stats_(std::move(stats)), frames_(frames) {
+RenderOutputs::RenderOutputs(std::string image, std::optional<std::string> stats, int frames,
+                             ImageEncoding encoding)
+    : image_(std::move(image)), stats_(std::move(stats)), frames_(frames), encoding_(encoding) {
   // Every frame's name is checked: one of them may be a folder or a FIFO. Only the identities
   // are kept, and only until the check is done.
   std::optional<OutputFile> statsFile;
@@ -95,7 +96,7 @@ FrameWrite RenderOutputs::writeSingle(int frame, const Image& image, float expos
   FrameWrite done{frame, 0, 0};
   const std::string path = imagePath(frame);
   auto t0 = std::chrono::steady_clock::now();
-  const std::string bytes = encodeImage(path, image, exposure);
+  const std::string bytes = encodeImage(path, image, exposure, encoding_);
   done.encodeSeconds = secondsSince(t0);
   t0 = std::chrono::steady_clock::now();
   StagedFile imageFile(checkOutputFile(path, "-o"), "image");
@@ -119,7 +120,7 @@ void RenderOutputs::writeInSequence(int frame, const Image& image, float exposur
   FrameWrite done{frame, 0, 0};
   const std::string path = imagePath(frame);
   auto t0 = std::chrono::steady_clock::now();
-  const std::string bytes = encodeImage(path, image, exposure);
+  const std::string bytes = encodeImage(path, image, exposure, encoding_);
   done.encodeSeconds = secondsSince(t0);
   interrupt::Deferral finishWriting;
   t0 = std::chrono::steady_clock::now();

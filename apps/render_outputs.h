@@ -37,7 +37,8 @@ std::string framePath(const std::string& path, int frame, int frames);
 class RenderOutputs {
  public:
   // Checks the paths (throws FileWriteError naming the flag). No `stats`: no statistics.
-  RenderOutputs(std::string image, std::optional<std::string> stats, int frames);
+  RenderOutputs(std::string image, std::optional<std::string> stats, int frames,
+                ImageEncoding encoding = {});
   ~RenderOutputs();
 
   // Writes frame `frame`: its image, and its statistics unless there is no --stats file. A
@@ -61,6 +62,7 @@ class RenderOutputs {
   std::string image_;
   std::optional<std::string> stats_;
   int frames_;
+  ImageEncoding encoding_;
   std::atomic<int> written_{0};
   std::unique_ptr<StagedFile> statsStream_;  // a sequence's statistics, as frames finish
   std::mutex writtenLock_;

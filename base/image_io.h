@@ -34,6 +34,9 @@ class ImageError : public std::runtime_error {
 
 // EXR's compressions that tinyexr writes.
 enum class ExrCompression { None, Rle, Zips, Zip, Piz };
+inline constexpr ExrCompression kExrCompressions[] = {ExrCompression::None, ExrCompression::Rle,
+                                                      ExrCompression::Zips, ExrCompression::Zip,
+                                                      ExrCompression::Piz};
 const char* toString(ExrCompression compression);
 
 // How images are encoded; the defaults are the fastest measured (bench/image/RESULTS.md).
