@@ -17,8 +17,7 @@ class BackendStartup {
   // Checks what needs no device at once (the primitives' names and options), so a typo still
   // fails before the scene load; then starts the backend `name` (auto, cuda or cpu) and runs
   // checkRender() on it.
-  BackendStartup(const std::string& name, const RenderOptions& options,
-                 const AccelOptions& accel);
+  BackendStartup(const std::string& name, const RenderOptions& options, const AccelOptions& accel);
   ~BackendStartup();  // waits for the thread (an error elsewhere must not leave it running)
   BackendStartup(const BackendStartup&) = delete;
   BackendStartup& operator=(const BackendStartup&) = delete;

@@ -219,6 +219,26 @@ std::string wroteLine(const std::string& path, const RenderStats& s) {
   return line;
 }
 
+ImageEncoding imageEncoding(const RenderCommand& cmd) {
+  ImageEncoding encoding;
+  for (ExrCompression c : kExrCompressions)
+    if (cmd.exrCompression == toString(c)) encoding.exr = c;
+  return encoding;
+}
+
+// A frame's statistics once its image is written: `json` with the time to image, the write's
+// times and the wall clock of that moment (on the writer thread for a sequence: all by value).
+// `startup`: exec to `start`, the command's start.
+FrameStats frameStats(std::string json, const TimeToImage& times, double startup,
+                      std::chrono::steady_clock::time_point start) {
+  return [json = std::move(json), times, startup, start](const FrameWrite& w) {
+    TimeToImage t = times;
+    t.encodeSeconds = w.encodeSeconds, t.writeSeconds = w.writeSeconds;
+    t.wallSeconds = startup + secondsSince(start);
+    return withTimeToImage(json, t);
+  };
+}
+
 int runRender(const RenderCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
   TimeToImage times;
@@ -231,12 +251,9 @@ int runRender(const RenderCommand& cmd) {
         "--time picks the time of a single frame; --frames spreads the frames over the whole "
         "animation (use one or the other)");
   checkCameraFlags(cmd.camera);
-  ImageEncoding encoding;
-  for (ExrCompression c : kExrCompressions)
-    if (cmd.exrCompression == toString(c)) encoding.exr = c;
   RenderOutputs outputs(cmd.output,
                         cmd.statsGiven ? std::optional<std::string>(cmd.stats) : std::nullopt,
-                        cmd.frames, encoding);
+                        cmd.frames, imageEncoding(cmd));
   applyThreads(cmd.threads);
   interrupt::setExitNote("nothing was written");
   BackendStartup startBackend(cmd.backend, cmd.options, cmd.accel);  // CUDA starts meanwhile
@@ -275,14 +292,9 @@ int runRender(const RenderCommand& cmd) {
     if (cmd.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
     if (f == 0) first = times, firstStats = result.stats;
     announced.push_back(result.stats);
-    FrameStats stats = [json = cmd.statsGiven ? statsToJson(result.stats) : std::string(),
-                        frameTimes = times, startup, start](const FrameWrite& w) {
-      TimeToImage t = frameTimes;
-      t.encodeSeconds = w.encodeSeconds, t.writeSeconds = w.writeSeconds;
-      t.wallSeconds = startup + secondsSince(start);
-      return withTimeToImage(json, t);
-    };
-    outputs.writeFrame(f, std::move(result.image), cmd.exposure, std::move(stats));
+    outputs.writeFrame(f, std::move(result.image), cmd.exposure,
+                       frameStats(cmd.statsGiven ? statsToJson(result.stats) : std::string(), times,
+                                  startup, start));
     announce();
     // The phases before the first frame are reported with it alone.
     times.startupSeconds = times.deviceStartSeconds = times.deviceWaitSeconds = 0;
@@ -297,9 +309,9 @@ int runRender(const RenderCommand& cmd) {
   }
   if (!signal) return 0;
   const int written = outputs.framesWritten();
-  std::fprintf(stderr, "streamrt: stopped by %s %s\n", interrupt::signalName(signal),
-               written == 0 ? "before writing any frame"
-                            : ("after writing " + outputs.imagePath(written - 1)).c_str());
+  const std::string kept =
+      written == 0 ? "before writing any frame" : "after writing " + outputs.imagePath(written - 1);
+  std::fprintf(stderr, "streamrt: stopped by %s %s\n", interrupt::signalName(signal), kept.c_str());
   return interrupt::exitStatus(signal);
 }
 
@@ -404,8 +416,8 @@ Command addRenderCommand(CLI::App& app) {
                    "tinyexr's rle, zips, zip or piz (smaller files, slower)")
       ->capture_default_str()
       ->check(CLI::IsMember(exrNames));
-  render->add_flag("-v,--verbose",
-                   cmd->verbose, "Print the per-bounce statistics table and the time to image");
+  render->add_flag("-v,--verbose", cmd->verbose,
+                   "Print the per-bounce statistics table and the time to image");
   render->add_flag("--progress", cmd->progress,
                    "Show the progress bar even when stderr is no terminal");
   render->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");

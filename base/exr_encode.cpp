@@ -48,10 +48,10 @@ std::string encodeUncompressedExr(const Vec3f* pixels, int width, int height) {
   std::string channels;
   for (const char* name : {"B", "G", "R"}) {  // sorted by name, as the format requires
     channels.append(name, 2);
-    appendLe32(channels, 2);            // FLOAT
-    channels.append("\0\0\0\0", 4);     // pLinear, reserved
-    appendLe32(channels, 1);            // x sampling
-    appendLe32(channels, 1);            // y sampling
+    appendLe32(channels, 2);         // FLOAT
+    channels.append("\0\0\0\0", 4);  // pLinear, reserved
+    appendLe32(channels, 1);         // x sampling
+    appendLe32(channels, 1);         // y sampling
   }
   channels.push_back('\0');
   appendAttribute(out, "channels", "chlist", channels);

@@ -230,7 +230,8 @@ struct SrgbTable {
       least[k] = fromBits(hi);
     }
     least[255] = INFINITY;
-    for (uint32_t b = 0; b < bucketCode.size(); ++b) bucketCode[b] = srgbCode(fromBits(b << kShift));
+    for (uint32_t b = 0; b < bucketCode.size(); ++b)
+      bucketCode[b] = srgbCode(fromBits(b << kShift));
   }
   uint8_t code(float v) const {
     if (!(v > 0.f)) return 0;  // NaN too

@@ -54,8 +54,7 @@ void filterRow(PngFilter filter, const uint8_t* row, const uint8_t* prev, size_t
   // sum to the least absolute value.
   std::vector<uint8_t> scratch(n + 1);
   uint64_t best = UINT64_MAX;
-  for (PngFilter candidate :
-       {PngFilter::None, PngFilter::Sub, PngFilter::Up, PngFilter::Paeth}) {
+  for (PngFilter candidate : {PngFilter::None, PngFilter::Sub, PngFilter::Up, PngFilter::Paeth}) {
     filterRow(candidate, row, prev, n, scratch.data());
     uint64_t sum = 0;
     for (size_t i = 1; i <= n; ++i) sum += uint64_t(std::abs(int(int8_t(scratch[i]))));
@@ -165,8 +164,8 @@ std::string encodePngRgb8(const uint8_t* rgb, int width, int height, const PngSe
     header[i] = uint8_t(uint32_t(width) >> (24 - 8 * i));
     header[4 + i] = uint8_t(uint32_t(height) >> (24 - 8 * i));
   }
-  header[8] = 8;   // bits per channel
-  header[9] = 2;   // colour type: RGB
+  header[8] = 8;                                    // bits per channel
+  header[9] = 2;                                    // colour type: RGB
   appendChunk(out, "IHDR", header, sizeof header);  // deflate, adaptive filtering, no interlace
   // The zlib stream across the IDAT chunks: header (32 KB window, fastest), the bands, Adler-32.
   deflated.front().insert(0, "\x78\x01", 2);

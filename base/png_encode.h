@@ -17,10 +17,10 @@ enum class PngFilter { None, Sub, Up, Paeth, Adaptive };
 struct PngSettings {
   // The defaults were the fastest and among the smallest on rendered images, noisy or clean
   // (bench/image/RESULTS.md): Sub with runs only beat every filter with zlib's string matching.
-  int level = 1;                      // zlib level, 1 (fastest) to 9
+  int level = 1;  // zlib level, 1 (fastest) to 9
   PngFilter filter = PngFilter::Sub;
-  bool rle = true;                    // zlib's Z_RLE strategy (runs only, no string matching)
-  int threads = 0;                   // 0: OpenMP's default for the calling thread
+  bool rle = true;  // zlib's Z_RLE strategy (runs only, no string matching)
+  int threads = 0;  // 0: OpenMP's default for the calling thread
 };
 
 // An 8-bit RGB image (rows top to bottom, `width` * 3 bytes each, no padding) as a PNG file.

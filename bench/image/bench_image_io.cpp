@@ -6,10 +6,10 @@
 // writes JSON.
 //   streamrt-bench-image [--image FILE.pfm|.exr|.png] [--width W --height H] [--repeats N]
 //                        [--json out.json]
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <omp.h>
 #include <stb_image_write.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #ifdef SRT_BENCH_LIBPNG
 #include <png.h>
 #endif
@@ -94,7 +94,8 @@ Row timeIt(const std::string& format, const std::string& setting, int threads, s
   for (int r = 0; r < repeats + 1; ++r) {  // the first is a warm-up
     const auto t0 = std::chrono::steady_clock::now();
     bytes = encode().size();
-    const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double t =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (r > 0) ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
@@ -122,9 +123,10 @@ int main(int argc, char** argv) {
   const Image image = input.empty() ? syntheticImage(width, height) : readImage(input);
   const int cores = omp_get_max_threads();
   const size_t raw8 = image.pixels.size() * 3, raw32 = image.pixels.size() * 12;
-  std::printf("%dx%d image (%s), %d threads; MB/s of the stored pixels (8-bit RGB for PNG, float "
-              "RGB for EXR and PFM)\n",
-              image.width, image.height, input.empty() ? "synthetic" : input.c_str(), cores);
+  std::printf(
+      "%dx%d image (%s), %d threads; MB/s of the stored pixels (8-bit RGB for PNG, float "
+      "RGB for EXR and PFM)\n",
+      image.width, image.height, input.empty() ? "synthetic" : input.c_str(), cores);
   std::printf("%-5s %-34s %3s %9s %9s %9s %10s %6s\n", "fmt", "setting", "thr", "median ms",
               "min ms", "MB/s", "bytes", "ratio");
   std::vector<Row> rows;
@@ -134,9 +136,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < raw8; ++i) out[i] = char(linearToSrgb8((&image.pixels.data()->x)[i]));
     return out;
   }));
-  rows.push_back(timeIt("png", "tone map, thresholds (ours)", cores, raw8, repeats, [&] {
-    return std::string(toSrgb8(image, 0.f).size(), '\0');
-  }));
+  rows.push_back(timeIt("png", "tone map, thresholds (ours)", cores, raw8, repeats,
+                        [&] { return std::string(toSrgb8(image, 0.f).size(), '\0'); }));
   rows.push_back(timeIt("png", "tone map, a pow per channel (previous)", 1, raw8, repeats, [&] {
     std::string out(raw8, '\0');
     for (size_t i = 0; i < raw8; ++i) {
@@ -152,7 +153,8 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> bytes(raw8);
     for (size_t i = 0; i < raw8; ++i) {
       const float v = (&image.pixels.data()->x)[i];
-      bytes[i] = uint8_t(std::lround(linearToSrgb(std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f)) * 255.f));
+      bytes[i] =
+          uint8_t(std::lround(linearToSrgb(std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f)) * 255.f));
     }
     return stbPng(bytes, image.width, image.height);
   }));
@@ -160,32 +162,34 @@ int main(int argc, char** argv) {
                         [&] { return stbPng(rgb, image.width, image.height); }));
 #ifdef SRT_BENCH_LIBPNG
   for (int level : {1, 3, 6})
-    for (auto [name, filter] : {std::pair{"up", PNG_FILTER_UP}, {"sub", PNG_FILTER_SUB},
-                                {"all", PNG_ALL_FILTERS}})
+    for (auto [name, filter] :
+         {std::pair{"up", PNG_FILTER_UP}, {"sub", PNG_FILTER_SUB}, {"all", PNG_ALL_FILTERS}})
       rows.push_back(timeIt("png", "libpng level " + std::to_string(level) + " filter " + name, 1,
                             raw8, repeats,
                             [&] { return libpng(rgb, image.width, image.height, level, filter); }));
 #endif
   for (int threads : {1, cores})
     for (int level : {1, 2, 3, 6})
-      for (PngFilter filter : {PngFilter::None, PngFilter::Sub, PngFilter::Up, PngFilter::Paeth,
-                               PngFilter::Adaptive})
+      for (PngFilter filter :
+           {PngFilter::None, PngFilter::Sub, PngFilter::Up, PngFilter::Paeth, PngFilter::Adaptive})
         for (bool rle : {false, true}) {
           if (rle && level != 1) continue;  // Z_RLE ignores the level's match search
           const PngSettings s{level, filter, rle, threads};
           rows.push_back(timeIt("png",
                                 std::string("ours level ") + std::to_string(level) + " " +
                                     toString(filter) + (rle ? " rle" : ""),
-                                threads, raw8, repeats,
-                                [&] { return encodePngRgb8(rgb.data(), image.width, image.height, s); }));
+                                threads, raw8, repeats, [&] {
+                                  return encodePngRgb8(rgb.data(), image.width, image.height, s);
+                                }));
         }
   for (ExrCompression c : {ExrCompression::None, ExrCompression::Rle, ExrCompression::Zips,
                            ExrCompression::Zip, ExrCompression::Piz}) {
     ImageEncoding e;
     e.exr = c;
-    const std::string name = c == ExrCompression::None ? std::string("ours none (parallel rows)")
-                             : std::string("tinyexr ") + toString(c) +
-                                   (c == ExrCompression::Zip ? " (previous)" : "");
+    const std::string name = c == ExrCompression::None
+                                 ? std::string("ours none (parallel rows)")
+                                 : std::string("tinyexr ") + toString(c) +
+                                       (c == ExrCompression::Zip ? " (previous)" : "");
     rows.push_back(timeIt("exr", name, c == ExrCompression::None ? cores : 1, raw32, repeats,
                           [&] { return encodeImage("x.exr", image, 0.f, e); }));
   }

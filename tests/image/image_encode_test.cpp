@@ -100,8 +100,8 @@ TEST(PngEncode, DecodesToTheSameBytesForEveryFilterLevelAndSize) {
   for (auto [w, h] : {std::pair{1, 1}, std::pair{1, 300}, std::pair{257, 1}, std::pair{13, 7},
                       std::pair{3121, 21}, std::pair{3121, 22}, std::pair{200, 700}}) {
     const std::vector<uint8_t> rgb = testPixels(w, h, unsigned(w * 7 + h));
-    for (PngFilter filter : {PngFilter::None, PngFilter::Sub, PngFilter::Up, PngFilter::Paeth,
-                             PngFilter::Adaptive})
+    for (PngFilter filter :
+         {PngFilter::None, PngFilter::Sub, PngFilter::Up, PngFilter::Paeth, PngFilter::Adaptive})
       for (int level : {1, 3})
         for (bool rle : {false, true}) {
           SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " " + toString(filter) +
@@ -170,8 +170,8 @@ TEST(SrgbTable, MatchesAPowPerValue) {
       ASSERT_EQ(linearToSrgb8(fromBits(b)), srgbCodeByPow(fromBits(b))) << fromBits(b);
     previous = bits;
   }
-  for (float v : {0.f, -0.f, -1.f, 1.f, 2.f, 1e-40f, std::nextafter(1.f, 0.f), INFINITY,
-                  -INFINITY, std::nanf("")})
+  for (float v : {0.f, -0.f, -1.f, 1.f, 2.f, 1e-40f, std::nextafter(1.f, 0.f), INFINITY, -INFINITY,
+                  std::nanf("")})
     EXPECT_EQ(linearToSrgb8(v), srgbCodeByPow(v)) << v;
 }
 
