@@ -7,9 +7,10 @@
 namespace srt {
 
 BackendStartup::BackendStartup(const std::string& name, const RenderOptions& options,
-                               const AccelOptions& accel) {
+                               const AccelOptions& accel,
+                               std::function<void(const Backend&)> setUp) {
   if (name == "cpu") {  // nothing to wait for
-    start(name, options, accel);
+    start(name, options, accel, setUp);
     if (error_) std::rethrow_exception(error_);
     return;
   }
@@ -17,7 +18,9 @@ BackendStartup::BackendStartup(const std::string& name, const RenderOptions& opt
   byName.what = "--compaction";
   compaction::Registry::global().check(options.compaction, byName);
   checkAccelOptions(accel);
-  thread_ = std::thread([this, name, options, accel] { start(name, options, accel); });
+  thread_ = std::thread([this, name, options, accel, setUp = std::move(setUp)] {
+    start(name, options, accel, setUp);
+  });
 }
 
 BackendStartup::~BackendStartup() {
@@ -25,11 +28,16 @@ BackendStartup::~BackendStartup() {
 }
 
 void BackendStartup::start(const std::string& name, const RenderOptions& options,
-                           const AccelOptions& accel) {
+                           const AccelOptions& accel,
+                           const std::function<void(const Backend&)>& setUp) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     backend_ = selectBackend(name, &notice_);
-    if (backend_.isCuda()) SRT_CUDA_CHECK(cudaFree(nullptr));  // the context every thread uses
+    if (setUp) setUp(backend_);
+    if (backend_.isCuda()) {
+      SRT_CUDA_CHECK(cudaGetDevice(&device_));
+      SRT_CUDA_CHECK(cudaFree(nullptr));  // the device's primary context, which threads share
+    }
     checkRender(backend_, options, accel);
   } catch (...) {
     error_ = std::current_exception();
@@ -44,6 +52,7 @@ const Backend& BackendStartup::backend() {
     waitSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   if (error_) std::rethrow_exception(error_);
+  if (backend_.isCuda()) SRT_CUDA_CHECK(cudaSetDevice(device_));
   return backend_;
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -22,8 +23,9 @@ class BackendStartup {
   BackendStartup(const BackendStartup&) = delete;
   BackendStartup& operator=(const BackendStartup&) = delete;
 
-  // Waits for the start and returns the backend; rethrows its error (no device for `cuda`, a
-  // primitive that cannot run there, a render that does not fit in its memory).
+  // Waits for the start and returns the backend, with the device it started current on the
+  // calling thread too (the current device is per thread); rethrows its error (no device for
+  // `cuda`, a primitive that cannot run there, a render that does not fit in its memory).
   const Backend& backend();
   // "no CUDA device found: ..." for `auto` without a device; empty otherwise. After backend().
   const std::string& notice() const { return notice_; }
@@ -31,10 +33,12 @@ class BackendStartup {
   double waitSeconds() const { return waitSeconds_; }    // how long backend() waited for it
 
  private:
-  void start(const std::string& name, const RenderOptions& options, const AccelOptions& accel);
+  void start(const std::string& name, const RenderOptions& options, const AccelOptions& accel,
+             const std::function<void(const Backend&)>& setUp);
 
   Backend backend_;
   std::string notice_;
+  int device_ = 0;  // the CUDA device made current on the start's thread
   std::exception_ptr error_;
   double startSeconds_ = 0, waitSeconds_ = 0;
   std::thread thread_;

@@ -16,9 +16,11 @@
 #include "apps/camera_flags.h"
 #include "apps/command.h"
 #include "apps/interrupt.h"
+#include "apps/mpi_render.h"
 #include "apps/progress_bar.h"
 #include "apps/render_flags.h"
 #include "apps/render_outputs.h"
+#include "apps/split_render.h"
 #include "apps/time_to_image.h"
 #include "base/image_io.h"
 #include "base/paths.h"
@@ -47,6 +49,7 @@ struct RenderCommand {
   int threads = 0;
   double timeLimit = 0;  // --time-limit: seconds a frame may render; 0: no limit
   std::string exrCompression = "none";
+  std::string devices;  // --devices: empty, "all" or ordinals (apps/split_render.h)
   CameraFlags camera;
   RenderOptions options;
   AccelOptions accel;
@@ -182,7 +185,7 @@ StopCondition stopCondition(const RenderCommand& cmd,
 
 // One frame rendered with its progress bar, stoppable by a signal or the time limit; the first
 // pass and the read-back go into `times`.
-RenderResult renderFrame(const RenderCommand& cmd, Renderer& renderer, float time, int frame,
+RenderResult renderFrame(const RenderCommand& cmd, SplitRenderer& renderer, float time, int frame,
                          TimeToImage& times) {
   const std::string label =
       cmd.frames > 1 ? "frame " + std::to_string(frame + 1) + "/" + std::to_string(cmd.frames)
@@ -239,7 +242,29 @@ FrameStats frameStats(std::string json, const TimeToImage& times, double startup
   };
 }
 
+// An MPI rank other than 0: renders its share of every frame's samples for rank 0 to write, and
+// prints nothing but errors.
+int runRenderRank(RenderCommand cmd) {
+  cmd.quiet = true;
+  const Backend backend = selectBackend(cmd.backend);
+  setUpDevices(cmd.devices, backend);
+  checkRender(backend, cmd.options, cmd.accel);
+  applyThreads(cmd.threads);
+  double loadSeconds = 0;
+  Scene scene = prepareScene(cmd, &loadSeconds);
+  const float end = scene.animationEnd;
+  auto frameTime = [&](int f) {  // as runRender's
+    return cmd.frames <= 1 ? cmd.time : end * float(f) / float(cmd.frames - 1);
+  };
+  SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, frameTime(0),
+                         cmd.devices);
+  for (int f = 0; f < cmd.frames; ++f)  // --time-limit as on rank 0 (signals end a rank at once)
+    renderer.render(frameTime(f), {}, stopCondition(cmd, std::chrono::steady_clock::now()));
+  return 0;
+}
+
 int runRender(const RenderCommand& cmd) {
+  if (!mpi::world().root()) return runRenderRank(cmd);
   const auto start = std::chrono::steady_clock::now();
   TimeToImage times;
   times.startupSeconds = secondsSinceProcessStart();
@@ -256,7 +281,9 @@ int runRender(const RenderCommand& cmd) {
                         cmd.frames, imageEncoding(cmd));
   applyThreads(cmd.threads);
   interrupt::setExitNote("nothing was written");
-  BackendStartup startBackend(cmd.backend, cmd.options, cmd.accel);  // CUDA starts meanwhile
+  // CUDA starts while the scene loads; under mpirun this rank's GPU is made current first.
+  BackendStartup startBackend(cmd.backend, cmd.options, cmd.accel,
+                              [&cmd](const Backend& b) { setUpDevices(cmd.devices, b); });
 
   double loadSeconds = 0;
   Scene scene = prepareScene(cmd, &loadSeconds);
@@ -271,7 +298,7 @@ int runRender(const RenderCommand& cmd) {
   };
   const float time0 = frameTime(0);
   const auto setup0 = std::chrono::steady_clock::now();
-  Renderer renderer(std::move(scene), backend, cmd.options, cmd.accel, time0);
+  SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, time0, cmd.devices);
   times.setupSeconds = secondsSince(setup0);
   std::deque<RenderStats> announced;  // frames queued for writing, to say when they are written
   TimeToImage first = times;          // the first frame's phases, for -v
@@ -362,6 +389,7 @@ Command addRenderCommand(CLI::App& app) {
       ->capture_default_str();
   addRenderFlags(*render, o, cmd->backend);
   addThreadsFlag(*render, cmd->threads);
+  addDevicesFlag(*render, cmd->devices);
   render->add_option("--exposure", cmd->exposure, "Exposure in stops for PNG output")
       ->capture_default_str()
       ->check(kFinite);
