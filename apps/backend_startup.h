@@ -16,9 +16,11 @@ namespace srt {
 class BackendStartup {
  public:
   // Checks what needs no device at once (the primitives' names and options), so a typo still
-  // fails before the scene load; then starts the backend `name` (auto, cuda or cpu) and runs
+  // fails before the scene load; then starts the backend `name` (auto, cuda or cpu): selects it,
+  // calls `setUp` (which may pick the GPU: cudaSetDevice), creates the device's context and runs
   // checkRender() on it.
-  BackendStartup(const std::string& name, const RenderOptions& options, const AccelOptions& accel);
+  BackendStartup(const std::string& name, const RenderOptions& options, const AccelOptions& accel,
+                 std::function<void(const Backend&)> setUp = {});
   ~BackendStartup();  // waits for the thread (an error elsewhere must not leave it running)
   BackendStartup(const BackendStartup&) = delete;
   BackendStartup& operator=(const BackendStartup&) = delete;
