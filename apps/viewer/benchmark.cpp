@@ -92,17 +92,19 @@ int runBenchmark(const ViewerConfig& cfg, const Scene& scene, float animationSta
       session.backend().synchronize();
       start = Clock::now();
     }
-    if (play)  // a new time every frame: the kd-tree is rebuilt for each
-      session.setTime(animationStart + std::fmod(float(i) * step, animationEnd - animationStart));
+    if (play)  // a new time every frame, the first too: the kd-tree is rebuilt for each
+      session.setTime(animationStart +
+                      std::fmod(float(i + 1) * step, animationEnd - animationStart));
     const Clock::time_point t0 = Clock::now();
     session.renderFrame();
     const Clock::time_point t1 = Clock::now();
     uploader.upload(session.accumulator());
     const Clock::time_point t2 = Clock::now();
-    const double before = session.lastBuildBeforeFrame() ? session.lastStats().accel.buildMs : 0;
-    if (i >= cfg.benchmarkWarmup)
-      frames.push_back(splitFrame(session.lastStats(), msBetween(t0, t2) + before,
-                                  session.lastAccumulateMs() + msBetween(t1, t2)));
+    if (i < cfg.benchmarkWarmup) continue;
+    RenderStats stats = session.lastStats();
+    if (session.lastBuildBeforeFrame()) stats.accel = {};  // built before the loop, not in it
+    frames.push_back(
+        splitFrame(stats, msBetween(t0, t2), session.lastAccumulateMs() + msBetween(t1, t2)));
   }
   glFinish();  // the last frame is on its way to the screen: its texture upload is done
   session.backend().synchronize();
