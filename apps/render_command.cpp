@@ -18,6 +18,7 @@
 #include "apps/render_flags.h"
 #include "apps/render_outputs.h"
 #include "base/image_io.h"
+#include "base/image_read.h"
 #include "base/paths.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
@@ -40,7 +41,7 @@ struct RenderCommand {
   int frames = 1;
   float time = 0.f;
   bool timeGiven = false;  // --time on the command line (it conflicts with --frames)
-  std::string env;         // --env R[,G,B]; empty: the scene's own environment
+  std::string env;         // --env R[,G,B] or FILE.hdr|FILE.exr; empty: the scene's own
   int threads = 0;
   CameraFlags camera;
   RenderOptions options;
@@ -79,6 +80,7 @@ Vec3f parseEnvironment(const std::string& text) {
 
 const CLI::Validator kEnvironment(
     [](std::string& text) -> std::string {
+      if (isRadianceImagePath(text)) return {};  // read before the scene, in prepareScene
       try {
         parseEnvironment(text);
         return {};
@@ -89,7 +91,7 @@ const CLI::Validator kEnvironment(
     "");
 
 bool hasLights(const Scene& scene) {
-  return !scene.pointLights.empty() || !isBlack(scene.environment) ||
+  return !scene.pointLights.empty() || !isBlack(scene.environment) || scene.environmentMap ||
          std::any_of(scene.materials.begin(), scene.materials.end(),
                      [](const Material& m) { return !isBlack(m.ke); });
 }
@@ -129,12 +131,18 @@ void placeCamera(const RenderCommand& cmd, Scene& scene) {
 // Loads the scene and applies --time, --env and the camera flags, with the notices they call for.
 Scene prepareScene(const RenderCommand& cmd, double* loadSeconds) {
   const auto load0 = std::chrono::steady_clock::now();
+  std::optional<EnvironmentMap> envMap;  // read first: a bad map fails before a long scene load
+  if (isRadianceImagePath(cmd.env)) envMap = EnvironmentMap{cmd.env, readRadianceImage(cmd.env)};
   Scene scene = loadScene(cmd.scene);
   *loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load0).count();
   scene.name = validUtf8(scene.name);  // it goes into the statistics' JSON
   if (cmd.timeGiven) checkTime(cmd, scene);
-  if (!cmd.env.empty()) {
+  if (envMap) {
+    scene.environment = Vec3f(0.f);
+    scene.environmentMap = std::move(envMap);
+  } else if (!cmd.env.empty()) {
     scene.environment = parseEnvironment(cmd.env);
+    scene.environmentMap.reset();
   } else if (!hasLights(scene)) {
     // A bare OBJ usually has no emitters: light it evenly instead of rendering black.
     scene.environment = Vec3f(1.f);
@@ -303,9 +311,10 @@ Command addRenderCommand(CLI::App& app) {
       ->capture_default_str();
   render
       ->add_option("--env", cmd->env,
-                   "Uniform environment radiance R[,G,B] replacing the scene's (0: none); a scene "
-                   "without any light gets 1 by default")
-      ->type_name("R[,G,B]")
+                   "Environment replacing the scene's: uniform radiance R[,G,B] (0: none), or an "
+                   "equirectangular map FILE.hdr|FILE.exr (+y up, its centre towards -z); a "
+                   "scene without any light gets 1 by default")
+      ->type_name("R[,G,B]|FILE")
       ->check(kEnvironment);
   addCameraFlags(*render, cmd->camera);
   render->add_flag("-v,--verbose", cmd->verbose, "Print the per-bounce statistics table");

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/image_io.h"
 #include "base/math.h"
 
 namespace srt {
@@ -34,6 +35,16 @@ struct Texture {
   std::string path;
   int width = 0, height = 0;
   std::vector<Vec3f> texels;
+};
+
+// An equirectangular (latitude-longitude) map of the radiance arriving from infinitely far away,
+// +y up: row 0 is straight up, the bottom row straight down, and the middle column (u = 0.5) looks
+// along -z, where the default camera looks. `rotationDegrees` turns it about +y (right-handed).
+struct EnvironmentMap {
+  std::string path;  // for messages
+  Image image;       // linear RGB radiance, finite and >= 0 (base/image_read.h)
+  float scale = 1.f;
+  float rotationDegrees = 0.f;
 };
 
 struct Mesh {
@@ -85,6 +96,7 @@ struct Scene {
   std::vector<Texture> textures;
   std::vector<PointLight> pointLights;
   Vec3f environment{0.f, 0.f, 0.f};  // uniform radiance of rays that escape
+  std::optional<EnvironmentMap> environmentMap;  // when present, it replaces `environment`
   std::optional<Camera> camera;      // absent: frameScene() places one from the bounds
   float animationEnd = 0.f;          // last keyframe time, 0 for static scenes
 

@@ -47,6 +47,7 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   view_.materials = materials_.data();
   view_.textures = textures_.data();
   view_.environment = scene.environment;
+  uploadEnvironment(scene);
   view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (offsetOrigin)
 }
 
@@ -120,6 +121,19 @@ void SceneData::uploadEmitters(const FlatGeometry& geo, const Scene& scene) {
     ev.triangleCount = uint32_t(emitters.triangleToEmitter.size());
   }
   view_.emitters = ev;
+}
+
+void SceneData::uploadEnvironment(const Scene& scene) {
+  view_.environmentMap = {};
+  if (!scene.environmentMap) return;
+  const MemorySpace space = backend_.memory();
+  const EnvironmentTable env = buildEnvironment(*scene.environmentMap);
+  environmentTexels_ = Buffer<Vec3f>(space, env.texels);
+  environmentMarginal_ = Buffer<float>(space, env.distribution.marginalCdf);
+  environmentConditional_ = Buffer<float>(space, env.distribution.conditionalCdf);
+  view_.environmentMap = makeEnvironmentView(env, environmentTexels_.data(),
+                                             environmentMarginal_.data(),
+                                             environmentConditional_.data());
 }
 
 }  // namespace srt
