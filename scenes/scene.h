@@ -45,6 +45,7 @@ struct EnvironmentMap {
   Image image;       // linear RGB radiance, finite and >= 0 (base/image_read.h)
   float scale = 1.f;
   float rotationDegrees = 0.f;
+  bool importanceSampled = true;  // false: light samples uniform on the sphere (for comparisons)
 };
 
 struct Mesh {

@@ -30,11 +30,13 @@ constexpr float kTent[3] = {0.125f, 0.75f, 0.125f};
 
 // Luminance of the bilinear lookup integrated over each texel's cell (wrapping in u, clamped in
 // v, as lookupEquirect reads), times sin(theta) at the cell's centre. Any cell where a lookup can
-// be non-zero gets weight, so sampling reaches every direction the map lights.
+// be non-zero gets weight, so sampling reaches every direction the map lights. Without importance
+// sampling only sin(theta) is left: directions uniform on the sphere.
 std::vector<float> samplingWeights(const EnvironmentTable& t) {
   const int w = t.width, h = t.height;
   std::vector<float> lum(size_t(w) * size_t(h));
-  for (size_t i = 0; i < lum.size(); ++i) lum[i] = luminance(t.texels[i]);
+  for (size_t i = 0; i < lum.size(); ++i)
+    lum[i] = t.importanceSampled ? luminance(t.texels[i]) : 1.f;
   std::vector<float> out(lum.size());
   for (int y = 0; y < h; ++y) {
     const float sinTheta = std::sin(kPi * (float(y) + 0.5f) / float(h));
@@ -101,6 +103,7 @@ EnvironmentTable buildEnvironment(const EnvironmentMap& map) {
   t.width = img.width;
   t.height = img.height;
   t.scale = map.scale;
+  t.importanceSampled = map.importanceSampled;
   const double turns = double(map.rotationDegrees) / 360.0;
   t.uOffset = float(turns - std::floor(turns));
   t.distribution = buildDistribution2D(samplingWeights(t), t.width, t.height);

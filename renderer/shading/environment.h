@@ -109,6 +109,7 @@ struct EnvironmentTable {
   Distribution2D distribution;
   int width = 0, height = 0;
   float scale = 1.f, uOffset = 0.f;
+  bool importanceSampled = true;
 };
 
 // Throws std::invalid_argument naming the map for an empty image, texels that are negative or not
