@@ -37,7 +37,7 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
     Vec3f L(0.f);
 
     if (hit.triangle == kNoHit) {
-      L = scene.environment;
+      L = escapedRadiance(scene.environmentMap, scene.environment, ray.d, 0.f, 0.f);  // unsampled
     } else {
       const SurfaceHit h = surfaceAt(scene, ray, hit);
       const DeviceMaterial& m = scene.materials[h.material];
