@@ -38,15 +38,19 @@ Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::str
   } else if (!isBlack(m.ks) && m.ns > 0.f) {
     m.type = MaterialType::Glossy;
   }
-  if (!mtl.diffuse_texname.empty()) {
-    std::string tex = mtl.diffuse_texname;
+  auto texture = [&](std::string tex) {
     for (char& c : tex)
       if (c == '\\') c = '/';  // files exported on Windows
-    m.kdTexture = loadTexture(scene, resolveRelative(folder, tex),
-                              objPath + " (material '" + mtl.name + "')", ctx);
+    return loadTexture(scene, resolveRelative(folder, tex),
+                       objPath + " (material '" + mtl.name + "')", ctx);
+  };
+  if (!mtl.diffuse_texname.empty()) {
+    m.kdTexture = texture(mtl.diffuse_texname);
     if (m.kdTexture >= 0)
       m.kd = {1.f, 1.f, 1.f};  // the texture is the albedo, as MTL viewers show it
   }
+  // A grey mask (its first channel); the alpha channel of an RGBA file is not read.
+  if (!mtl.alpha_texname.empty()) m.alphaTexture = texture(mtl.alpha_texname);
   return m;
 }
 

@@ -24,6 +24,7 @@ struct Material {
   MaterialType type = MaterialType::Diffuse;
   Vec3f kd{0.8f, 0.8f, 0.8f};
   int kdTexture = -1;  // index into Scene::textures, multiplies kd
+  int alphaTexture = -1;  // MTL map_d: the surface is cut out where this mask is below half
   Vec3f ks{0.f, 0.f, 0.f};
   float ns = 0.f;           // Phong exponent from MTL; roughness alpha = sqrt(2 / (ns + 2))
   float ior = 1.5f;         // Ni

@@ -44,6 +44,17 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
     } else {
       const SurfaceHit h = surfaceAt(scene, ray, hit);
       const DeviceMaterial& m = scene.materials[h.material];
+      if (isCutOut(m, scene.textures, h.uv)) {
+        // No surface here (an alpha cut-out): the ray goes on unchanged from just past it, with
+        // the same bounce (so the same random numbers), throughput and BSDF pdf.
+        Vec3fAnd packed = originPixel;
+        packed.v = offsetOrigin(scene, h.p, h.ng, ray.d);
+        st.originPixel[s] = packed;
+        st.radianceDepth[s] = radianceDepth;
+        out.keep[s] = 1;
+        countByDepth(out.depths.raysAlive, bounce);
+        return;
+      }
       if (h.windingFront && !isBlack(m.ke)) {  // one-sided emitters
         float w = 1.f;
         if (prevPdf > 0.f) {

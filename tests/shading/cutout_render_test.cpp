@@ -1,0 +1,133 @@
+// Alpha cut-outs (MTL map_d) through the renderer: a black leaf-shaped mask on a square in front
+// of a uniform white environment. Rays through transparent texels see the environment (exactly
+// 1), rays on the leaf see black (exactly 0), and an OBJ/MTL with map_d loads the mask. Built
+// with env_render_test.cpp for the CPU and CUDA backends.
+#include <gtest/gtest.h>
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "primitives/common/cuda_check.h"
+#include "renderer/render.h"
+#include "scenes/loader.h"
+#include "scenes/shapes.h"
+
+namespace srt {
+namespace {
+
+const std::string kCutBackend = SRT_ENV_BACKEND;
+
+#define REQUIRE_CUT_BACKEND()                          \
+  if (kCutBackend == "cuda" && !cudaDeviceAvailable()) \
+  GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription()
+
+constexpr int kMask = 64;
+
+// 1 inside a leaf-like ellipse (semi-axes 0.45 and 0.25 of the square), 0 outside.
+bool onLeaf(double u, double v) {
+  const double x = (u - 0.5) / 0.45, y = (v - 0.5) / 0.25;
+  return x * x + y * y <= 1.0;
+}
+
+Texture leafMask() {
+  Texture t;
+  t.path = "leaf-mask";
+  t.width = t.height = kMask;
+  for (int y = 0; y < kMask; ++y)
+    for (int x = 0; x < kMask; ++x)
+      t.texels.push_back(Vec3f(onLeaf((x + 0.5) / kMask, 1.0 - (y + 0.5) / kMask) ? 1.f : 0.f));
+  return t;
+}
+
+Camera facingTheSquare() {
+  Camera c;
+  c.position = Vec3f(0.f, 0.f, 4.f);
+  c.target = Vec3f(0.f);
+  c.vfovDegrees = 40.f;
+  return c;
+}
+
+// The square spans [-1, 1]² at z = 0, uv (0,0) at (-1,-1).
+Scene leafScene() {
+  Scene s;
+  Material leaf;
+  leaf.name = "leaf";
+  leaf.kd = Vec3f(0.f);
+  leaf.alphaTexture = 0;
+  s.materials.push_back(leaf);
+  s.textures.push_back(leafMask());
+  Mesh quad = makeQuad(Vec3f(-1.f, -1.f, 0.f), Vec3f(2.f, 0.f, 0.f), Vec3f(0.f, 2.f, 0.f));
+  quad.materialIds.assign(quad.triangleCount(), 0);
+  s.meshes.push_back(quad);
+  s.instances.push_back({});
+  s.environment = Vec3f(1.f);
+  s.camera = facingTheSquare();
+  return s;
+}
+
+RenderOptions leafOptions() {
+  RenderOptions o;
+  o.width = o.height = 64;
+  o.spp = 4;
+  o.maxDepth = 4;
+  return o;
+}
+
+// Pixels well inside the leaf are exactly 0 and pixels well outside it exactly 1; the margin
+// (in the ellipse's own radius) covers half a pixel's diagonal and the bilinear mask's soft edge.
+void expectLeafImage(const Image& img) {
+  const double half = 4.0 * std::tan(20.0 * kPi / 180.0);  // half the view at z = 0
+  const double margin = 0.2;
+  int dark = 0, bright = 0, wrong = 0;
+  for (int py = 0; py < img.height; ++py)
+    for (int px = 0; px < img.width; ++px) {
+      const double x = (2.0 * (px + 0.5) / img.width - 1.0) * half;
+      const double y = (1.0 - 2.0 * (py + 0.5) / img.height) * half;
+      const double ex = ((x + 1.0) / 2.0 - 0.5) / 0.45, ey = ((y + 1.0) / 2.0 - 0.5) / 0.25;
+      const double r = std::sqrt(ex * ex + ey * ey);
+      const float g = img.at(px, py).y;
+      if (r < 1.0 - margin) ++dark, wrong += g != 0.f;
+      if (r > 1.0 + margin) ++bright, wrong += g != 1.f;
+    }
+  EXPECT_GT(dark, 200);
+  EXPECT_GT(bright, 2000);  // the transparent corners of the square among them
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(SRT_ENV_SUITE, RaysPassThroughTransparentTexels) {
+  REQUIRE_CUT_BACKEND();
+  const Image img = renderScene(leafScene(), selectBackend(kCutBackend), leafOptions()).image;
+  expectLeafImage(img);
+  // The leaf is opaque and black at the centre; the square's corners are transparent.
+  EXPECT_EQ(img.at(img.width / 2, img.height / 2).y, 0.f);
+  EXPECT_EQ(img.at(img.width / 2 + 20, img.height / 2 + 20).y, 1.f);
+}
+
+TEST(SRT_ENV_SUITE, ObjMapDLoadsTheMask) {
+  REQUIRE_CUT_BACKEND();
+  char folder[] = "/tmp/streamrt-leaf-XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  const std::string dir = folder;
+  std::vector<unsigned char> grey;
+  for (const Vec3f& t : leafMask().texels) grey.push_back(t.x > 0.5f ? 255 : 0);
+  ASSERT_TRUE(stbi_write_png((dir + "/mask.png").c_str(), kMask, kMask, 1, grey.data(), kMask));
+  std::ofstream(dir + "/leaf.mtl") << "newmtl leaf\nKd 0 0 0\nmap_d mask.png\n";
+  std::ofstream(dir + "/leaf.obj") << "mtllib leaf.mtl\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\n"
+                                      "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nusemtl leaf\n"
+                                      "f 1/1 2/2 3/3\nf 1/1 3/3 4/4\n";
+  Scene s = loadScene(dir + "/leaf.obj");
+  for (const char* f : {"/mask.png", "/leaf.mtl", "/leaf.obj"}) std::remove((dir + f).c_str());
+  rmdir(folder);
+  ASSERT_EQ(s.materials.size(), 1u);
+  ASSERT_GE(s.materials[0].alphaTexture, 0);
+  s.environment = Vec3f(1.f);
+  s.camera = facingTheSquare();
+  expectLeafImage(renderScene(s, selectBackend(kCutBackend), leafOptions()).image);
+}
+
+}  // namespace
+}  // namespace srt
