@@ -51,6 +51,10 @@ Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::str
   }
   // A grey mask (its first channel); the alpha channel of an RGBA file is not read.
   if (!mtl.alpha_texname.empty()) m.alphaTexture = texture(mtl.alpha_texname);
+  if (!mtl.emissive_texname.empty()) {
+    m.keTexture = texture(mtl.emissive_texname);
+    if (m.keTexture >= 0 && isBlack(m.ke)) m.ke = {1.f, 1.f, 1.f};  // the map alone is the emission
+  }
   return m;
 }
 

@@ -29,6 +29,7 @@ struct Material {
   float ns = 0.f;           // Phong exponent from MTL; roughness alpha = sqrt(2 / (ns + 2))
   float ior = 1.5f;         // Ni
   Vec3f ke{0.f, 0.f, 0.f};  // emitted radiance
+  int keTexture = -1;       // MTL map_Ke, multiplies ke
 };
 
 // Linear RGB float texels, row 0 at the top of the image (v = 1).

@@ -36,6 +36,7 @@ DeviceMaterial toDevice(const Material& m) {
   d.kd = m.kd;
   d.kdTexture = m.kdTexture;
   d.alphaTexture = m.alphaTexture;
+  d.keTexture = m.keTexture;
   d.ks = m.ks;
   const float ns = m.ns >= 0.f ? m.ns : 0.f;
   d.alpha = std::fmin(1.f, std::fmax(kMinAlpha, std::sqrt(2.f / (ns + 2.f))));
@@ -50,7 +51,8 @@ std::vector<DeviceMaterial> toDevice(const std::vector<Material>& materials, siz
   for (size_t i = 0; i < materials.size(); ++i) {
     const Material& m = materials[i];
     for (const auto& [name, index] : {std::pair<const char*, int>{"kdTexture", m.kdTexture},
-                                      {"alphaTexture", m.alphaTexture}})
+                                      {"alphaTexture", m.alphaTexture},
+                                      {"keTexture", m.keTexture}})
       if (index < -1 || (index >= 0 && size_t(index) >= textureCount))
         throw std::invalid_argument(describe(m) + " (index " + std::to_string(i) + "): " + name +
                                     " " + std::to_string(index) + " out of range, the scene has " +

@@ -21,6 +21,7 @@ struct DeviceMaterial {
   float alpha = 1.f;  // GGX roughness, sqrt(2 / (Ns + 2)), clamped to [kMinAlpha, 1]
   float ior = 1.5f;
   Vec3f ke{0.f, 0.f, 0.f};  // emitted radiance, the same from both sides
+  int keTexture = -1;       // multiplies ke (MTL map_Ke), -1: none
 };
 
 // Below this GGX is numerically a mirror; the loader should have made such materials Mirror.
@@ -28,6 +29,12 @@ constexpr float kMinAlpha = 1e-3f;
 
 SRT_CPU_GPU inline bool isEmissive(const DeviceMaterial& m) {
   return !isBlack(m.ke);
+}
+
+// Emitted radiance at texture coordinate uv.
+SRT_CPU_GPU inline Vec3f emittedRadiance(const DeviceMaterial& m, const TextureView* textures,
+                                         Vec2f uv) {
+  return m.keTexture >= 0 ? m.ke * lookup(textures[m.keTexture], uv) : m.ke;
 }
 
 // Cut-outs (MTL map_d): the surface is absent where its mask reads below half of full scale in
@@ -42,7 +49,7 @@ SRT_CPU_GPU inline bool isCutOut(const DeviceMaterial& m, const TextureView* tex
 // Throws std::invalid_argument naming the material for a Glossy one with negative Ns, a Dielectric
 // one with Ni <= 0, or a negative Ke.
 DeviceMaterial toDevice(const Material& m);
-// Also checks every kdTexture and alphaTexture is -1 or < textureCount.
+// Also checks every kdTexture, alphaTexture and keTexture is -1 or < textureCount.
 std::vector<DeviceMaterial> toDevice(const std::vector<Material>& materials, size_t textureCount);
 
 }  // namespace srt

@@ -102,7 +102,7 @@ void SceneData::buildAccel(const FlatGeometry& geo) {
 
 void SceneData::uploadEmitters(const FlatGeometry& geo, const Scene& scene) {
   const MemorySpace space = backend_.memory();
-  const EmitterTable emitters = buildEmitters(geo, scene.materials);
+  const EmitterTable emitters = buildEmitters(geo, scene.materials, &scene.textures);
   EmitterView ev;
   if (emitters.size() > 0) {
     emitterTriangles_ = Buffer<uint32_t>(space, emitters.triangles);
@@ -117,6 +117,12 @@ void SceneData::uploadEmitters(const FlatGeometry& geo, const Scene& scene) {
     ev.cdf = emitterCdf_.data();
     ev.pmf = emitterPmf_.data();
     ev.triangleToEmitter = triangleToEmitter_.data();
+    if (!emitters.keTextures.empty()) {  // emission maps
+      emitterTextures_ = Buffer<int32_t>(space, emitters.keTextures);
+      ev.keTextures = emitterTextures_.data();
+      ev.uvs = uvs_.data();
+      ev.textures = textures_.data();
+    }
     ev.count = uint32_t(emitters.size());
     ev.triangleCount = uint32_t(emitters.triangleToEmitter.size());
   }

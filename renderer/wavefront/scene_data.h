@@ -159,7 +159,7 @@ class SceneData {
   Buffer<uint32_t> emitterTriangles_;
   Buffer<Vec3f> emitterRadiance_;
   Buffer<float> emitterAreas_, emitterCdf_, emitterPmf_;
-  Buffer<int32_t> triangleToEmitter_;
+  Buffer<int32_t> triangleToEmitter_, emitterTextures_;
   Buffer<PointLight> pointLights_;
   Buffer<Vec3f> environmentTexels_;
   Buffer<float> environmentMarginal_, environmentConditional_;

@@ -62,7 +62,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
                                  emitterPdf(scene.emitters, h.triangle, ray.o, h.p, h.ng);
           w = powerHeuristic(1, prevPdf, 1, lightPdf);
         }
-        radiance += throughput * m.ke * w;
+        radiance += throughput * emittedRadiance(m, scene.textures, h.uv) * w;
       }
       if (bounce < maxDepth) {
         Sampler sampler = Sampler::at(originPixel.u, directionSample.u, bounce + 1, seed);

@@ -1,7 +1,8 @@
-// Alpha cut-outs (MTL map_d) through the renderer: a black leaf-shaped mask on a square in front
-// of a uniform white environment. Rays through transparent texels see the environment (exactly
-// 1), rays on the leaf see black (exactly 0), and an OBJ/MTL with map_d loads the mask. Built
-// with env_render_test.cpp for the CPU and CUDA backends.
+// MTL maps through the renderer. Alpha cut-outs (map_d): a black leaf-shaped mask on a square in
+// front of a uniform white environment; rays through transparent texels see the environment
+// (exactly 1), rays on the leaf see black (exactly 0), and an OBJ/MTL with map_d loads the mask.
+// Emission maps (map_Ke): a light whose map is white on one half lights a floor as a light made
+// of that half alone. Built with env_render_test.cpp for the CPU and CUDA backends.
 #include <gtest/gtest.h>
 #include <stb_image_write.h>
 #include <unistd.h>
@@ -127,6 +128,64 @@ TEST(SRT_ENV_SUITE, ObjMapDLoadsTheMask) {
   s.environment = Vec3f(1.f);
   s.camera = facingTheSquare();
   expectLeafImage(renderScene(s, selectBackend(kCutBackend), leafOptions()).image);
+}
+
+// A floor under a 1 × 1 ceiling light facing down (kd 0, so only its emission counts). `mapped`:
+// the whole square emits through a map white for u < 1/2 and black beyond; otherwise the left
+// half is an emitter without a map and the right half a black non-emitting square.
+Scene halfLight(bool mapped) {
+  Scene s;
+  Material floor, light, dark;
+  floor.name = "floor", floor.kd = Vec3f(0.5f);
+  light.name = "light", light.kd = Vec3f(0.f), light.ke = Vec3f(4.f);
+  dark.name = "dark", dark.kd = Vec3f(0.f);
+  Mesh ground = makeQuad(Vec3f(-4.f, 0.f, 4.f), Vec3f(8.f, 0.f, 0.f), Vec3f(0.f, 0.f, -8.f), 0);
+  ground.materialIds.assign(ground.triangleCount(), 0);
+  s.meshes.push_back(ground);
+  if (mapped) {
+    Texture t;
+    t.path = "half";
+    t.width = t.height = 64;
+    for (int y = 0; y < 64; ++y)
+      for (int x = 0; x < 64; ++x) t.texels.push_back(Vec3f(x < 32 ? 1.f : 0.f));
+    s.textures.push_back(t);
+    light.keTexture = 0;
+    Mesh sq = makeQuad(Vec3f(-0.5f, 1.f, -0.5f), Vec3f(1.f, 0.f, 0.f), Vec3f(0.f, 0.f, 1.f), 1);
+    sq.materialIds.assign(sq.triangleCount(), 1);
+    s.meshes.push_back(sq);
+  } else {
+    Mesh left = makeQuad(Vec3f(-0.5f, 1.f, -0.5f), Vec3f(0.5f, 0.f, 0.f), Vec3f(0.f, 0.f, 1.f));
+    Mesh right = makeQuad(Vec3f(0.f, 1.f, -0.5f), Vec3f(0.5f, 0.f, 0.f), Vec3f(0.f, 0.f, 1.f));
+    left.materialIds.assign(left.triangleCount(), 1);
+    right.materialIds.assign(right.triangleCount(), 2);
+    s.meshes.push_back(left);
+    s.meshes.push_back(right);
+  }
+  s.materials = {floor, light, dark};
+  for (uint32_t m = 0; m < s.meshes.size(); ++m) s.instances.push_back(Instance{m, {}, {}});
+  Camera c;
+  c.position = Vec3f(0.f, 2.5f, 3.5f);
+  c.target = Vec3f(0.f, 0.f, 0.f);
+  c.vfovDegrees = 50.f;
+  s.camera = c;
+  return s;
+}
+
+TEST(SRT_ENV_SUITE, EmissionMapLightsLikeItsBrightHalf) {
+  REQUIRE_CUT_BACKEND();
+  RenderOptions o;
+  o.width = 64, o.height = 48, o.spp = 64, o.maxDepth = 3;
+  const Image mapped = renderScene(halfLight(true), selectBackend(kCutBackend), o).image;
+  const Image halves = renderScene(halfLight(false), selectBackend(kCutBackend), o).image;
+  double a = 0, b = 0, leftA = 0, rightA = 0;
+  for (int y = 0; y < o.height; ++y)
+    for (int x = 0; x < o.width; ++x) {
+      a += mapped.at(x, y).y, b += halves.at(x, y).y;
+      (x < o.width / 2 ? leftA : rightA) += mapped.at(x, y).y;
+    }
+  EXPECT_GT(a, 0.0);
+  EXPECT_NEAR(a, b, 0.02 * b);
+  EXPECT_GT(leftA, 1.3 * rightA);  // the floor is brighter under the bright half
 }
 
 }  // namespace
