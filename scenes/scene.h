@@ -30,6 +30,9 @@ struct Material {
   float ior = 1.5f;         // Ni
   Vec3f ke{0.f, 0.f, 0.f};  // emitted radiance
   int keTexture = -1;       // MTL map_Ke, multiplies ke
+  int bumpTexture = -1;     // MTL bump/map_bump heights (linear texels), tilting the normal
+  float bumpScale = 1.f;    // its -bm
+  int normalTexture = -1;   // MTL norm: tangent-space normals (linear texels)
 };
 
 // Linear RGB float texels, row 0 at the top of the image (v = 1).

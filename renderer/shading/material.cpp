@@ -37,6 +37,9 @@ DeviceMaterial toDevice(const Material& m) {
   d.kdTexture = m.kdTexture;
   d.alphaTexture = m.alphaTexture;
   d.keTexture = m.keTexture;
+  d.bumpTexture = m.bumpTexture;
+  d.bumpScale = std::isfinite(m.bumpScale) ? m.bumpScale : 1.f;
+  d.normalTexture = m.normalTexture;
   d.ks = m.ks;
   const float ns = m.ns >= 0.f ? m.ns : 0.f;
   d.alpha = std::fmin(1.f, std::fmax(kMinAlpha, std::sqrt(2.f / (ns + 2.f))));
@@ -52,7 +55,9 @@ std::vector<DeviceMaterial> toDevice(const std::vector<Material>& materials, siz
     const Material& m = materials[i];
     for (const auto& [name, index] : {std::pair<const char*, int>{"kdTexture", m.kdTexture},
                                       {"alphaTexture", m.alphaTexture},
-                                      {"keTexture", m.keTexture}})
+                                      {"keTexture", m.keTexture},
+                                      {"bumpTexture", m.bumpTexture},
+                                      {"normalTexture", m.normalTexture}})
       if (index < -1 || (index >= 0 && size_t(index) >= textureCount))
         throw std::invalid_argument(describe(m) + " (index " + std::to_string(i) + "): " + name +
                                     " " + std::to_string(index) + " out of range, the scene has " +

@@ -22,6 +22,9 @@ struct DeviceMaterial {
   float ior = 1.5f;
   Vec3f ke{0.f, 0.f, 0.f};  // emitted radiance, the same from both sides
   int keTexture = -1;       // multiplies ke (MTL map_Ke), -1: none
+  int bumpTexture = -1;     // heights (renderer/shading/normal_map.h), -1: none
+  float bumpScale = 1.f;
+  int normalTexture = -1;   // tangent-space normals, -1: none (takes precedence over bump)
 };
 
 // Below this GGX is numerically a mirror; the loader should have made such materials Mirror.
@@ -49,7 +52,7 @@ SRT_CPU_GPU inline bool isCutOut(const DeviceMaterial& m, const TextureView* tex
 // Throws std::invalid_argument naming the material for a Glossy one with negative Ns, a Dielectric
 // one with Ni <= 0, or a negative Ke.
 DeviceMaterial toDevice(const Material& m);
-// Also checks every kdTexture, alphaTexture and keTexture is -1 or < textureCount.
+// Also checks every texture index (kd, alpha, ke, bump, normal) is -1 or < textureCount.
 std::vector<DeviceMaterial> toDevice(const std::vector<Material>& materials, size_t textureCount);
 
 }  // namespace srt

@@ -3,6 +3,7 @@
 // BSDF sampling and Russian roulette.
 #include "renderer/backend/parallel_for.h"
 #include "renderer/shading/environment.h"
+#include "renderer/shading/normal_map.h"
 #include "renderer/shading/rng.h"
 #include "renderer/shading/sampling.h"
 #include "renderer/wavefront/stages.h"
@@ -42,8 +43,16 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
       radiance += throughput * escapedRadiance(scene.environmentMap, scene.environment, ray.d,
                                                prevPdf, pick.environment);
     } else {
-      const SurfaceHit h = surfaceAt(scene, ray, hit);
+      SurfaceHit h = surfaceAt(scene, ray, hit);
       const DeviceMaterial& m = scene.materials[h.material];
+      if (hasNormalDetail(m) && scene.uvs) {  // bump and normal maps
+        const Vec3f n =
+            detailNormalOnTriangle(m, scene.textures, scene.accel.mesh.positions,
+                                   scene.accel.mesh.indices, scene.uvs, h.triangle, h.uv,
+                                   h.nsOutward);
+        h.nsOutward = n;
+        h.ns = h.frontFace ? n : -n;
+      }
       if (isCutOut(m, scene.textures, h.uv)) {
         // No surface here (an alpha cut-out): the ray goes on unchanged from just past it, with
         // the same bounce (so the same random numbers), throughput and BSDF pdf.

@@ -2,7 +2,7 @@
 // front of a uniform white environment; rays through transparent texels see the environment
 // (exactly 1), rays on the leaf see black (exactly 0), and an OBJ/MTL with map_d loads the mask.
 // Emission maps (map_Ke): a light whose map is white on one half lights a floor as a light made
-// of that half alone. Built with env_render_test.cpp for the CPU and CUDA backends.
+// of that half alone. Bump maps: a height ramp turns a lit floor darker by the cosine predicted. Built with env_render_test.cpp for the CPU and CUDA backends.
 #include <gtest/gtest.h>
 #include <stb_image_write.h>
 #include <unistd.h>
@@ -16,6 +16,7 @@
 #include "renderer/render.h"
 #include "scenes/loader.h"
 #include "scenes/shapes.h"
+#include "tests/shading/env_test_util.h"
 
 namespace srt {
 namespace {
@@ -186,6 +187,57 @@ TEST(SRT_ENV_SUITE, EmissionMapLightsLikeItsBrightHalf) {
   EXPECT_GT(a, 0.0);
   EXPECT_NEAR(a, b, 0.02 * b);
   EXPECT_GT(leftA, 1.3 * rightA);  // the floor is brighter under the bright half
+}
+
+// A diffuse floor seen from above, lit by one bright texel 45° up towards +x; with `bumpScale` a
+// height ramp rising 0.01 per texel along u (= +x) tilts the normal away from the light.
+double bumpedFloorMean(float bumpScale, Vec3f* light) {
+  Scene s;
+  Material m;
+  m.name = "floor";
+  m.kd = Vec3f(0.5f);
+  if (bumpScale > 0.f) {
+    Texture ramp;
+    ramp.path = "ramp";
+    ramp.width = 64, ramp.height = 4;
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 64; ++x) ramp.texels.push_back(Vec3f(0.01f * x));
+    s.textures.push_back(ramp);
+    m.bumpTexture = 0;
+    m.bumpScale = bumpScale;
+  }
+  s.materials.push_back(m);
+  Mesh quad = makeQuad(Vec3f(-20.f, 0.f, 20.f), Vec3f(40.f, 0.f, 0.f), Vec3f(0.f, 0.f, -40.f));
+  quad.materialIds.assign(quad.triangleCount(), 0);
+  s.meshes.push_back(quad);
+  s.instances.push_back({});
+  Camera c;
+  c.position = Vec3f(0.f, 1.f, 0.f);
+  c.target = Vec3f(0.f);
+  c.up = Vec3f(0.f, 0.f, -1.f);
+  c.vfovDegrees = 20.f;
+  s.camera = c;
+  Image sky = test::constantImage(256, 128, Vec3f(0.f));
+  sky.at(192, 32) = Vec3f(1000.f);
+  *light = test::texelCentreDirection(192, 32, 256, 128);
+  s.environmentMap = test::mapOf(sky, "one texel");
+  RenderOptions o;
+  o.width = o.height = 32, o.spp = 32, o.maxDepth = 1;
+  const Image img = renderScene(s, selectBackend(kCutBackend), o).image;
+  double sum = 0;
+  for (const Vec3f& p : img.pixels) sum += p.y;
+  return sum / double(img.pixels.size());
+}
+
+TEST(SRT_ENV_SUITE, BumpRampDarkensByTheCosine) {
+  REQUIRE_CUT_BACKEND();
+  Vec3f light;
+  const double flat = bumpedFloorMean(0.f, &light);
+  const double bumped = bumpedFloorMean(20.f, &light);
+  const Vec3f tilted = normalize(Vec3f(-20.f * 0.01f, 1.f, 0.f));
+  const double predicted = flat * dot(tilted, light) / light.y;
+  EXPECT_NEAR(bumped, predicted, 0.02 * predicted);
+  EXPECT_LT(bumped, 0.95 * flat);
 }
 
 }  // namespace
