@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 
 namespace srt {
 

@@ -72,8 +72,8 @@ Distribution2D buildDistribution2D(const std::vector<float>& func, int width, in
   d.conditionalCdf.resize(size_t(height) * size_t(width + 1));
   std::vector<float> rowSums(height);
   for (int y = 0; y < height; ++y)
-    rowSums[y] = float(fillCdf(&func[size_t(y) * width], width,
-                               &d.conditionalCdf[size_t(y) * size_t(width + 1)]));
+    rowSums[y] = float(
+        fillCdf(&func[size_t(y) * width], width, &d.conditionalCdf[size_t(y) * size_t(width + 1)]));
   d.marginalCdf.resize(size_t(height) + 1);
   fillCdf(rowSums.data(), height, d.marginalCdf.data());
   return d;
@@ -91,8 +91,8 @@ EnvironmentTable buildEnvironment(const EnvironmentMap& map) {
     throw std::invalid_argument(name + ": " + std::to_string(img.pixels.size()) + " pixels for " +
                                 std::to_string(img.width) + "x" + std::to_string(img.height));
   for (const Vec3f& p : img.pixels)
-    if (!(p.x >= 0.f && p.y >= 0.f && p.z >= 0.f) || !std::isfinite(p.x) ||
-        !std::isfinite(p.y) || !std::isfinite(p.z))
+    if (!(p.x >= 0.f && p.y >= 0.f && p.z >= 0.f) || !std::isfinite(p.x) || !std::isfinite(p.y) ||
+        !std::isfinite(p.z))
       throw std::invalid_argument(name + ": radiance must be finite and >= 0");
   if (!(map.scale >= 0.f) || !std::isfinite(map.scale))
     throw std::invalid_argument(name + ": scale must be finite and >= 0");

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 #include "renderer/shading/distribution2d.h"
 #include "renderer/shading/sampling.h"
 #include "scenes/scene.h"
@@ -73,8 +73,8 @@ SRT_CPU_GPU inline float environmentPdf(const EnvironmentView& e, Vec3f d) {
 }
 
 struct EnvironmentSample {
-  Vec3f wi;  // towards the environment
-  Vec3f Le;  // radiance arriving along -wi
+  Vec3f wi;         // towards the environment
+  Vec3f Le;         // radiance arriving along -wi
   float pdf = 0.f;  // per unit solid angle
 };
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 #include "renderer/shading/sampling.h"
 #include "renderer/shading/texture.h"
 #include "scenes/scene.h"

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 #include "renderer/shading/texture.h"
 #include "scenes/scene.h"
 
@@ -24,7 +24,7 @@ struct DeviceMaterial {
   int keTexture = -1;       // multiplies ke (MTL map_Ke), -1: none
   int bumpTexture = -1;     // heights (renderer/shading/normal_map.h), -1: none
   float bumpScale = 1.f;
-  int normalTexture = -1;   // tangent-space normals, -1: none (takes precedence over bump)
+  int normalTexture = -1;  // tangent-space normals, -1: none (takes precedence over bump)
 };
 
 // Below this GGX is numerically a mirror; the loader should have made such materials Mirror.

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 #include "renderer/shading/material.h"
 #include "renderer/shading/texture.h"
 
@@ -44,8 +44,10 @@ SRT_CPU_GPU inline Vec3f tangentSpaceNormal(const DeviceMaterial& m, const Textu
   const TextureView& t = textures[m.bumpTexture];
   if (t.texels == nullptr || t.width <= 0 || t.height <= 0) return Vec3f(0.f, 0.f, 1.f);
   const float du = 1.f / float(t.width), dv = 1.f / float(t.height);
-  const float dhdx = 0.5f * (lookup(t, Vec2f{uv.x + du, uv.y}).x - lookup(t, Vec2f{uv.x - du, uv.y}).x);
-  const float dhdy = 0.5f * (lookup(t, Vec2f{uv.x, uv.y + dv}).x - lookup(t, Vec2f{uv.x, uv.y - dv}).x);
+  const float dhdx =
+      0.5f * (lookup(t, Vec2f{uv.x + du, uv.y}).x - lookup(t, Vec2f{uv.x - du, uv.y}).x);
+  const float dhdy =
+      0.5f * (lookup(t, Vec2f{uv.x, uv.y + dv}).x - lookup(t, Vec2f{uv.x, uv.y - dv}).x);
   return Vec3f(-m.bumpScale * dhdx, -m.bumpScale * dhdy, 1.f);
 }
 
@@ -67,10 +69,9 @@ SRT_CPU_GPU inline Vec3f detailNormal(const DeviceMaterial& m, const TextureView
 
 // detailNormal for triangle `tri` of an indexed mesh with per-vertex uvs.
 SRT_CPU_GPU inline Vec3f detailNormalOnTriangle(const DeviceMaterial& m,
-                                                const TextureView* textures,
-                                                const Vec3f* positions, const uint32_t* indices,
-                                                const Vec2f* uvs, uint32_t tri, Vec2f uv,
-                                                Vec3f n) {
+                                                const TextureView* textures, const Vec3f* positions,
+                                                const uint32_t* indices, const Vec2f* uvs,
+                                                uint32_t tri, Vec2f uv, Vec3f n) {
   const Vec3f p[3] = {positions[indices[3 * tri]], positions[indices[3 * tri + 1]],
                       positions[indices[3 * tri + 2]]};
   const Vec2f t[3] = {uvs[indices[3 * tri]], uvs[indices[3 * tri + 1]], uvs[indices[3 * tri + 2]]};

@@ -137,9 +137,8 @@ void SceneData::uploadEnvironment(const Scene& scene) {
   environmentTexels_ = Buffer<Vec3f>(space, env.texels);
   environmentMarginal_ = Buffer<float>(space, env.distribution.marginalCdf);
   environmentConditional_ = Buffer<float>(space, env.distribution.conditionalCdf);
-  view_.environmentMap = makeEnvironmentView(env, environmentTexels_.data(),
-                                             environmentMarginal_.data(),
-                                             environmentConditional_.data());
+  view_.environmentMap = makeEnvironmentView(
+      env, environmentTexels_.data(), environmentMarginal_.data(), environmentConditional_.data());
 }
 
 }  // namespace srt

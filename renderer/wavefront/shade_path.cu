@@ -46,10 +46,9 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
       SurfaceHit h = surfaceAt(scene, ray, hit);
       const DeviceMaterial& m = scene.materials[h.material];
       if (hasNormalDetail(m) && scene.uvs) {  // bump and normal maps
-        const Vec3f n =
-            detailNormalOnTriangle(m, scene.textures, scene.accel.mesh.positions,
-                                   scene.accel.mesh.indices, scene.uvs, h.triangle, h.uv,
-                                   h.nsOutward);
+        const Vec3f n = detailNormalOnTriangle(m, scene.textures, scene.accel.mesh.positions,
+                                               scene.accel.mesh.indices, scene.uvs, h.triangle,
+                                               h.uv, h.nsOutward);
         h.nsOutward = n;
         h.ns = h.frontFace ? n : -n;
       }
@@ -67,8 +66,8 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
       if (h.windingFront && !isBlack(m.ke)) {  // one-sided emitters
         float w = 1.f;
         if (prevPdf > 0.f) {
-          const float lightPdf = pick.emitters *
-                                 emitterPdf(scene.emitters, h.triangle, ray.o, h.p, h.ng);
+          const float lightPdf =
+              pick.emitters * emitterPdf(scene.emitters, h.triangle, ray.o, h.p, h.ng);
           w = powerHeuristic(1, prevPdf, 1, lightPdf);
         }
         radiance += throughput * emittedRadiance(m, scene.textures, h.uv) * w;

@@ -2,7 +2,8 @@
 // front of a uniform white environment; rays through transparent texels see the environment
 // (exactly 1), rays on the leaf see black (exactly 0), and an OBJ/MTL with map_d loads the mask.
 // Emission maps (map_Ke): a light whose map is white on one half lights a floor as a light made
-// of that half alone. Bump maps: a height ramp turns a lit floor darker by the cosine predicted. Built with env_render_test.cpp for the CPU and CUDA backends.
+// of that half alone. Bump maps: a height ramp turns a lit floor darker by the cosine predicted.
+// Built with env_render_test.cpp for the CPU and CUDA backends.
 #include <gtest/gtest.h>
 #include <stb_image_write.h>
 #include <unistd.h>

@@ -109,13 +109,20 @@ Args parse(int argc, char** argv) {
       std::exit(2);
     }
     const char* v = argv[++i];
-    if (k == "--backend") a.backend = v;
-    else if (k == "--sky") a.sky = v;
-    else if (k == "--width") a.width = std::atoi(v);
-    else if (k == "--height") a.height = std::atoi(v);
-    else if (k == "--spp") a.spp = std::atoi(v);
-    else if (k == "--ref-spp") a.refSpp = std::atoi(v);
-    else if (k == "--seeds") a.seeds = std::atoi(v);
+    if (k == "--backend")
+      a.backend = v;
+    else if (k == "--sky")
+      a.sky = v;
+    else if (k == "--width")
+      a.width = std::atoi(v);
+    else if (k == "--height")
+      a.height = std::atoi(v);
+    else if (k == "--spp")
+      a.spp = std::atoi(v);
+    else if (k == "--ref-spp")
+      a.refSpp = std::atoi(v);
+    else if (k == "--seeds")
+      a.seeds = std::atoi(v);
     else {
       std::fprintf(stderr, "streamrt-bench-env: unknown flag %s\n", k.c_str());
       std::exit(2);

@@ -44,8 +44,8 @@ inline Image syntheticSky(int w, int h, float sunRadiusDegrees = 1.5f) {
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const Vec3f d = texelCentreDirection(x, y, w, h);
-      Vec3f c = d.y < 0.f ? Vec3f(0.1f, 0.08f, 0.06f)
-                          : Vec3f(0.3f + 0.3f * d.y, 0.5f + 0.3f * d.y, 1.f);
+      Vec3f c =
+          d.y < 0.f ? Vec3f(0.1f, 0.08f, 0.06f) : Vec3f(0.3f + 0.3f * d.y, 0.5f + 0.3f * d.y, 1.f);
       if (dot(d, sun) > cosSun) c = Vec3f(3000.f, 2800.f, 2500.f);
       img.at(x, y) = c;
     }

@@ -88,8 +88,8 @@ TEST(Distribution2D, SamplesFollowTheDensity) {
     for (int y = 0; y < g.height; ++y)
       for (int x = 0; x < g.width; ++x)
         expected[size_t(y) * g.width + x] =
-            kSamples * double(distribution2DPdf(
-                           v, Vec2f{(x + 0.5f) / g.width, (y + 0.5f) / g.height})) /
+            kSamples *
+            double(distribution2DPdf(v, Vec2f{(x + 0.5f) / g.width, (y + 0.5f) / g.height})) /
             cells;
     if (cells == 1) continue;  // nothing to compare bins with
     const test::Chi2Result r = test::chi2Test(observed, expected);
@@ -203,7 +203,8 @@ TEST(Environment, SampledDirectionsFollowTheirDensity) {
     pdfOff += std::fabs(s.pdf - environmentPdf(v, s.wi)) > 1e-3f * s.pdf;
     const float z = s.wi.z, phi = std::atan2(s.wi.y, s.wi.x);
     const int bz = std::min(kZ - 1, int((1.f - z) * 0.5f * kZ));
-    const int bp = std::min(kPhi - 1, int((phi < 0.f ? phi + 2.f * kPi : phi) / (2.f * kPi) * kPhi));
+    const int bp =
+        std::min(kPhi - 1, int((phi < 0.f ? phi + 2.f * kPi : phi) / (2.f * kPi) * kPhi));
     observed[bz * kPhi + bp] += 1.0;
   }
   EXPECT_LE(pdfOff, kSamples / 1000);

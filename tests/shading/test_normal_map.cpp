@@ -38,8 +38,8 @@ TEST(NormalMap, FlatNormalMapKeepsTheNormal) {
   DeviceMaterial m;
   m.normalTexture = 0;
   const Vec3f n(0.f, 0.f, 1.f);
-  const Vec3f out = detailNormal(m, &tex, Vec2f{0.3f, 0.7f}, n, Vec3f(2.f, 0.f, 0.f),
-                                 Vec3f(0.f, 2.f, 0.f));
+  const Vec3f out =
+      detailNormal(m, &tex, Vec2f{0.3f, 0.7f}, n, Vec3f(2.f, 0.f, 0.f), Vec3f(0.f, 2.f, 0.f));
   EXPECT_NEAR(length(out - n), 0.f, 1e-6f);
 }
 
@@ -50,7 +50,8 @@ TEST(NormalMap, TangentAxesLandOnTheUvDirections) {
   const Vec3f n(0.f, 0.f, 1.f);
   // Tangent-space +x (RGB 1, 0.5, 0.5) is dp/du; +y follows dp/dv, also when v runs along -y.
   TextureView tex = constantTexture(texels, 2, 2, Vec3f(1.f, 0.5f, 0.5f));
-  Vec3f out = detailNormal(m, &tex, Vec2f{0.5f, 0.5f}, n, Vec3f(3.f, 0.f, 0.f), Vec3f(0.f, 1.f, 0.f));
+  Vec3f out =
+      detailNormal(m, &tex, Vec2f{0.5f, 0.5f}, n, Vec3f(3.f, 0.f, 0.f), Vec3f(0.f, 1.f, 0.f));
   EXPECT_NEAR(out.x, 1.f, 1e-6f);
   tex = constantTexture(texels, 2, 2, Vec3f(0.5f, 1.f, 0.5f));
   out = detailNormal(m, &tex, Vec2f{0.5f, 0.5f}, n, Vec3f(3.f, 0.f, 0.f), Vec3f(0.f, -1.f, 0.f));
@@ -68,13 +69,14 @@ TEST(NormalMap, BumpRampTiltsAgainstTheSlope) {
   m.bumpTexture = 0;
   m.bumpScale = 3.f;
   const Vec3f n(0.f, 0.f, 1.f);
-  const Vec3f out = detailNormal(m, &tex, Vec2f{20.5f / w, 0.5f}, n, Vec3f(1.f, 0.f, 0.f),
-                                 Vec3f(0.f, 1.f, 0.f));
+  const Vec3f out =
+      detailNormal(m, &tex, Vec2f{20.5f / w, 0.5f}, n, Vec3f(1.f, 0.f, 0.f), Vec3f(0.f, 1.f, 0.f));
   EXPECT_NEAR(std::atan2(-out.x, out.z), std::atan(0.03f), 1e-4f);
   EXPECT_NEAR(out.y, 0.f, 1e-6f);
   m.bumpScale = 0.f;  // -bm 0: no effect
   EXPECT_NEAR(length(detailNormal(m, &tex, Vec2f{0.3f, 0.5f}, n, Vec3f(1.f, 0.f, 0.f),
-                                  Vec3f(0.f, 1.f, 0.f)) - n),
+                                  Vec3f(0.f, 1.f, 0.f)) -
+                     n),
               0.f, 1e-6f);
 }
 
