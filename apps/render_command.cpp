@@ -23,6 +23,7 @@
 #include "apps/split_render.h"
 #include "apps/time_to_image.h"
 #include "base/image_io.h"
+#include "base/image_read.h"
 #include "base/paths.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
@@ -45,7 +46,7 @@ struct RenderCommand {
   int frames = 1;
   float time = 0.f;
   bool timeGiven = false;  // --time on the command line (it conflicts with --frames)
-  std::string env;         // --env R[,G,B]; empty: the scene's own environment
+  std::string env;         // --env R[,G,B] or FILE.hdr|FILE.exr; empty: the scene's own
   int threads = 0;
   double timeLimit = 0;  // --time-limit: seconds a frame may render; 0: no limit
   std::string exrCompression = "none";
@@ -87,6 +88,7 @@ Vec3f parseEnvironment(const std::string& text) {
 
 const CLI::Validator kEnvironment(
     [](std::string& text) -> std::string {
+      if (isRadianceImagePath(text)) return {};  // read before the scene, in prepareScene
       try {
         parseEnvironment(text);
         return {};
@@ -97,7 +99,7 @@ const CLI::Validator kEnvironment(
     "");
 
 bool hasLights(const Scene& scene) {
-  return !scene.pointLights.empty() || !isBlack(scene.environment) ||
+  return !scene.pointLights.empty() || !isBlack(scene.environment) || scene.environmentMap ||
          std::any_of(scene.materials.begin(), scene.materials.end(),
                      [](const Material& m) { return !isBlack(m.ke); });
 }
@@ -137,14 +139,20 @@ void placeCamera(const RenderCommand& cmd, Scene& scene) {
 // Loads the scene and applies --time, --env and the camera flags, with the notices they call for.
 Scene prepareScene(const RenderCommand& cmd, double* loadSeconds) {
   const auto load0 = std::chrono::steady_clock::now();
+  std::optional<EnvironmentMap> envMap;  // read first: a bad map fails before a long scene load
+  if (isRadianceImagePath(cmd.env)) envMap = EnvironmentMap{cmd.env, readRadianceImage(cmd.env)};
   LoadOptions load;
   load.quiet = cmd.quiet;  // the loader's warnings (a missing .mtl or texture) too
   Scene scene = loadScene(cmd.scene, load);
   *loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load0).count();
   scene.name = validUtf8(scene.name);  // it goes into the statistics' JSON
   if (cmd.timeGiven) checkTime(cmd, scene);
-  if (!cmd.env.empty()) {
+  if (envMap) {
+    scene.environment = Vec3f(0.f);
+    scene.environmentMap = std::move(envMap);
+  } else if (!cmd.env.empty()) {
     scene.environment = parseEnvironment(cmd.env);
+    scene.environmentMap.reset();
   } else if (!hasLights(scene)) {
     // A bare OBJ usually has no emitters: light it evenly instead of rendering black.
     scene.environment = Vec3f(1.f);
@@ -425,9 +433,10 @@ Command addRenderCommand(CLI::App& app) {
       ->capture_default_str();
   render
       ->add_option("--env", cmd->env,
-                   "Uniform environment radiance R[,G,B] replacing the scene's (0: none); a scene "
-                   "without any light gets 1 by default")
-      ->type_name("R[,G,B]")
+                   "Environment replacing the scene's: uniform radiance R[,G,B] (0: none), or an "
+                   "equirectangular map FILE.hdr|FILE.exr (+y up, its centre towards -z); a "
+                   "scene without any light gets 1 by default")
+      ->type_name("R[,G,B]|FILE")
       ->check(kEnvironment);
   addCameraFlags(*render, cmd->camera);
   render
