@@ -23,8 +23,10 @@ void MeanUploader::upload(const FilmAccumulator& sum) {
   if (interop_ && sum.backend().isCuda()) {
     try {
       const size_t bytes = size_t(sum.width()) * size_t(sum.height()) * sizeof(Vec3f);
-      display_.uploadFromPixelBuffer(interop_->write(
-          bytes, backend_.stream, [&](void* pixels) { sum.resolve(static_cast<Vec3f*>(pixels)); }));
+      // Mapped on the stream the resolve runs on, so the unmap orders exactly that work.
+      display_.uploadFromPixelBuffer(
+          interop_->write(bytes, sum.backend().stream,
+                          [&](void* pixels) { sum.resolve(static_cast<Vec3f*>(pixels)); }));
       return;
     } catch (const CudaError& e) {
       interop_.reset();

@@ -63,7 +63,6 @@ void RenderSession::setBackend(const std::string& backendName) {
   scene_.camera = renderer_->scene().camera;
   auto renderer = std::make_unique<Renderer>(scene_, next, options, accel, time_);
   renderer->setImageOnHost(false);
-  renderer_.reset();  // the old backend's streams go before the accumulator's sums move
   renderer_ = std::move(renderer);
   accumulator_ = FilmAccumulator(next);
   freshRenderer_ = true;
