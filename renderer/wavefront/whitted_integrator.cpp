@@ -49,7 +49,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
         stream.lanes = rays.lanes;
         timer_.run(stage::kTrace, [&] { traceClosest(backend_, scene, stream, hits_.data()); });
         WhittedOutputs out{candidates_.view(), childKeep_[0].data(),
-                           FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)},
+                           FixedFilm{film_.data(), float(kFilmMaxSum / opt_.filmClampSamples())},
                            counters_.device() + 1};
         // Shadow rays are traced inside shading.
         timer_.run(stage::kShade, [&] {
@@ -103,6 +103,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
   }
 
   Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_); }
+  std::vector<unsigned long long> filmSums() const override { return film_.download(); }
 
  private:
   // Streams that hold `count` rays and their 2*count children. Reallocates only when a bounce
