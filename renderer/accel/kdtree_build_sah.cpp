@@ -29,7 +29,7 @@ namespace srt {
 namespace {
 
 // Below these triangle counts a subtree is built inline / a node's axes are handled in turn.
-constexpr size_t kTaskTriangles = 1024;
+constexpr size_t kTaskTriangles = 256;
 constexpr size_t kWideNodeTriangles = 16384;
 
 enum EventType : uint32_t { kEnd = 0, kPlanar = 1, kStart = 2 };
@@ -81,13 +81,15 @@ float orderable(float x) {
   return x + 0.f;
 }  // -0 -> +0
 
-void addAxisEvents(uint32_t tri, float lo, float hi, std::vector<Event>& out) {
+// Writes the events of one triangle's range [lo, hi] on one axis; returns the end.
+Event* addAxisEvents(uint32_t tri, float lo, float hi, Event* out) {
   if (lo == hi) {
-    out.push_back({orderable(lo), tri << 2 | kPlanar});
+    *out++ = {orderable(lo), tri << 2 | kPlanar};
   } else {
-    out.push_back({orderable(lo), tri << 2 | kStart});
-    out.push_back({orderable(hi), tri << 2 | kEnd});
+    *out++ = {orderable(lo), tri << 2 | kStart};
+    *out++ = {orderable(hi), tri << 2 | kEnd};
   }
+  return out;
 }
 
 // LSD radix sort by (position, type): three passes of 12 bits over a 34-bit key. Stable.
@@ -301,20 +303,18 @@ class SahBuilder {
   static void splitAxis(const NodeEvents& ev, int k, const uint8_t* side,
                         const std::vector<Clipped>& clipped, std::vector<Event>& newL,
                         std::vector<Event>& newR, NodeEvents& outL, NodeEvents& outR) {
-    newL.clear();
-    newR.clear();
-    newL.reserve(2 * clipped.size());
-    newR.reserve(2 * clipped.size());
+    if (newL.size() < 2 * clipped.size()) newL.resize(2 * clipped.size());  // grows only
+    if (newR.size() < 2 * clipped.size()) newR.resize(2 * clipped.size());
+    Event *nlEnd = newL.data(), *nrEnd = newR.data();
     for (const Clipped& c : clipped) {
-      if (c.inL) addAxisEvents(c.tri, c.l.lo[k], c.l.hi[k], newL);
-      if (c.inR) addAxisEvents(c.tri, c.r.lo[k], c.r.hi[k], newR);
+      if (c.inL) nlEnd = addAxisEvents(c.tri, c.l.lo[k], c.l.hi[k], nlEnd);
+      if (c.inR) nrEnd = addAxisEvents(c.tri, c.r.lo[k], c.r.hi[k], nrEnd);
     }
-    std::sort(newL.begin(), newL.end());
-    std::sort(newR.begin(), newR.end());
+    std::sort(newL.data(), nlEnd);
+    std::sort(newR.data(), nrEnd);
     Event* l = outL.data.get() + outL.begin[k];
     Event* r = outR.data.get() + outR.begin[k];
-    const Event *nl = newL.data(), *nlEnd = nl + newL.size();
-    const Event *nr = newR.data(), *nrEnd = nr + newR.size();
+    const Event *nl = newL.data(), *nr = newR.data();
     for (const Event* e = ev.first(k); e < ev.last(k); ++e) {
       const uint8_t sd = side[e->tri()];
       if (sd == kLeftOnly) {
@@ -413,18 +413,11 @@ NodeEvents rootEvents(const std::vector<Bounds3f>& boxes, const std::vector<uint
   for (int k = 0; k < 3; ++k) {
 #pragma omp task shared(ev, boxes, usable, tmp) firstprivate(k)
     {
-      Event* out = ev.data.get() + 2 * count * size_t(k);
-      size_t n = 0;
-      for (uint32_t t = 0; t < uint32_t(boxes.size()); ++t) {
-        if (!usable[t]) continue;
-        const float lo = orderable(boxes[t].lo[k]), hi = orderable(boxes[t].hi[k]);
-        if (lo == hi) {
-          out[n++] = {lo, t << 2 | kPlanar};
-        } else {
-          out[n++] = {lo, t << 2 | kStart};
-          out[n++] = {hi, t << 2 | kEnd};
-        }
-      }
+      Event* const out = ev.data.get() + 2 * count * size_t(k);
+      Event* end = out;
+      for (uint32_t t = 0; t < uint32_t(boxes.size()); ++t)
+        if (usable[t]) end = addAxisEvents(t, boxes[t].lo[k], boxes[t].hi[k], end);
+      const size_t n = size_t(end - out);
       radixSort(out, tmp.get() + 2 * count * size_t(k), n);
       ev.begin[k] = 2 * count * size_t(k);
       ev.end[k] = ev.begin[k] + n;
