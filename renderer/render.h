@@ -10,6 +10,7 @@ namespace srt {
 struct RenderResult {
   Image image;
   RenderStats stats;
+  double imageSeconds = 0;  // the film resolved to `image` on the host (not in renderSeconds)
 };
 
 // What checkRender() found, for the callers that need to know before anything is built.
@@ -24,6 +25,9 @@ struct RenderCheck {
 // allocates nothing; throws std::invalid_argument naming the flag at fault.
 RenderCheck checkRender(const Backend& backend, const RenderOptions& options,
                         const AccelOptions& accel = {});
+// The part of checkRender() that needs no backend: the GPU kd-tree builder's primitives by name
+// (--segreduce, --kd-compaction), for a caller that checks before its device has started.
+void checkAccelOptions(const AccelOptions& accel);
 
 // Holds the scene data (geometry, kd-tree) and the integrator's streams across frames, so an
 // animated scene renders frame after frame with only the kd-tree rebuilt.
@@ -47,6 +51,11 @@ class Renderer {
   const RenderOptions& options() const { return options_; }
   // The last render's film as fixed-point sums (Integrator::filmSums), for a split render to add.
   std::vector<unsigned long long> filmSums() const { return integrator_->filmSums(); }
+  // The same where the film lives (Integrator::filmData), valid until the next render().
+  const unsigned long long* filmData() const { return integrator_->filmData(); }
+  // false: render() leaves RenderResult::image empty and the film where it lives (the viewer
+  // on CUDA resolves it on the device, so no frame crosses to the host).
+  void setImageOnHost(bool onHost) { imageOnHost_ = onHost; }
 
  private:
   Scene scene_;
@@ -55,6 +64,7 @@ class Renderer {
   compaction::Info checked_;  // what validateRenderOptions() said of options_
   float time_ = 0.f;
   bool rebuilt_ = true;  // the next frame reports the build the constructor did
+  bool imageOnHost_ = true;
   std::unique_ptr<SceneData> data_;
   std::unique_ptr<Integrator> integrator_;
 };

@@ -170,6 +170,7 @@ class PathIntegrator final : public WavefrontIntegrator {
 
   Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_); }
   std::vector<unsigned long long> filmSums() const override { return film_.download(); }
+  const unsigned long long* filmData() const override { return film_.data(); }
 
  private:
   static constexpr int kRing = 3;                  // passes in flight between queueing and harvest
@@ -217,9 +218,9 @@ class PathIntegrator final : public WavefrontIntegrator {
     t.run(stage::kShade, [&] {
       shadePaths(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
     });
-    // No emitter and no point light (a scene lit by its environment alone): shading makes no
-    // shadow rays, so there is nothing to compact or trace.
-    const bool lights = scene.emitters.count > 0 || scene.numPointLights > 0;
+    // No light to sample (a scene lit by a uniform environment alone): shading makes no shadow
+    // rays, so there is nothing to compact or trace.
+    const bool lights = hasSampledLights(scene);
     if (lights) traceShadowRays(t, rec, bound, paths.state);
     t.run(stage::kFilm, [&] { finishPaths(backend_, paths, keep, filmView_); });
 
