@@ -7,6 +7,7 @@
 #include "primitives/common/memory.h"
 #include "primitives/gl/external_buffer.h"
 #include "primitives/gl/gl_context.h"
+#include "primitives/gl/interop_wait.h"
 
 namespace srt::compaction::gl {
 
@@ -195,7 +196,9 @@ void GlStreamCompactor::compact(const Request& r) {
   run(r.count, emit);
   // Every pass done before the count is read (it waits anyway): the host time measured as interop
   // from here on then holds no pass still running.
-  SRT_GL_CHECK(glFinish());
+  srt::gl::waitGl("GL compaction: the passes (after the hand-off to GL: " +
+                      buffers_.description() + ")",
+                  std::max(60.0, srt::gl::interopDeadlineSeconds()));
   const uint32_t kept = keptCount();
   passes_.settle(kept);
   if (byIndices) {
