@@ -73,6 +73,10 @@ class StreamBuffers {
   Times finish();
   // What runs, and why not something faster ("external memory (Vulkan), Vulkan semaphores").
   const std::string& description() const { return description_; }
+  // CUDA streams: whether the interop is host copies (nothing shared with GL).
+  bool usesHostCopies() const { return hostCopies(); }
+  // Drops the shared buffers and takes host copies from now on (a check of the interop failed).
+  void fallBackToHostCopies(const std::string& why);
 
  private:
   // HostUploads: plain GL buffers filled from host memory (host streams, and CUDA streams
