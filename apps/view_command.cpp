@@ -68,11 +68,26 @@ Command addViewCommand(CLI::App& app) {
       ->check(CLI::IsMember({"docked", "strip"}));
   view->add_flag("--print-camera", cfg->printCamera,
                  "On exit, print the camera as a scene file's \"camera\" entry on stdout");
+  view->add_option("--benchmark", cfg->benchmarkFrames,
+                   "No window: render N frames on a headless GL context as the window would "
+                   "(with --play along the timeline, the kd-tree rebuilt each frame) and print "
+                   "frames/s with the frame split by stage")
+      ->check(integerIn(1, INT32_MAX));
+  view->add_option("--warmup", cfg->benchmarkWarmup,
+                   "With --benchmark: untimed frames before the N measured ones")
+      ->capture_default_str()
+      ->check(integerIn(0, INT32_MAX));
   view->add_flag("-q,--quiet", cfg->quiet, "Print nothing but errors");
 
   return {
       view, [cfg, threads, camera] {
         if (!cfg->screenshot.empty()) cfg->settings.screenshot = cfg->screenshot;
+        if (cfg->benchmarkFrames > 0 &&
+            (cfg->exitAfterFrames > 0 || !cfg->screenshot.empty() ||
+             !cfg->windowScreenshot.empty() || !cfg->layoutReport.empty()))
+          throw UsageError(
+              "--benchmark opens no window: not with --frames, --screenshot, "
+              "--window-screenshot or --layout");
         if (!cfg->windowScreenshot.empty() && cfg->exitAfterFrames == 0)
           throw UsageError("--window-screenshot needs --frames N");
         if (!cfg->layoutReport.empty() && cfg->exitAfterFrames == 0)

@@ -112,6 +112,7 @@ RenderResult Renderer::render(float time, const ProgressFn& progress, const Stop
   integrator_->render(st, progress, stop);
   const auto t1 = std::chrono::steady_clock::now();
   st.renderSeconds = std::chrono::duration<double>(t1 - t0).count();
+  if (!imageOnHost_) return result;     // the film stays where it lives (filmData())
   result.image = integrator_->image();  // the film's resolve and download are not the render
   result.imageSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();

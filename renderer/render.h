@@ -51,6 +51,11 @@ class Renderer {
   const RenderOptions& options() const { return options_; }
   // The last render's film as fixed-point sums (Integrator::filmSums), for a split render to add.
   std::vector<unsigned long long> filmSums() const { return integrator_->filmSums(); }
+  // The same where the film lives (Integrator::filmData), valid until the next render().
+  const unsigned long long* filmData() const { return integrator_->filmData(); }
+  // false: render() leaves RenderResult::image empty and the film where it lives (the viewer
+  // on CUDA resolves it on the device, so no frame crosses to the host).
+  void setImageOnHost(bool onHost) { imageOnHost_ = onHost; }
 
  private:
   Scene scene_;
@@ -59,6 +64,7 @@ class Renderer {
   compaction::Info checked_;  // what validateRenderOptions() said of options_
   float time_ = 0.f;
   bool rebuilt_ = true;  // the next frame reports the build the constructor did
+  bool imageOnHost_ = true;
   std::unique_ptr<SceneData> data_;
   std::unique_ptr<Integrator> integrator_;
 };

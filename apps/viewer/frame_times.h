@@ -11,10 +11,10 @@
 namespace srt::viewer {
 
 struct FrameTimes {
-  double frameMs = 0;  // the whole frame on the host: render, accumulation
+  double frameMs = 0;  // the whole frame on the host: render, accumulation, display (CUDA: queued)
   double buildMs = 0;  // kd-tree rebuilt for this frame's time (animated scenes), else 0
   double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0;
-  double displayMs = 0;  // the viewer's part: folding the frame into the mean, the upload
+  double displayMs = 0;  // the viewer's part: adding the frame to the sum, the mean to the texture
   double otherMs = 0;    // the rest: regeneration, launches, the film, copies
 };
 

@@ -10,12 +10,19 @@ InteropUpload::~InteropUpload() = default;
 
 unsigned InteropUpload::write(const Image& image, cudaStream_t stream) {
   const size_t bytes = image.pixels.size() * sizeof(Vec3f);
+  return write(bytes, stream, [&](void* pixels) {
+    SRT_CUDA_CHECK(
+        cudaMemcpyAsync(pixels, image.pixels.data(), bytes, cudaMemcpyHostToDevice, stream));
+  });
+}
+
+unsigned InteropUpload::write(size_t bytes, cudaStream_t stream,
+                              const std::function<void(void*)>& fill) {
   // CUDA only writes it, so the driver need not keep the old contents.
   buffer_->reserve(bytes, cudaGraphicsRegisterFlagsWriteDiscard);
   gl::CudaGlMapping mapping({buffer_.get()}, stream);
-  SRT_CUDA_CHECK(cudaMemcpyAsync(mapping.pointer(0), image.pixels.data(), bytes,
-                                 cudaMemcpyHostToDevice, stream));
-  mapping.unmap();  // orders the copy before the GL upload that follows
+  fill(mapping.pointer(0));
+  mapping.unmap();  // orders the CUDA work before the GL upload that follows
   return buffer_->id();
 }
 

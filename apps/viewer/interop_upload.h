@@ -1,13 +1,12 @@
 // The CUDA backend's display path: a GL pixel buffer registered with CUDA once (CUDA-GL interop,
 // as pbrt-v4's gpu/cudagl.h does for its display), written by CUDA each frame, then copied into
-// the display texture by GL without the image passing through a GL host upload.
-//
-// First version: the accumulated mean lives on the host (Renderer::render returns a host image),
-// so CUDA copies it host -> mapped buffer; accumulating on the device would remove that copy.
+// the display texture by GL without the image passing through the host. The viewer resolves its
+// device-side sum straight into the mapped buffer.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -30,6 +29,9 @@ class InteropUpload {
   // `stream`; returns the GL buffer to upload the texture from. Throws CudaError when the GL
   // context cannot be shared with CUDA (a software GL such as Mesa under Xvfb).
   unsigned write(const Image& image, cudaStream_t stream);
+  // The same with the pixels written by `fill` (CUDA work queued on `stream` into the mapped
+  // buffer of `bytes`); the unmap orders that work before GL reads the buffer, with no host wait.
+  unsigned write(size_t bytes, cudaStream_t stream, const std::function<void(void*)>& fill);
 
  private:
   std::unique_ptr<gl::CudaGlBuffer> buffer_;

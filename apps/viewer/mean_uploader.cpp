@@ -12,17 +12,21 @@ void MeanUploader::setBackend(const Backend& backend, bool quiet) {
   interop_.reset();
   if (backend.isCuda() && !interopFailed_) {
     interop_ = std::make_unique<InteropUpload>();
-    line_ = "display: CUDA-GL interop (mean copied into a registered pixel buffer)";
+    line_ = "display: CUDA-GL interop (mean resolved on the device into a registered pixel buffer)";
   } else if (!backend.isCuda()) {
     line_ = "display: host upload (glTexSubImage2D)";
   }
 }
 
-void MeanUploader::upload(const Image& mean) {
-  display_.resize(mean.width, mean.height);
-  if (interop_) {
+void MeanUploader::upload(const FilmAccumulator& sum) {
+  display_.resize(sum.width(), sum.height());
+  if (interop_ && sum.backend().isCuda()) {
     try {
-      display_.uploadFromPixelBuffer(interop_->write(mean, backend_.stream));
+      const size_t bytes = size_t(sum.width()) * size_t(sum.height()) * sizeof(Vec3f);
+      // Mapped on the stream the resolve runs on, so the unmap orders exactly that work.
+      display_.uploadFromPixelBuffer(
+          interop_->write(bytes, sum.backend().stream,
+                          [&](void* pixels) { sum.resolve(static_cast<Vec3f*>(pixels)); }));
       return;
     } catch (const CudaError& e) {
       interop_.reset();
@@ -31,7 +35,7 @@ void MeanUploader::upload(const Image& mean) {
       if (!quiet_) std::fprintf(stderr, "streamrt: %s\n", line_.c_str());
     }
   }
-  display_.uploadFromHost(mean);
+  display_.uploadFromHost(sum.mean());
 }
 
 }  // namespace srt::viewer

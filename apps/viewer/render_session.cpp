@@ -10,10 +10,13 @@ RenderSession::RenderSession(const Scene& scene, const std::string& backendName,
       backend_(selectBackend(backendName)),
       options_(options),
       accel_(accel),
+      accumulator_(backend_),
       time_(time) {
   options_.spp = 1;
   options_.firstSample = 0;
+  options_.filmSamples = kFilmClampFrames;
   renderer_ = std::make_unique<Renderer>(scene_, backend_, options_, accel_, time_);
+  renderer_->setImageOnHost(false);
   // The camera the renderer placed (scene files without one) is the one every later frame uses.
   scene_.camera = renderer_->scene().camera;
   restart();
@@ -29,6 +32,7 @@ void RenderSession::setOptions(const RenderOptions& options) {
   RenderOptions next = options;
   next.spp = 1;
   next.firstSample = 0;
+  next.filmSamples = kFilmClampFrames;
   try {
     renderer_->setOptions(next);
   } catch (...) {
@@ -58,7 +62,9 @@ void RenderSession::setBackend(const std::string& backendName) {
   }
   scene_.camera = renderer_->scene().camera;
   auto renderer = std::make_unique<Renderer>(scene_, next, options, accel, time_);
+  renderer->setImageOnHost(false);
   renderer_ = std::move(renderer);
+  accumulator_ = FilmAccumulator(next);
   freshRenderer_ = true;
   backend_ = next;
   options_ = options;
@@ -89,7 +95,7 @@ void RenderSession::renderFrame() {
   buildBeforeFrame_ = freshRenderer_;
   freshRenderer_ = false;
   const auto t0 = std::chrono::steady_clock::now();
-  accumulator_.add(result.image);
+  accumulator_.add(renderer_->filmData());
   accumulateMs_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   lastStats_ = std::move(result.stats);

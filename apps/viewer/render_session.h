@@ -1,12 +1,14 @@
 // The renderer side of the viewer: one Renderer kept across frames, one sample per frame with
 // RenderOptions::firstSample counting up, so N frames accumulate the same samples an N-spp
 // `streamrt render` takes. Any change of camera, options or backend restarts the accumulation.
+// The frames' films are summed where they are rendered (FilmAccumulator): on CUDA nothing is
+// copied to the host and nothing waits for the GPU beyond what the renderer itself waits for.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "apps/viewer/accumulator.h"
+#include "apps/viewer/film_accumulator.h"
 #include "renderer/render.h"
 
 namespace srt::viewer {
@@ -26,12 +28,16 @@ class RenderSession {
   // the next frame rebuilds the kd-tree.
   void setTime(float time);
 
-  // Renders the next sample and folds it into the mean.
+  // Renders the next sample and adds it to the sum (queued on the backend's stream on CUDA).
   void renderFrame();
 
-  const Accumulator& accumulator() const { return accumulator_; }
+  // Frames of 1 spp summed per pixel (the film's clamp is sized for this many samples, so a
+  // long accumulation cannot overflow the sums).
+  static constexpr uint32_t kFilmClampFrames = 1u << 20;
+
+  const FilmAccumulator& accumulator() const { return accumulator_; }
   const RenderStats& lastStats() const { return lastStats_; }
-  double lastAccumulateMs() const { return accumulateMs_; }  // folding the last frame in
+  double lastAccumulateMs() const { return accumulateMs_; }  // queuing the last frame's sum
   // The last frame reports the kd-tree build a new Renderer did before it (its first frame), not
   // one within the frame.
   bool lastBuildBeforeFrame() const { return buildBeforeFrame_; }
@@ -48,7 +54,7 @@ class RenderSession {
   RenderOptions options_;  // spp 1; firstSample set per frame
   AccelOptions accel_;
   std::unique_ptr<Renderer> renderer_;
-  Accumulator accumulator_;
+  FilmAccumulator accumulator_;
   RenderStats lastStats_;
   float time_ = 0.f;
   double accumulateMs_ = 0;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "apps/viewer/benchmark.h"
 #include "apps/viewer/camera_controller.h"
 #include "apps/viewer/camera_json.h"
 #include "apps/viewer/image_display.h"
@@ -197,7 +198,7 @@ class Viewer {
       return;
     }
     const auto t1 = std::chrono::steady_clock::now();
-    if (session_.accumulator().frames() > 0) uploader_.upload(session_.accumulator().mean());
+    if (session_.accumulator().frames() > 0) uploader_.upload(session_.accumulator());
     const auto t2 = std::chrono::steady_clock::now();
     const auto ms = [](auto a, auto b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
@@ -338,6 +339,11 @@ int runViewer(const ViewerConfig& cfg) {
   Scene scene = loadScene(cfg.scene);
   if (cfg.prepareScene) cfg.prepareScene(scene);
   checkTime(scene, settings.time, cfg.scene);
+  if (cfg.benchmarkFrames > 0) {
+    PanelStatus animation;
+    animationRange(scene, animation);
+    return runBenchmark(config, scene, animation.animationStart, animation.animationEnd);
+  }
 
   Window window(cfg.windowWidth, cfg.windowHeight, "streamrt view: " + cfg.scene);
   if (gl && !window.runsGlPrimitives())

@@ -21,6 +21,8 @@ struct ViewerConfig {
   std::string windowScreenshot;  // the window as shown (panel included), read back from GL
   std::string layoutReport;      // the layout as JSON (layout_report.h), written on exit
   bool printCamera = false;      // print the camera as a "camera" entry on stdout on exit
+  int benchmarkFrames = 0;       // > 0: no window, time this many frames (benchmark.h)
+  int benchmarkWarmup = 10;      // untimed frames before them
   int windowWidth = 1280, windowHeight = 800;
   bool quiet = false;
 };

@@ -49,6 +49,9 @@ class Integrator {
   // The film of the last render() as its fixed-point sums (3 per pixel, kFilmScale per unit), on
   // the host: films of disjoint sample ranges add up exactly to the film of their union.
   virtual std::vector<unsigned long long> filmSums() const = 0;
+  // The same sums where the film lives (device memory on CUDA), valid until the next render():
+  // the viewer adds them into its running sum there, with no copy to the host.
+  virtual const unsigned long long* filmData() const = 0;
   // The next render() takes samples [firstSample, firstSample + spp): the streams stay as they
   // are (a viewer's progressive frames).
   virtual void setSampleRange(uint32_t firstSample, int spp) = 0;

@@ -170,6 +170,7 @@ class PathIntegrator final : public WavefrontIntegrator {
 
   Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_); }
   std::vector<unsigned long long> filmSums() const override { return film_.download(); }
+  const unsigned long long* filmData() const override { return film_.data(); }
 
  private:
   static constexpr int kRing = 3;                  // passes in flight between queueing and harvest

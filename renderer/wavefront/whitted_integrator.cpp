@@ -104,6 +104,7 @@ class WhittedIntegrator final : public WavefrontIntegrator {
 
   Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_); }
   std::vector<unsigned long long> filmSums() const override { return film_.download(); }
+  const unsigned long long* filmData() const override { return film_.data(); }
 
  private:
   // Streams that hold `count` rays and their 2*count children. Reallocates only when a bounce

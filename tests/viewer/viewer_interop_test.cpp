@@ -13,8 +13,10 @@
 #include <memory>
 #include <string>
 
+#include "apps/viewer/film_accumulator.h"
 #include "apps/viewer/image_display.h"
 #include "apps/viewer/interop_upload.h"
+#include "apps/viewer/mean_uploader.h"
 #include "primitives/common/cuda_check.h"
 #include "primitives/gl/gl_context.h"
 
@@ -72,16 +74,27 @@ Image readTexture(const ImageDisplay& display) {
   return result << "\n  " << bad << " of " << want.pixels.size() << " pixels differ";
 }
 
-TEST(ViewerInterop, CudaWrittenPixelBufferReachesTheDisplayTexture) {
-  if (!cudaDeviceAvailable()) GTEST_SKIP() << cudaDeviceDescription();  // "no CUDA device ..."
+// A headless GL context on the CUDA device's GPU, current, standing in for the window's; null
+// (with the reason in *skip) where there is no CUDA device or no GL 4.5 context.
+std::unique_ptr<gl::GlContext> headlessContext(std::string* skip) {
+  if (!cudaDeviceAvailable()) {
+    *skip = cudaDeviceDescription();  // "no CUDA device ..."
+    return nullptr;
+  }
   int device = 0;
   SRT_CUDA_CHECK(cudaGetDevice(&device));
-  std::unique_ptr<gl::GlContext> context;
   try {
-    context = gl::GlContext::createHeadless(device);  // on the CUDA device's GPU where EGL says
+    return gl::GlContext::createHeadless(device);  // on the CUDA device's GPU where EGL says
   } catch (const gl::GlUnavailable& e) {
-    GTEST_SKIP() << e.what();
+    *skip = e.what();
+    return nullptr;
   }
+}
+
+TEST(ViewerInterop, CudaWrittenPixelBufferReachesTheDisplayTexture) {
+  std::string skip;
+  std::unique_ptr<gl::GlContext> context = headlessContext(&skip);
+  if (!context) GTEST_SKIP() << skip;
   std::cout << "CUDA: " << cudaDeviceDescription() << "\nGL: " << context->description() << "\n";
   // As in the viewer: the application's context is current and nothing makes another one.
   gl::useExternalContext(true);
@@ -115,6 +128,42 @@ TEST(ViewerInterop, CudaWrittenPixelBufferReachesTheDisplayTexture) {
       display.uploadFromPixelBuffer(interop.write(image, stream));
       EXPECT_TRUE(sameImage(readTexture(display), image));
     }
+  } catch (const CudaError& e) {
+    FAIL() << "CUDA-GL interop failed with GL context " << context->description() << ": "
+           << e.what();
+  }
+}
+
+// The viewer's own path on CUDA: frames summed on the device, the mean resolved by a kernel
+// straight into the mapped pixel buffer, GL copying it into the texture. The texture must hold
+// what the accumulator resolves to the host, bit for bit, on an awkward size.
+TEST(ViewerInterop, DeviceSumIsResolvedIntoTheDisplayTexture) {
+  std::string skip;
+  std::unique_ptr<gl::GlContext> context = headlessContext(&skip);
+  if (!context) GTEST_SKIP() << skip;
+  gl::useExternalContext(true);
+  struct Restore {
+    ~Restore() { gl::useExternalContext(false); }
+  } restore;
+  const Backend cuda = selectBackend("cuda");
+  const int width = 53, height = 29;
+  const size_t values = 3 * size_t(width) * height;
+  FilmAccumulator sum(cuda);
+  sum.reset(width, height);
+  std::vector<Buffer<unsigned long long>> frames;
+  for (int f = 0; f < 3; ++f) {
+    std::vector<unsigned long long> film(values);
+    for (size_t i = 0; i < values; ++i) film[i] = (i * 2654435761ull + f * 977ull) % (1ull << 36);
+    frames.emplace_back(MemorySpace::Cuda, film);
+    sum.add(frames.back().data());
+  }
+  try {
+    ImageDisplay display;
+    MeanUploader uploader(display);
+    uploader.setBackend(cuda, true);
+    uploader.upload(sum);
+    EXPECT_EQ(uploader.line().find("failed"), std::string::npos) << uploader.line();
+    EXPECT_TRUE(sameImage(readTexture(display), sum.mean()));
   } catch (const CudaError& e) {
     FAIL() << "CUDA-GL interop failed with GL context " << context->description() << ": "
            << e.what();
