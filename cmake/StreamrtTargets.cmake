@@ -19,5 +19,7 @@ function(srt_add_test name)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main streamrt_options)
   target_compile_definitions(${name} PRIVATE
     SRT_TEST_SCENES_DIR="${STREAMRT_TEST_SCENES_DIR}")
-  gtest_discover_tests(${name} PROPERTIES LABELS ${T_LABEL} DISCOVERY_TIMEOUT 60)
+  # auto's calibration cache goes to the build tree, never the user's ~/.cache.
+  gtest_discover_tests(${name} PROPERTIES LABELS ${T_LABEL} DISCOVERY_TIMEOUT 60
+    ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-xdg-cache")
 endfunction()
