@@ -1,10 +1,9 @@
 // Both wavefront integrators over a fixed-size pool of paths. A path tracer pass: extend
 // (closest hit), shade (emission, NEE candidates, next direction, roulette), compact the shadow
 // candidates and trace them, add dead paths to the film, then make room and refill it with new
-// camera paths. A Whitted pass: closest hit, then shading adds each ray's local light to the film
-// (its shadow rays traced inline) and writes a mirror or glass child into the ray's slot, a
-// second glass child onto a spill stack (SpillStacks) that the refill empties before it starts
-// new camera rays; so memory is the pool's whatever the tree of rays. Making room:
+// camera paths. A Whitted pass: closest hit, shading (local light to the film, shadow rays
+// inline; a mirror or glass child into the ray's slot, a second glass child onto a spill stack
+// that the refill empties before new camera rays start: SpillStacks). Making room:
 //   - a compacting primitive moves the survivors to the front and new paths fill the tail (every
 //     pass, or every few: --compact-every; the hold passes between keep their dead lanes and
 //     start nothing);
@@ -190,15 +189,12 @@ class PoolIntegrator final : public WavefrontIntegrator {
 
   // The streams the primitive will compact, so it sets up before the first pass.
   compaction::Preparation preparation() const {
-    compaction::Preparation p;
-    p.maxCount = capacity_;
-    p.memory = backend_.memory();
-    p.stream = backend_.stream;
+    compaction::Preparation p{capacity_, backend_.memory(), backend_.stream, {}};
     std::vector<compaction::Field> fields;
     stateFields(fields);
-    std::vector<uint32_t> state;
-    for (const auto& f : fields) state.push_back(f.bytes);
-    if (refill_ == Refill::Tail) p.layouts.push_back(state);
+    if (refill_ == Refill::Tail) p.layouts.emplace_back();
+    for (const auto& f : fields)
+      if (refill_ == Refill::Tail) p.layouts.back().push_back(f.bytes);
     if (!whitted_ || refill_ == Refill::InPlaceIndexed) p.layouts.push_back({sizeof(uint32_t)});
     return p;
   }
