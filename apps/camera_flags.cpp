@@ -69,11 +69,20 @@ float jsonNumber(const json& j, const std::string& key) {
   return j.get<float>();
 }
 
-// The --camera object applied to `c` (the scene file's "camera" form, or {"camera": {...}}).
+// The entry as `view` and `render` print it, "camera": {...}, made a JSON object; anything else
+// as it is.
+std::string asJsonObject(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\n");
+  const bool entry = first != std::string::npos && text.compare(first, 8, "\"camera\"") == 0;
+  return entry ? "{" + text + "}" : text;
+}
+
+// The --camera object applied to `c` (the scene file's "camera" form, {"camera": {...}}, or the
+// entry "camera": {...}).
 Camera applyJson(const std::string& text, Camera c) {
   json j;
   try {
-    j = json::parse(text);
+    j = json::parse(asJsonObject(text));
   } catch (const json::exception& e) {
     std::string why = e.what();
     const size_t bracket = why.find("] ");  // "[json.exception.parse_error.101] ..."
@@ -114,7 +123,7 @@ Camera applyJson(const std::string& text, Camera c) {
 bool CameraFlags::placesCamera() const {
   if (lookFrom && lookAt) return true;
   if (json.empty()) return false;
-  const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  const nlohmann::json j = nlohmann::json::parse(asJsonObject(json), nullptr, false);
   const nlohmann::json& c = j.is_object() && j.contains("camera") ? j["camera"] : j;
   return c.is_object() && (lookFrom || c.contains("position")) && (lookAt || c.contains("target"));
 }

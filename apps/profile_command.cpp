@@ -1,6 +1,8 @@
 // `streamrt profile SCENE --compaction a,b,...|all --out DIR [render options]`: every chosen
 // primitive and `none` on one scene and one kd-tree, with warm-up and timed repeats; writes
 // DIR/profile.json, DIR/profile.csv and DIR/report.html (self-contained, SVG charts).
+// `streamrt profile --compare A B --out DIR`: two finished profiles side by side, written to
+// DIR/compare.html and DIR/compare.csv.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,12 +13,14 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "apps/camera_flags.h"
 #include "apps/command.h"
 #include "apps/interrupt.h"
 #include "apps/profile/compaction_list.h"
 #include "apps/profile/html_report.h"
+#include "apps/profile/profile_compare.h"
 #include "apps/profile/profile_sweep.h"
 #include "apps/profile/profile_writers.h"
 #include "apps/render_flags.h"
@@ -32,6 +36,7 @@ struct ProfileCommand {
   std::string compaction = "all";
   std::string backend = "auto";
   std::string outDir;
+  std::vector<std::string> compare;  // two profile.json files (or their folders)
   bool quiet = false;
   int threads = 0;
   CameraFlags camera;
@@ -43,18 +48,18 @@ bool isFolder(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-const char* const kFiles[] = {"profile.json", "profile.csv", "report.html"};
+const std::vector<std::string> kFiles = {"profile.json", "profile.csv", "report.html"};
+const std::vector<std::string> kCompareFiles = {"compare.html", "compare.csv"};
 
-// The output folder may exist (the three files in it are replaced, so each must be a regular
-// file or absent) or be new in a writable folder; checked before the scene loads, so a typo
-// costs nothing.
-void checkOutputFolder(std::string dir) {
+// The output folder may exist (the files in it are replaced, so each must be a regular file or
+// absent) or be new in a writable folder; checked before the scene loads, so a typo costs nothing.
+void checkOutputFolder(std::string dir, const std::vector<std::string>& files) {
   if (dir.empty()) throw UsageError("--out: an empty folder name");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   struct stat st {};
   if (stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) throw std::invalid_argument("--out " + dir + " is not a folder");
-    for (const char* file : kFiles) checkOutputFile(dir + "/" + file, "--out");
+    for (const std::string& file : files) checkOutputFile(dir + "/" + file, "--out");
     return;
   }
   const std::string parent = folderOf(dir);
@@ -82,8 +87,59 @@ void printSummary(const profile::Result& r) {
   }
 }
 
+// Writes `texts` as `files` in `dir` (created when new): all of them appear together or none.
+void writeTogether(const std::string& outDir, const std::vector<std::string>& files,
+                   const std::vector<std::string>& texts) {
+  if (!isFolder(outDir) && mkdir(outDir.c_str(), 0777) != 0)
+    throw std::runtime_error("--out " + outDir + ": cannot create the folder (" +
+                             std::strerror(errno) + ")");
+  const std::string dir = outDir + (outDir.back() == '/' ? "" : "/");
+  interrupt::Deferral finishWriting;
+  std::vector<std::unique_ptr<StagedFile>> staged;
+  std::vector<StagedFile*> all;
+  for (size_t i = 0; i < files.size(); ++i) {
+    staged.push_back(
+        std::make_unique<StagedFile>(checkOutputFile(dir + files[i], "--out"), "profile"));
+    staged.back()->write(texts[i]);
+    all.push_back(staged.back().get());
+  }
+  StagedFile::commitTogether(all);
+}
+
+// With --compare only the output folder and -q apply: anything else would be silently ignored.
+void checkCompareFlags(const CLI::App& app) {
+  for (const CLI::Option* o : app.get_options()) {
+    const std::string name = o->get_name();
+    if (o->count() == 0 || name == "--compare" || name == "--out" || name == "--quiet") continue;
+    throw UsageError((o->get_positional() ? "a scene ('" + o->as<std::string>() + "')" : name) +
+                     " does not apply to --compare, which reads two finished profiles");
+  }
+}
+
+int runCompare(const ProfileCommand& cmd) {
+  checkOutputFolder(cmd.outDir, kCompareFiles);
+  const profile::SavedProfile a = profile::readProfile(cmd.compare[0]);
+  const profile::SavedProfile b = profile::readProfile(cmd.compare[1]);
+  profile::checkComparable(a, b);
+  writeTogether(cmd.outDir, kCompareFiles, {profile::compareHtml(a, b), profile::compareCsv(a, b)});
+  const std::string dir = cmd.outDir + (cmd.outDir.back() == '/' ? "" : "/");
+  if (const int signal = interrupt::pending()) {
+    std::fprintf(stderr, "streamrt: stopped by %s after writing %scompare.html, compare.csv\n",
+                 interrupt::signalName(signal), dir.c_str());
+    return interrupt::exitStatus(signal);
+  }
+  if (cmd.quiet) return 0;
+  std::printf("%-24s %12s %12s %12s\n", "primitive", "A median ms", "B median ms", "B over A");
+  for (const std::string& name : profile::commonPrimitives(a, b)) {
+    const double x = a.find(name)->renderMs, y = b.find(name)->renderMs;
+    std::printf("%-24s %12.2f %12.2f %11.3fx\n", name.c_str(), x, y, profile::speedup(x, y));
+  }
+  std::fprintf(stderr, "streamrt: wrote %scompare.html, compare.csv\n", dir.c_str());
+  return 0;
+}
+
 int runProfile(ProfileCommand& cmd) {
-  checkOutputFolder(cmd.outDir);
+  checkOutputFolder(cmd.outDir, kFiles);
   checkCameraFlags(cmd.camera);
   std::string notice;
   const Backend backend = selectBackend(cmd.backend, &notice);
@@ -117,20 +173,8 @@ int runProfile(ProfileCommand& cmd) {
   const std::string json = profile::profileJson(result);
   const std::string csv = profile::profileCsv(result);
   const std::string html = profile::htmlReport(result);
-  if (!isFolder(cmd.outDir) && mkdir(cmd.outDir.c_str(), 0777) != 0)
-    throw std::runtime_error("--out " + cmd.outDir + ": cannot create the folder (" +
-                             std::strerror(errno) + ")");
+  writeTogether(cmd.outDir, kFiles, {json, csv, html});
   const std::string dir = cmd.outDir + (cmd.outDir.back() == '/' ? "" : "/");
-  {
-    interrupt::Deferral finishWriting;  // the three files appear together or not at all
-    StagedFile jsonFile(checkOutputFile(dir + kFiles[0], "--out"), "profile");
-    StagedFile csvFile(checkOutputFile(dir + kFiles[1], "--out"), "profile");
-    StagedFile htmlFile(checkOutputFile(dir + kFiles[2], "--out"), "report");
-    jsonFile.write(json);
-    csvFile.write(csv);
-    htmlFile.write(html);
-    StagedFile::commitTogether({&jsonFile, &csvFile, &htmlFile});
-  }
   if (const int signal = interrupt::pending()) {
     std::fprintf(stderr,
                  "streamrt: stopped by %s after writing %sprofile.json, profile.csv, "
@@ -170,10 +214,15 @@ Command addProfileCommand(CLI::App& app) {
                 "Comma list of primitives (NAME[:key=value,...]) or all (every primitive the "
                 "backend can run); none is always added as the baseline")
       ->capture_default_str();
-  p->add_option("--out", cmd->outDir,
-                "Output folder: profile.json, profile.csv and report.html are written there")
-      ->type_name("DIR")
-      ->required();
+  p->add_option("-o,--out", cmd->outDir,
+                "Output folder: profile.json, profile.csv and report.html are written there "
+                "(with --compare: compare.html and compare.csv)")
+      ->type_name("DIR");
+  p->add_option("--compare", cmd->compare,
+                "Compare two finished profiles (profile.json files or their folders) side by "
+                "side: speed-ups per primitive and per-pass deltas, written to --out")
+      ->type_name("PROFILE")
+      ->expected(2);
   p->add_option("--warmup", cmd->settings.warmup, "Untimed renders per primitive first")
       ->capture_default_str()
       ->check(integerIn(0, 1000));
@@ -188,7 +237,13 @@ Command addProfileCommand(CLI::App& app) {
   addThreadsFlag(*p, cmd->threads);
   addCameraFlags(*p, cmd->camera);
   p->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");
-  return {p, [cmd] { return runProfile(*cmd); }};
+  return {p, [cmd, p] {
+            if (p->count("--out") == 0)
+              throw UsageError("--out DIR is required (the folder the reports are written to)");
+            if (cmd->compare.empty()) return runProfile(*cmd);
+            checkCompareFlags(*p);
+            return runCompare(*cmd);
+          }};
 }
 
 }  // namespace srt

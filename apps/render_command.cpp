@@ -14,9 +14,11 @@
 #include "apps/camera_flags.h"
 #include "apps/command.h"
 #include "apps/interrupt.h"
+#include "apps/mpi_render.h"
 #include "apps/progress_bar.h"
 #include "apps/render_flags.h"
 #include "apps/render_outputs.h"
+#include "apps/split_render.h"
 #include "base/image_io.h"
 #include "base/paths.h"
 #include "primitives/compaction/compaction.h"
@@ -42,6 +44,7 @@ struct RenderCommand {
   bool timeGiven = false;  // --time on the command line (it conflicts with --frames)
   std::string env;         // --env R[,G,B]; empty: the scene's own environment
   int threads = 0;
+  std::string devices;  // --devices: empty, "all" or ordinals (apps/split_render.h)
   CameraFlags camera;
   RenderOptions options;
   AccelOptions accel;
@@ -164,7 +167,28 @@ std::string exitNote(const RenderOutputs& outputs, int frames, bool stats) {
          " written" + (stats ? ", no statistics" : "");
 }
 
+// An MPI rank other than 0: renders its share of every frame's samples for rank 0 to write, and
+// prints nothing but errors.
+int runRenderRank(RenderCommand cmd) {
+  cmd.quiet = true;
+  const Backend backend = selectBackend(cmd.backend);
+  setUpDevices(cmd.devices, backend);
+  checkRender(backend, cmd.options, cmd.accel);
+  applyThreads(cmd.threads);
+  double loadSeconds = 0;
+  Scene scene = prepareScene(cmd, &loadSeconds);
+  const float end = scene.animationEnd;
+  auto frameTime = [&](int f) {  // as runRender's
+    return cmd.frames <= 1 ? cmd.time : end * float(f) / float(cmd.frames - 1);
+  };
+  SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, frameTime(0),
+                         cmd.devices);
+  for (int f = 0; f < cmd.frames; ++f) renderer.render(frameTime(f));
+  return 0;
+}
+
 int runRender(const RenderCommand& cmd) {
+  if (!mpi::world().root()) return runRenderRank(cmd);
   const auto wall0 = std::chrono::steady_clock::now();
   // Cheap checks first, so a typo or an unwritable path fails before a long scene load, kd-tree
   // build or render.
@@ -179,6 +203,7 @@ int runRender(const RenderCommand& cmd) {
   std::string notice;
   const Backend backend = selectBackend(cmd.backend, &notice);
   if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
+  setUpDevices(cmd.devices, backend);  // first: under mpirun it picks this rank's GPU
   checkRender(backend, cmd.options, cmd.accel);
   applyThreads(cmd.threads);
   interrupt::setExitNote("nothing was written");
@@ -190,7 +215,7 @@ int runRender(const RenderCommand& cmd) {
     return cmd.frames <= 1 ? cmd.time : scene.animationEnd * float(f) / float(cmd.frames - 1);
   };
   const float time0 = frameTime(0);
-  Renderer renderer(std::move(scene), backend, cmd.options, cmd.accel, time0);
+  SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, time0, cmd.devices);
   for (int f = 0; f < cmd.frames; ++f) {
     const std::string label =
         cmd.frames > 1 ? "frame " + std::to_string(f + 1) + "/" + std::to_string(cmd.frames)
@@ -268,6 +293,7 @@ Command addRenderCommand(CLI::App& app) {
       ->capture_default_str();
   addRenderFlags(*render, o, cmd->backend);
   addThreadsFlag(*render, cmd->threads);
+  addDevicesFlag(*render, cmd->devices);
   render->add_option("--exposure", cmd->exposure, "Exposure in stops for PNG output")
       ->capture_default_str()
       ->check(kFinite);

@@ -5,10 +5,12 @@
 #include <utility>
 #include <vector>
 
+#include "apps/camera_flags.h"
 #include "apps/command.h"
 #include "apps/render_flags.h"
 #include "apps/viewer/viewer.h"
 #include "base/atomic_file.h"
+#include "scenes/loader.h"
 
 namespace srt {
 
@@ -26,8 +28,14 @@ Command addViewCommand(CLI::App& app) {
                    "on the window's own OpenGL context")
       ->capture_default_str();
   addRenderFlags(*view, o, cfg->backend);
+  addKdTreeFlags(*view, cfg->accel);
   auto threads = std::make_shared<int>(0);
   addThreadsFlag(*view, *threads);
+  auto camera = std::make_shared<CameraFlags>();
+  addCameraFlags(*view, *camera);
+  view->add_option("--time", cfg->settings.time,
+                   "Scene time to start at (animated scenes; Space or the panel plays)")
+      ->check(kFinite);
   view->add_option("--exposure", cfg->settings.exposure, "Exposure in stops (display and PNG)")
       ->capture_default_str()
       ->check(kFinite);
@@ -45,13 +53,38 @@ Command addViewCommand(CLI::App& app) {
   view->add_option("--window-screenshot", cfg->windowScreenshot,
                    "With --frames: write the window as shown, panel included (read back from GL)")
       ->check(kFileName);
+  view->add_flag("--play", cfg->settings.playing,
+                 "Play the animation as the window opens (the kd-tree is rebuilt each frame); "
+                 "with --frames N, N frames are rendered along the timeline");
+  view->add_option("--layout", cfg->layoutReport,
+                   "With --frames: write where the panel, the image and each plot went, as JSON "
+                   "(for tests and scripts)")
+      ->check(kFileName);
+  view->add_option_function<std::string>(
+          "--panel", [cfg](const std::string& v) { cfg->settings.panelCollapsed = v == "strip"; },
+          "The panel as the window opens: docked beside the image, or collapsed to a strip "
+          "(Tab switches)")
+      ->type_name("docked|strip")
+      ->check(CLI::IsMember({"docked", "strip"}));
+  view->add_flag("--print-camera", cfg->printCamera,
+                 "On exit, print the camera as a scene file's \"camera\" entry on stdout");
   view->add_flag("-q,--quiet", cfg->quiet, "Print nothing but errors");
 
   return {
-      view, [cfg, threads] {
+      view, [cfg, threads, camera] {
         if (!cfg->screenshot.empty()) cfg->settings.screenshot = cfg->screenshot;
         if (!cfg->windowScreenshot.empty() && cfg->exitAfterFrames == 0)
           throw UsageError("--window-screenshot needs --frames N");
+        if (!cfg->layoutReport.empty() && cfg->exitAfterFrames == 0)
+          throw UsageError("--layout needs --frames N");
+        checkCameraFlags(*camera);
+        if (camera->any()) {
+          const float aspect = float(cfg->settings.options.width) / cfg->settings.options.height;
+          cfg->prepareScene = [camera, aspect](Scene& scene) {
+            scene.camera =
+                applyCameraFlags(*camera, scene.camera.value_or(frameScene(scene, aspect)));
+          };
+        }
         if (cfg->exitAfterFrames > 0) {  // the screenshots are written: check them first
           std::vector<std::pair<std::string, OutputFile>> outputs;
           if (!cfg->screenshot.empty())
@@ -59,6 +92,8 @@ Command addViewCommand(CLI::App& app) {
           if (!cfg->windowScreenshot.empty())
             outputs.push_back({"--window-screenshot",
                                checkOutputFile(cfg->windowScreenshot, "--window-screenshot")});
+          if (!cfg->layoutReport.empty())
+            outputs.push_back({"--layout", checkOutputFile(cfg->layoutReport, "--layout")});
           checkDistinctOutputs(outputs);
         }
         applyThreads(*threads);

@@ -17,8 +17,11 @@ function(srt_add_test name)
   cmake_parse_arguments(T "" "LABEL" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main streamrt_options)
-  target_compile_definitions(${name} PRIVATE
-    SRT_TEST_SCENES_DIR="${STREAMRT_TEST_SCENES_DIR}")
+  # The scenes folder relative to the test binary, never an absolute path compiled in.
+  file(RELATIVE_PATH _scenes "${CMAKE_CURRENT_BINARY_DIR}" "${STREAMRT_TEST_SCENES_DIR}")
+  file(RELATIVE_PATH _data "${CMAKE_CURRENT_BINARY_DIR}" "${STREAMRT_TEST_DATA_DIR}")
+  target_compile_definitions(${name} PRIVATE SRT_TEST_SCENES_RELATIVE="${_scenes}"
+    SRT_TEST_DATA_RELATIVE="${_data}")
   # auto's calibration cache goes to the build tree, never the user's ~/.cache.
   gtest_discover_tests(${name} PROPERTIES LABELS ${T_LABEL} DISCOVERY_TIMEOUT 60
     ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-xdg-cache")

@@ -45,6 +45,8 @@ class Renderer {
   void setCamera(const Camera& camera);
   const Scene& scene() const { return scene_; }
   const RenderOptions& options() const { return options_; }
+  // The last render's film as fixed-point sums (Integrator::filmSums), for a split render to add.
+  std::vector<unsigned long long> filmSums() const { return integrator_->filmSums(); }
 
  private:
   Scene scene_;

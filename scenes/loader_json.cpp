@@ -86,6 +86,7 @@ class JsonScene {
 
   // Counts triangles before they are made: a one-line file must not ask for a billion.
   void spend(uint64_t triangles, const std::string& where);
+  void checkShapeBudget(const json& objects) const;
 
   std::string path_, text_;
   LoadContext& ctx_;
@@ -150,6 +151,7 @@ Scene JsonScene::load() {
   if (root.contains("objects")) {
     const json& objects = root["objects"];
     if (!objects.is_array()) fail("objects", "expected an array");
+    checkShapeBudget(objects);
     for (size_t i = 0; i < objects.size(); ++i)
       readObject(objects[i], "objects[" + std::to_string(i) + "]");
   }
@@ -240,6 +242,33 @@ void JsonScene::spend(uint64_t triangles, const std::string& where) {
   if (triangles_ > ctx_.options().maxTriangles)
     fail(where, "the scene would have " + std::to_string(triangles_) +
                     " triangles, over the limit of " + std::to_string(ctx_.options().maxTriangles));
+}
+
+// The generated shapes' triangles summed before any is made, so a file asking for several huge
+// spheres is refused at once instead of after building the first ones. Malformed entries are
+// left to readObject, which names what is wrong with them.
+void JsonScene::checkShapeBudget(const json& objects) const {
+  uint64_t total = triangles_;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const json& j = objects[i];
+    if (!j.is_object() || !j.contains("shape") || !j["shape"].is_string()) continue;
+    const std::string kind = j["shape"].get<std::string>();
+    uint64_t count = kind == "cube" ? 12 : kind == "quad" ? 2 : 0;
+    if (kind == "sphere") {
+      double sub = 32;
+      if (j.contains("subdivisions")) {
+        if (!j["subdivisions"].is_number()) continue;
+        sub = j["subdivisions"].get<double>();
+      }
+      if (!(sub >= 2 && sub <= 4096)) continue;
+      count = 4 * uint64_t(sub) * uint64_t(sub);
+    }
+    total += count;
+    if (total > ctx_.options().maxTriangles)
+      fail("objects[" + std::to_string(i) + "]",
+           "the scene would have " + std::to_string(total) + " triangles, over the limit of " +
+               std::to_string(ctx_.options().maxTriangles));
+  }
 }
 
 uint32_t JsonScene::materialNamed(const std::string& name, const std::string& where) {

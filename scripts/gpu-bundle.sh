@@ -29,6 +29,8 @@ done
 EOF
 cp "$stage/env.sh" "$out/"
 tar czf "$out/bundle.tgz" -C "$stage" bin lib
+# The tests' small data (example scenes, fuzz inputs), found through SRT_TEST_DATA_DIR there.
+cp -r build/test-data "$out/test-data"
 for s in conference-room cornell-box teapot dabrovic-sponza; do cp ../shared/scenes/$s/*.zip "$out/scenes/$s.zip"; done
 # Optional extra meshes for the kd-tree bench (e.g. the Stanford dragon as PLY): MESHES="a.ply b.ply"
 for m in ${MESHES:-}; do gzip -c "$m" >"$out/scenes/$(basename "$m").gz"; done

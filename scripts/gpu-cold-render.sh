@@ -45,7 +45,7 @@ for line in open(os.path.join(res, "walls.txt")):
     scene, name, r, rc, wall = line.split()
     rows.setdefault((scene, name), []).append((int(r), int(rc), float(wall)))
 keys = ["scene_load_seconds", "accel_build_ms", "first_pass_ms", "render_seconds",
-        "image_write_seconds", "wall_seconds", "rays_per_second"]
+        "image_write_seconds", "wall_seconds", "rays_per_second", "trace_ms", "shadow_ms"]
 print(f"{'scene':<16} {'config':<14} {'process s':>9} " + " ".join(f"{k[:14]:>14}" for k in keys))
 for (scene, name), runs in rows.items():
     vals = {k: [] for k in keys}

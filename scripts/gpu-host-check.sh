@@ -12,7 +12,7 @@ res=$OUT/raw  # written as it goes: a run cut short still returns what it has
 rm -rf "$res" && mkdir -p "$res"
 tar xzf "$B/bundle.tgz" -C "$B"
 source "$B/env.sh"
-export SRT_TEST_SCENES_DIR=$PWD/build/test-scenes
+export SRT_TEST_SCENES_DIR=$PWD/build/test-scenes SRT_TEST_DATA_DIR=$PWD/$B/test-data
 mkdir -p "$SRT_TEST_SCENES_DIR"
 for z in "$B"/scenes/*.zip; do
   name=$(basename "$z" .zip)
@@ -105,7 +105,7 @@ fi
 # The persistent traversal against the standard one (every variant's hits compared), then the
 # path pool's modes side by side, `auto` among the fixed primitives (scripts/gpu-tracer-bench.sh).
 if [ -n "${POOL-1}" ]; then  # POOL= (empty) skips this section
-  "$B/bin/streamrt-bench-trace" "$SRT_TEST_SCENES_DIR/conference-room/conference.obj" \
+  "$B/bin/streamrt-bench-traversal" "$SRT_TEST_SCENES_DIR/conference-room/conference.obj" \
     --width 1920 --height 1080 --fractions 1,0.1 --repeats 20 --json "$res/bench-trace.json" \
     2>&1 | tee "$res/bench-trace.txt"
   OUT="$res" bash scripts/gpu-tracer-bench.sh 2>&1 | tee "$res/pool-modes.txt"

@@ -12,6 +12,7 @@ packages=(
   libglfw3-dev libimgui-dev          # the interactive viewer
   libvulkan-dev mesa-vulkan-drivers  # GL interop: Vulkan-made semaphores and memory; lavapipe tests
   xvfb xauth chromium ccache         # viewer test (a real window), report test (headless browser)
+  libopenmpi-dev openmpi-bin        # mpirun -n K streamrt render (optional at configure time)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -180,8 +180,8 @@ std::vector<StageTimes> stageTimes(const PrimitiveSummary& s, bool perPass) {
   std::vector<StageTimes> out;
   if (perPass) {
     for (const IterationSummary& it : s.iterations)
-      out.push_back(
-          {it.traceMs, it.shadeMs, it.shadowMs, it.compactionMs, it.transferMs, it.regenerateMs});
+      out.push_back({it.traceMs.median, it.shadeMs.median, it.shadowMs.median,
+                     it.compactionMs.median, it.transferMs.median, it.regenerateMs.median});
   } else {
     for (const BounceSummary& b : s.bounces)
       out.push_back({b.traceMs.median, b.shadeMs.median, b.shadowMs.median, b.compactionMs.median,
@@ -335,7 +335,7 @@ std::string occupancyCharts(const Result& r) {
   return s.empty() ? s : "<div class=\"row\">" + s + "</div>\n";
 }
 
-const char* const kStyle = R"(
+const char* const kStyleText = R"(
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222;
        background: #f4f5f7; margin: 0; }
 main { max-width: 1160px; margin: 0 auto; padding: 24px; }
@@ -356,14 +356,21 @@ td.name, .settings th, .settings td { text-align: left; }
 .note { color: #555; font-size: 13px; margin: 0 0 10px; }
 .grid, .row { display: flex; flex-wrap: wrap; gap: 12px; }
 svg.chart { max-width: 100%; height: auto; }
+tr.differs td { background: #fff6e5; font-weight: 600; }
+.faster { color: #0a7a3a; } .slower { color: #b00020; }
+details summary { cursor: pointer; font-size: 13px; margin: 8px 0; }
 )";
 
 }  // namespace
 
+const char* reportStyle() {
+  return kStyleText;
+}
+
 std::string htmlReport(const Result& r) {
   const std::string title = "streamrt profile: " + r.header.scene + " on " + r.header.backend;
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
-                  escapeXml(title) + "</title>\n<style>" + kStyle +
+                  escapeXml(title) + "</title>\n<style>" + reportStyle() +
                   "</style></head>\n<body><main>\n";
   h += "<h1>" + escapeXml(title) + "</h1>\n" + settingsTable(r) + verdict(r);
   h += section("Summary",

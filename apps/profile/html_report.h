@@ -9,5 +9,7 @@
 namespace srt::profile {
 
 std::string htmlReport(const Result& result);
+// The report's style sheet (the comparison report shares it).
+const char* reportStyle();
 
 }  // namespace srt::profile

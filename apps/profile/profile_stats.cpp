@@ -89,8 +89,7 @@ PrimitiveSummary summarize(const std::vector<RenderStats>& runs) {
     if (i < first.iterations.size()) it.counts = first.iterations[i];
     const auto at = [&](double IterationStats::*field) {
       return spreadAt(runs, i, &RenderStats::iterations,
-                      [field](const IterationStats& s) { return s.*field; })
-          .median;
+                      [field](const IterationStats& s) { return s.*field; });
     };
     it.traceMs = at(&IterationStats::traceMs);
     it.shadeMs = at(&IterationStats::shadeMs);

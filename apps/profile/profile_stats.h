@@ -24,12 +24,12 @@ struct BounceSummary {
   Spread compactionMs, transferMs, traceMs, shadeMs, shadowMs;
 };
 
-// One pass over the path pool: occupancy and bytes from the first run, median stage times.
+// One pass over the path pool: occupancy and bytes from the first run, stage times as spreads
+// over the runs that reached this pass.
 struct IterationSummary {
   IterationStats counts;  // lanes, alive, regenerated, idle, compactionBytes (times unused)
-  double traceMs = NAN, shadeMs = NAN, shadowMs = NAN, compactionMs = NAN, regenerateMs = NAN;
-  double transferMs = NAN;
-  double idleMs = NAN;  // device time between the previous pass's end and this one's start
+  Spread traceMs, shadeMs, shadowMs, compactionMs, regenerateMs, transferMs;
+  Spread idleMs;  // device time between the previous pass's end and this one's start
 };
 
 struct PrimitiveSummary {

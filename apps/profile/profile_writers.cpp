@@ -42,13 +42,13 @@ json primitiveJson(const Result& result, const PrimitiveProfile& p) {
                           {"alive", it.counts.alive},
                           {"regenerated", it.counts.regenerated},
                           {"idle", it.counts.idle},
-                          {"trace_ms", number(it.traceMs)},
-                          {"shade_ms", number(it.shadeMs)},
-                          {"shadow_ms", number(it.shadowMs)},
-                          {"compaction_ms", number(it.compactionMs)},
-                          {"regenerate_ms", number(it.regenerateMs)},
-                          {"compaction_transfer_ms", number(it.transferMs)},
-                          {"idle_ms", number(it.idleMs)},
+                          {"trace_ms", number(it.traceMs.median)},
+                          {"shade_ms", number(it.shadeMs.median)},
+                          {"shadow_ms", number(it.shadowMs.median)},
+                          {"compaction_ms", number(it.compactionMs.median)},
+                          {"regenerate_ms", number(it.regenerateMs.median)},
+                          {"compaction_transfer_ms", number(it.transferMs.median)},
+                          {"idle_ms", number(it.idleMs.median)},
                           {"compaction_bytes", it.counts.compactionBytes}});
   return {{"name", p.spec},
           {"runs_on", compaction::toString(p.info.device)},
@@ -94,12 +94,16 @@ std::string spreadCsv(const Spread& s) {
 
 }  // namespace
 
+// Bounce rows carry counts per depth (and stage times where a pass is one depth: waves,
+// Whitted); pass rows carry the pool's occupancy and the stage times of each pass, which is where
+// the regenerate schedule times its stages; the total row sums a run.
 const char* const kCsvHeader =
     "primitive,bounce,rays_in,lanes,rays_alive,shadow_rays,compaction_bytes,"
     "compaction_ms_median,compaction_ms_min,compaction_ms_max,transfer_ms_median,"
     "trace_ms_median,trace_ms_min,trace_ms_max,shade_ms_median,shade_ms_min,shade_ms_max,"
     "shadow_ms_median,shadow_ms_min,shadow_ms_max,render_ms_median,render_ms_min,render_ms_max,"
-    "speedup_vs_none,images_identical";
+    "speedup_vs_none,images_identical,pass,regenerated,idle,regenerate_ms_median,"
+    "regenerate_ms_min,regenerate_ms_max,idle_ms_median";
 
 std::string profileJson(const Result& result) {
   const RenderStats& h = result.header;
@@ -147,24 +151,36 @@ std::string profileCsv(const Result& result) {
   for (const PrimitiveProfile& p : result.primitives) {
     const std::string name = csvField(p.spec);
     const std::string same = p.imagesIdentical ? "true" : "false";
+    const PrimitiveSummary& m = p.summary;
     uint64_t raysIn = 0, lanes = 0, shadow = 0;
-    for (size_t d = 0; d < p.summary.bounces.size(); ++d) {
-      const BounceSummary& b = p.summary.bounces[d];
+    for (size_t d = 0; d < m.bounces.size(); ++d) {
+      const BounceSummary& b = m.bounces[d];
       raysIn += b.raysIn, lanes += b.lanes, shadow += b.shadowRays;
       out += name + "," + std::to_string(d) + "," + std::to_string(b.raysIn) + "," +
              std::to_string(b.lanes) + "," + std::to_string(b.raysAlive) + "," +
              std::to_string(b.shadowRays) + "," + std::to_string(b.compactionBytes) + "," +
              spreadCsv(b.compactionMs) + "," + csvNumber(b.transferMs.median) + "," +
              spreadCsv(b.traceMs) + "," + spreadCsv(b.shadeMs) + "," + spreadCsv(b.shadowMs) +
-             ",,,,," + same + "\n";
+             ",,,,," + same + ",,,,,,,\n";
+    }
+    for (size_t i = 0; i < m.iterations.size(); ++i) {
+      const IterationSummary& it = m.iterations[i];
+      const IterationStats& c = it.counts;
+      out += name + ",,," + std::to_string(c.lanes) + "," + std::to_string(c.alive) + ",," +
+             std::to_string(c.compactionBytes) + "," + spreadCsv(it.compactionMs) + "," +
+             csvNumber(it.transferMs.median) + "," + spreadCsv(it.traceMs) + "," +
+             spreadCsv(it.shadeMs) + "," + spreadCsv(it.shadowMs) + ",,,,," + same + "," +
+             std::to_string(i) + "," + std::to_string(c.regenerated) + "," +
+             std::to_string(c.idle) + "," + spreadCsv(it.regenerateMs) + "," +
+             csvNumber(it.idleMs.median) + "\n";
     }
     // Totals: the spread of each run's stage totals.
-    const PrimitiveSummary& m = p.summary;
     out += name + ",total," + std::to_string(raysIn) + "," + std::to_string(lanes) + ",," +
            std::to_string(shadow) + "," + std::to_string(m.compactionBytes) + "," +
            spreadCsv(m.compactionMs) + "," + csvNumber(m.transferMs.median) + "," +
            spreadCsv(m.traceMs) + "," + spreadCsv(m.shadeMs) + "," + spreadCsv(m.shadowMs) + "," +
-           spreadCsv(m.renderMs) + "," + csvNumber(result.speedupVsNone(p)) + "," + same + "\n";
+           spreadCsv(m.renderMs) + "," + csvNumber(result.speedupVsNone(p)) + "," + same + ",,,," +
+           spreadCsv(m.regenerateMs) + "," + csvNumber(m.idleMs.median) + "\n";
   }
   return out;
 }

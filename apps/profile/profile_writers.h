@@ -1,5 +1,5 @@
-// The machine-readable outputs of `streamrt profile`: JSON (everything) and CSV (one row per
-// primitive and bounce, plus a "total" row per primitive).
+// The machine-readable outputs of `streamrt profile`: JSON (everything) and CSV (per primitive:
+// one row per bounce, one per pass over the path pool, and a "total" row).
 #pragma once
 
 #include <string>

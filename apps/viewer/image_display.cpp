@@ -119,7 +119,7 @@ void ImageDisplay::uploadFromPixelBuffer(GLuint buffer) {
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
 
-void ImageDisplay::draw(int fbWidth, int fbHeight, float exposureStops) {
+void ImageDisplay::draw(const PixelRect& viewport, int fbWidth, int fbHeight, float exposureStops) {
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glDisable(GL_BLEND);
   glDisable(GL_DEPTH_TEST);
@@ -132,11 +132,9 @@ void ImageDisplay::draw(int fbWidth, int fbHeight, float exposureStops) {
   glViewport(0, 0, fbWidth, fbHeight);
   glClearColor(0.08f, 0.08f, 0.09f, 1.f);
   glClear(GL_COLOR_BUFFER_BIT);
-  if (!texture_ || width_ <= 0 || height_ <= 0) return;
-  // The largest fit that keeps the image's aspect, centred.
-  const float scale = std::min(float(fbWidth) / float(width_), float(fbHeight) / float(height_));
-  const int w = int(width_ * scale), h = int(height_ * scale);
-  glViewport((fbWidth - w) / 2, (fbHeight - h) / 2, w, h);
+  if (!texture_ || width_ <= 0 || height_ <= 0 || viewport.width <= 0 || viewport.height <= 0)
+    return;
+  glViewport(viewport.x, viewport.y, viewport.width, viewport.height);
   glUseProgram(program_);
   glUniform1f(exposureLocation_, std::exp2(exposureStops));
   glActiveTexture(GL_TEXTURE0);

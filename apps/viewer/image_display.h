@@ -8,6 +8,7 @@
 
 #include <epoxy/gl.h>
 
+#include "apps/viewer/layout.h"
 #include "base/image_io.h"
 
 namespace srt::viewer {
@@ -26,8 +27,8 @@ class ImageDisplay {
   // Copies the texture's contents from a pixel buffer holding width*height RGB floats, row 0 at
   // the top (the CUDA backend writes it through CUDA-GL interop).
   void uploadFromPixelBuffer(GLuint buffer);
-  // Draws the image letterboxed into the framebuffer area [0, fbWidth) x [0, fbHeight).
-  void draw(int fbWidth, int fbHeight, float exposureStops);
+  // Clears the framebuffer and draws the image into `viewport` (layout.h: beside the panel).
+  void draw(const PixelRect& viewport, int fbWidth, int fbHeight, float exposureStops);
 
   int width() const { return width_; }
   int height() const { return height_; }

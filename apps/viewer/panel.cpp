@@ -11,6 +11,10 @@
 namespace srt::viewer {
 namespace {
 
+const ImGuiWindowFlags kDocked = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoSavedSettings;
+
 // A combo over `choices`; returns true when the user picked another one.
 bool comboOf(const char* label, std::string& value, const std::vector<std::string>& choices) {
   bool changed = false;
@@ -37,80 +41,20 @@ bool comboOf(const char* label, E& value) {
   return true;
 }
 
-// One histogram per stage: bar i is bounce i (or pass i over the pool).
-template <typename T>
-void plotStage(const char* label, const std::vector<T>& rows, double T::*field) {
-  std::vector<float> v;
-  for (const T& r : rows) v.push_back(float(r.*field));
-  const float top = v.empty() ? 1.f : std::max(1e-3f, *std::max_element(v.begin(), v.end()));
-  char overlay[64];
-  std::snprintf(overlay, sizeof overlay, "max %.3f ms", top);
-  ImGui::PlotHistogram(label, v.data(), int(v.size()), 0, overlay, 0.f, top, ImVec2(0, 48));
+// The strip the panel collapses to: one button that brings it back.
+void drawStrip(const Layout& layout, ViewSettings& settings) {
+  ImGui::SetNextWindowPos({layout.panel.x, layout.panel.y});
+  ImGui::SetNextWindowSize({layout.panel.width, layout.panel.height});
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, {3, 6});
+  ImGui::Begin("streamrt (collapsed)", nullptr, kDocked | ImGuiWindowFlags_NoScrollbar);
+  if (ImGui::Button("<", {layout.panel.width - 6, 0})) settings.panelCollapsed = false;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the panel (Tab)");
+  ImGui::End();
+  ImGui::PopStyleVar();
 }
 
-template <typename T>
-void plotStages(const std::vector<T>& rows) {
-  plotStage("trace ms", rows, &T::traceMs);
-  plotStage("shade ms", rows, &T::shadeMs);
-  plotStage("shadow ms", rows, &T::shadowMs);
-  plotStage("compaction ms", rows, &T::compactionMs);
-}
-
-void drawStats(const PanelStatus& status) {
-  ImGui::Text("frames %d   %.1f ms/frame   %.3g rays/s", status.frames, status.frameMs,
-              status.raysPerSecond);
-  ImGui::TextUnformatted(status.display.c_str());
-  if (!status.stats) return;
-  const RenderStats& s = *status.stats;
-  ImGui::Text("%s, %s, %s payload", s.device.c_str(), s.compaction.c_str(), toString(s.payload));
-  if (!ImGui::CollapsingHeader("Per bounce (last frame)", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  std::vector<float> alive, in;
-  for (const BounceStats& b : s.bounces) {
-    in.push_back(float(b.raysIn));
-    alive.push_back(float(b.raysAlive));
-  }
-  const float top = in.empty() ? 1.f : *std::max_element(in.begin(), in.end());
-  ImGui::PlotLines("rays in", in.data(), int(in.size()), 0, nullptr, 0.f, top, ImVec2(0, 56));
-  ImGui::PlotLines("rays alive", alive.data(), int(alive.size()), 0, nullptr, 0.f, top,
-                   ImVec2(0, 56));
-  // The path tracer's regenerate schedule mixes depths in one pass over the pool, so it times
-  // stages per pass; the waves schedule (and Whitted) time them per bounce.
-  const bool perBounce = std::any_of(s.bounces.begin(), s.bounces.end(), [](const BounceStats& b) {
-    return b.traceMs + b.shadeMs + b.shadowMs + b.compactionMs > 0;
-  });
-  if (perBounce || s.iterations.empty()) {
-    plotStages(s.bounces);
-  } else {
-    ImGui::TextDisabled("stage times per pass (schedule %s; waves times each bounce)",
-                        toString(s.schedule));
-    plotStages(s.iterations);
-  }
-  if (!s.iterations.empty()) {
-    // The path tracer's pool passes: occupancy after each pass over the pool.
-    std::vector<float> occupancy;
-    for (const IterationStats& it : s.iterations) occupancy.push_back(float(it.alive));
-    ImGui::PlotLines("alive per pass", occupancy.data(), int(occupancy.size()), 0, nullptr, 0.f,
-                     float(s.poolSize > 0 ? s.poolSize : top), ImVec2(0, 56));
-  }
-}
-
-}  // namespace
-
-std::vector<std::string> compactionChoices(const std::string& backend, bool glPrimitives) {
-  compaction::Needs needs;
-  needs.memory = backend == "cuda" ? MemorySpace::Cuda : MemorySpace::Host;
-  needs.gl = glPrimitives;
-  std::vector<std::string> names = {"auto"};
-  for (const std::string& n : compaction::Registry::global().namesMatching(needs))
-    if (n != "auto") names.push_back(n);
-  return names;
-}
-
-PanelActions drawPanel(ViewSettings& settings, const PanelStatus& status) {
+PanelActions drawControls(ViewSettings& settings, const PanelStatus& status) {
   PanelActions act;
-  ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(380, 0), ImGuiCond_FirstUseEver);
-  ImGui::Begin("streamrt", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
   std::vector<std::string> backends = {"cpu"};
   if (status.cudaPresent) backends.push_back("cuda");
   act.backendChanged = comboOf("backend", settings.backend, backends);
@@ -129,17 +73,91 @@ PanelActions drawPanel(ViewSettings& settings, const PanelStatus& status) {
   }
   ImGui::SliderInt("spp target", &settings.sppTarget, 0, 4096, settings.sppTarget ? "%d" : "none");
   ImGui::SliderFloat("exposure", &settings.exposure, -8.f, 8.f, "%.2f EV");
+  return act;
+}
+
+PanelActions drawTimeline(ViewSettings& settings, const PanelStatus& status) {
+  PanelActions act;
+  if (!status.animated()) return act;
+  if (ImGui::Button(settings.playing ? "pause" : "play", {56, 0}))
+    settings.playing = !settings.playing;
+  ImGui::SameLine();
+  act.timeChanged = ImGui::SliderFloat("time", &settings.time, status.animationStart,
+                                       status.animationEnd, "%.3f");
+  if (act.timeChanged) settings.playing = false;
+  return act;
+}
+
+PanelActions drawCamera(const PanelStatus& status) {
+  PanelActions act;
+  // One line the user can select from; the button copies and prints the whole entry.
+  act.copyCamera = ImGui::Button("copy");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Copy the \"camera\" entry and print it on stdout (Ctrl+C): paste it into "
+        "a scene file or give it to --camera");
+  ImGui::SameLine();
+  std::string text = "\"camera\": " + status.cameraJson;
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputText("##camera", &text, ImGuiInputTextFlags_ReadOnly);
+  return act;
+}
+
+PanelActions drawSave(ViewSettings& settings) {
+  PanelActions act;
   ImGui::InputText("file", &settings.screenshot);
   ImGui::SameLine();
   act.screenshot = ImGui::Button("save");
   ImGui::TextDisabled(".png (tone mapped) or .exr/.pfm (linear)");
-  ImGui::Separator();
-  drawStats(status);
+  return act;
+}
+
+}  // namespace
+
+std::vector<std::string> compactionChoices(const std::string& backend, bool glPrimitives) {
+  compaction::Needs needs;
+  needs.memory = backend == "cuda" ? MemorySpace::Cuda : MemorySpace::Host;
+  needs.gl = glPrimitives;
+  std::vector<std::string> names = {"auto"};
+  for (const std::string& n : compaction::Registry::global().namesMatching(needs))
+    if (n != "auto") names.push_back(n);
+  return names;
+}
+
+PanelActions drawPanel(const Layout& layout, ViewSettings& settings, const PanelStatus& status,
+                       PanelReport* report) {
+  if (settings.panelCollapsed) {
+    drawStrip(layout, settings);
+    return {};
+  }
+  PanelActions act;
+  ImGui::SetNextWindowPos({layout.panel.x, layout.panel.y});
+  ImGui::SetNextWindowSize({layout.panel.width, layout.panel.height});
+  ImGui::Begin("streamrt", nullptr, kDocked);
+  if (ImGui::Button(">")) settings.panelCollapsed = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Collapse the panel to a strip (Tab)");
+  ImGui::SameLine();
+  ImGui::Text("frames %d   %.3g rays/s", status.frames, status.raysPerSecond);
+  if (report) report->framesShown = status.frames;
+  ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.62f);
+  if (ImGui::CollapsingHeader("Render", ImGuiTreeNodeFlags_DefaultOpen))
+    act |= drawControls(settings, status);
+  if (status.animated() && ImGui::CollapsingHeader("Animation", ImGuiTreeNodeFlags_DefaultOpen))
+    act |= drawTimeline(settings, status);
+  if (ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) act |= drawCamera(status);
+  if (ImGui::CollapsingHeader("Save image")) act |= drawSave(settings);
+  ImGui::PopItemWidth();
   if (!status.message.empty()) {
     ImGui::Separator();
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 190, 120, 255));
     ImGui::TextWrapped("%s", status.message.c_str());
+    ImGui::PopStyleColor();
   }
-  ImGui::TextDisabled("left drag: orbit  right drag: look  WASD/QE: move  wheel: dolly");
+  drawStats(status, report);
+  ImGui::Separator();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", kKeyHelp);
+  ImGui::PopStyleColor();
   ImGui::End();
   return act;
 }

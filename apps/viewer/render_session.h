@@ -14,32 +14,45 @@ namespace srt::viewer {
 class RenderSession {
  public:
   // Builds the scene data and kd-tree on `backendName` ("cpu" or "cuda"). Throws like Renderer.
-  RenderSession(const Scene& scene, const std::string& backendName, const RenderOptions& options);
+  RenderSession(const Scene& scene, const std::string& backendName, const RenderOptions& options,
+                const AccelOptions& accel = {}, float time = 0.f);
   ~RenderSession();
 
   // Each throws std::invalid_argument (or the renderer's error) and then keeps what it had.
   void setOptions(const RenderOptions& options);
   void setBackend(const std::string& backendName);
   void setCamera(const Camera& camera);
+  // The scene time the frames show (animated scenes); a new time restarts the accumulation, and
+  // the next frame rebuilds the kd-tree.
+  void setTime(float time);
 
   // Renders the next sample and folds it into the mean.
   void renderFrame();
 
   const Accumulator& accumulator() const { return accumulator_; }
   const RenderStats& lastStats() const { return lastStats_; }
+  double lastAccumulateMs() const { return accumulateMs_; }  // folding the last frame in
+  // The last frame reports the kd-tree build a new Renderer did before it (its first frame), not
+  // one within the frame.
+  bool lastBuildBeforeFrame() const { return buildBeforeFrame_; }
   bool hasStats() const { return accumulator_.frames() > 0; }
   const Backend& backend() const { return backend_; }
   const RenderOptions& options() const { return options_; }
   Camera camera() const { return *renderer_->scene().camera; }  // the renderer places one
+  float time() const { return time_; }
 
  private:
   void restart();
   Scene scene_;  // kept to rebuild the renderer on another backend
   Backend backend_;
   RenderOptions options_;  // spp 1; firstSample set per frame
+  AccelOptions accel_;
   std::unique_ptr<Renderer> renderer_;
   Accumulator accumulator_;
   RenderStats lastStats_;
+  float time_ = 0.f;
+  double accumulateMs_ = 0;
+  bool freshRenderer_ = true, buildBeforeFrame_ = false;
 };
 
 }  // namespace srt::viewer

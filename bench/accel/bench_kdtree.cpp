@@ -1,24 +1,25 @@
-// streamrt-bench-kdtree: GPU kd-tree build times per stage (Zhou et al. 2008) for every registered
-// segmented AABB reduction, on OBJ and PLY meshes (Conference Room, Stanford dragon), against the
-// CPU SAH builder's SAH cost, with a device-to-device copy of the mesh's bytes as the floor.
-// Prints a table and writes JSON. Medians over repeats after warm-up builds, CUDA events.
+// streamrt-bench-kdtree: GPU kd-tree build times per stage (Zhou et al. 2008 with binned SAH) for
+// every registered segmented reduction (node bounds over boxes, SAH bin counts over ints), on OBJ
+// and PLY meshes (Conference Room, Stanford dragon), against the CPU SAH builder's SAH cost, with a
+// device-to-device copy of the mesh's bytes as the floor. Prints a table and writes JSON. Medians
+// over repeats after warm-up builds, CUDA events.
 //
 //   streamrt-bench-kdtree --mesh conference.obj --mesh dragon.ply [--repeats 11] [--json out.json]
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-#include <tiny_obj_loader.h>
+//   streamrt-bench-kdtree --cpu-only --threads 16 --mesh conference.obj   (CPU SAH build only)
+#include <omp.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <assimp/Importer.hpp>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/accel/bench_mesh.h"
 #include "primitives/common/cuda_check.h"
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
@@ -29,64 +30,8 @@
 namespace {
 
 using namespace srt;
-
-struct HostMesh {
-  std::string name;
-  std::vector<Vec3f> positions;
-  std::vector<uint32_t> indices;
-  TriangleMeshView view() const {
-    return {positions.data(), indices.data(), uint32_t(indices.size() / 3)};
-  }
-};
-
-std::string baseName(const std::string& path) {
-  return path.substr(path.find_last_of('/') + 1);
-}
-
-HostMesh loadObj(const std::string& path) {
-  tinyobj::ObjReaderConfig config;
-  config.triangulate = true;
-  config.mtl_search_path = "";
-  tinyobj::ObjReader reader;
-  if (!reader.ParseFromFile(path, config))
-    throw std::runtime_error("cannot read OBJ " + path + ": " + reader.Error());
-  HostMesh m;
-  m.name = baseName(path);
-  const auto& v = reader.GetAttrib().vertices;
-  for (size_t i = 0; i + 2 < v.size(); i += 3) m.positions.push_back({v[i], v[i + 1], v[i + 2]});
-  for (const auto& shape : reader.GetShapes())
-    for (const auto& idx : shape.mesh.indices) {
-      if (idx.vertex_index < 0 || size_t(idx.vertex_index) >= m.positions.size())
-        throw std::runtime_error(path + ": vertex index out of range");
-      m.indices.push_back(uint32_t(idx.vertex_index));
-    }
-  return m;
-}
-
-// PLY (and anything else assimp reads): all meshes, triangulated, no scene transforms.
-HostMesh loadWithAssimp(const std::string& path) {
-  Assimp::Importer importer;
-  const aiScene* scene = importer.ReadFile(path, aiProcess_Triangulate);
-  if (!scene) throw std::runtime_error("cannot read " + path + ": " + importer.GetErrorString());
-  HostMesh m;
-  m.name = baseName(path);
-  for (unsigned k = 0; k < scene->mNumMeshes; ++k) {
-    const aiMesh* mesh = scene->mMeshes[k];
-    const uint32_t base = uint32_t(m.positions.size());
-    for (unsigned i = 0; i < mesh->mNumVertices; ++i)
-      m.positions.push_back({mesh->mVertices[i].x, mesh->mVertices[i].y, mesh->mVertices[i].z});
-    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
-      if (mesh->mFaces[f].mNumIndices != 3) continue;  // points and lines
-      for (int j = 0; j < 3; ++j) m.indices.push_back(base + mesh->mFaces[f].mIndices[j]);
-    }
-  }
-  return m;
-}
-
-HostMesh loadMesh(const std::string& path) {
-  const std::string ext = path.size() > 4 ? path.substr(path.size() - 4) : "";
-  return ext == ".obj" || ext == ".OBJ" ? loadObj(path) : loadWithAssimp(path);
-}
+using bench::HostMesh;
+using bench::loadMesh;
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -115,6 +60,34 @@ double copyMs(size_t bytes, int repeats) {
   return median(ms);
 }
 
+double processCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// The CPU SAH builder alone (no device needed): median build time (wall, and CPU time summed over
+// threads: the work, which a loaded machine does not inflate), nodes and SAH cost.
+void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warmup) {
+  std::printf("CPU SAH build, %d threads\n%-24s %9s %10s %10s %10s %10s\n", omp_get_max_threads(),
+              "mesh", "triangles", "build ms", "CPU ms", "nodes", "SAH");
+  for (const std::string& path : meshes) {
+    const HostMesh mesh = loadMesh(path);
+    std::vector<double> ms, cpuMs;
+    KdTree tree;
+    for (int k = 0; k < warmup + repeats; ++k) {
+      tree = KdTree();
+      const double cpu0 = processCpuSeconds();
+      tree = buildKdTreeSah(mesh.view());
+      const double cpu = (processCpuSeconds() - cpu0) * 1e3;
+      if (k >= warmup) ms.push_back(tree.buildSeconds * 1e3), cpuMs.push_back(cpu);
+    }
+    const KdTreeStats s = computeStats(tree);
+    std::printf("%-24s %9zu %10.1f %10.1f %10zu %10.3f\n", mesh.name.c_str(),
+                mesh.indices.size() / 3, median(ms), median(cpuMs), s.nodes, s.sahCost);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,8 +102,18 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   app.add_option("--warmup", warmup, "untimed builds first")->check(CLI::Range(0, 100));
   app.add_option("--json", jsonPath, "where to write the results");
+  bool cpuOnly = false;
+  int threads = 0;
+  app.add_flag("--cpu-only", cpuOnly, "time the CPU SAH builder only (no device needed)");
+  app.add_option("--threads", threads, "OpenMP threads for the CPU build (0: all)")
+      ->check(CLI::Range(0, 1024));
   CLI11_PARSE(app, argc, argv);
   try {
+    if (threads > 0) omp_set_num_threads(threads);
+    if (cpuOnly) {
+      benchCpuBuild(meshes, repeats, warmup);
+      return 0;
+    }
     if (!cudaDeviceAvailable()) {
       std::fprintf(stderr, "streamrt-bench-kdtree: no CUDA device (%s)\n",
                    cudaDeviceDescription().c_str());
@@ -156,9 +139,9 @@ int main(int argc, char** argv) {
           "\n%s: %u triangles | CPU SAH builder %.1f ms, SAH %.2f, %zu nodes | D2D copy of the "
           "mesh %.4f ms\n",
           mesh.name.c_str(), tris, cpuTree.buildSeconds * 1e3, cpu.sahCost, cpu.nodes, floorMs);
-      std::printf("%-20s %9s %7s %7s %7s %8s %7s %8s %8s %6s %9s %9s\n", "segreduce", "total ms",
-                  "setup", "bounds", "split", "compact", "small", "finalize", "nodes", "levels",
-                  "SAH/CPU", "vs cub-seg");
+      std::printf("%-20s %9s %7s %7s %7s %7s %8s %7s %8s %8s %6s %9s %9s\n", "segreduce",
+                  "total ms", "setup", "bounds", "bins", "split", "compact", "small", "finalize",
+                  "nodes", "levels", "SAH/CPU", "vs cub-seg");
       nlohmann::json jm;
       jm["mesh"] = mesh.name;
       jm["path"] = path;
@@ -174,11 +157,12 @@ int main(int argc, char** argv) {
         o.compaction = compactionName;
         GpuKdTreeBuilder builder(o);
         for (int w = 0; w < warmup; ++w) builder.build(dview);
-        std::vector<double> total, setup, bounds, split, compact, small, fin;
+        std::vector<double> total, setup, bounds, bins, split, compact, small, fin;
         GpuKdBuildStats st;
         for (int k = 0; k < repeats; ++k) {
           builder.build(dview, nullptr, &st);
           total.push_back(st.totalMs), setup.push_back(st.setupMs), bounds.push_back(st.boundsMs);
+          bins.push_back(st.binsMs);
           split.push_back(st.splitMs), compact.push_back(st.compactionMs);
           small.push_back(st.smallNodeMs), fin.push_back(st.finalizeMs);
         }
@@ -190,6 +174,7 @@ int main(int argc, char** argv) {
                         {"totalMs", t},
                         {"setupMs", median(setup)},
                         {"boundsMs", median(bounds)},
+                        {"binsMs", median(bins)},
                         {"splitMs", median(split)},
                         {"compactionMs", median(compact)},
                         {"smallNodeMs", median(small)},
@@ -206,11 +191,12 @@ int main(int argc, char** argv) {
         if (cubSegTotal > 0) row["speedupVsCubSegmented"] = cubSegTotal / t;
         char vsCub[32] = "-";
         if (cubSegTotal > 0) std::snprintf(vsCub, sizeof vsCub, "%.2fx", cubSegTotal / t);
-        std::printf("%-20s %9.3f %7.3f %7.3f %7.3f %8.3f %7.3f %8.3f %8zu %6zu %9.3f %9s\n",
+        std::printf("%-20s %9.3f %7.3f %7.3f %7.3f %7.3f %8.3f %7.3f %8.3f %8zu %6zu %9.3f %9s\n",
                     std::string(row["segreduce"]).c_str(), t, double(row["setupMs"]),
-                    double(row["boundsMs"]), double(row["splitMs"]), double(row["compactionMs"]),
-                    double(row["smallNodeMs"]), double(row["finalizeMs"]), size_t(row["nodes"]),
-                    size_t(row["largeNodeLevels"]), double(row["sahRatioToCpu"]), vsCub);
+                    double(row["boundsMs"]), double(row["binsMs"]), double(row["splitMs"]),
+                    double(row["compactionMs"]), double(row["smallNodeMs"]),
+                    double(row["finalizeMs"]), size_t(row["nodes"]), size_t(row["largeNodeLevels"]),
+                    double(row["sahRatioToCpu"]), vsCub);
       }
       jm["gpu"] = rows;
       out["meshes"].push_back(jm);

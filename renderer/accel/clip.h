@@ -1,33 +1,156 @@
-// Polygon clipping shared by the kd-tree builders (CPU SAH and GPU), so both reference a triangle
+// Triangle clipping shared by the kd-tree builders (CPU SAH and GPU), so both reference a triangle
 // from exactly the same voxels ("perfect splits").
 #pragma once
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 
 namespace srt {
 
 // Keeps the part of a convex polygon on one side of an axis plane (Sutherland-Hodgman). New
 // vertices lie exactly on the plane; coordinates equal at both ends of an edge stay exact.
-// `out` needs room for n + 1 vertices.
-SRT_CPU_GPU inline int clipPolygon(const Vec3f* in, int n, int axis, float plane, bool keepAbove,
-                                   Vec3f* out) {
+// `out` needs room for n + 1 vertices. V: Vec3f or anything indexable the same way.
+template <typename V>
+SRT_CPU_GPU inline int clipPolygonOf(const V* in, int n, int axis, float plane, bool keepAbove,
+                                     V* out) {
   int m = 0;
   for (int i = 0; i < n; ++i) {
-    const Vec3f p = in[i], q = in[i + 1 == n ? 0 : i + 1];
+    const V& p = in[i];
+    const V& q = in[i + 1 == n ? 0 : i + 1];
     const bool inP = keepAbove ? p[axis] >= plane : p[axis] <= plane;
     const bool inQ = keepAbove ? q[axis] >= plane : q[axis] <= plane;
     if (inP) out[m++] = p;
     if (inP != inQ) {
       const float t = (plane - p[axis]) / (q[axis] - p[axis]);
-      Vec3f r = p + (q - p) * t;
-      for (int k = 0; k < 3; ++k)
-        if (p[k] == q[k]) r[k] = p[k];
+      V& r = out[m++];
+      for (int k = 0; k < 3; ++k) r[k] = p[k] == q[k] ? p[k] : p[k] + (q[k] - p[k]) * t;
       r[axis] = plane;
-      out[m++] = r;
     }
   }
   return m;
+}
+
+SRT_CPU_GPU inline int clipPolygon(const Vec3f* in, int n, int axis, float plane, bool keepAbove,
+                                   Vec3f* out) {
+  return clipPolygonOf(in, n, axis, plane, keepAbove, out);
+}
+
+// A polygon vertex left uninitialised (Vec3f zero-fills), for the clipper's scratch arrays.
+struct ClipVertex {
+  float c[3];
+  SRT_CPU_GPU float operator[](int k) const { return c[k]; }
+  SRT_CPU_GPU float& operator[](int k) { return c[k]; }
+};
+
+// std::min / std::max for floats, usable on the device; on the host fminf/fmaxf are libm calls.
+SRT_CPU_GPU inline float clipMin(float a, float b) {
+  return b < a ? b : a;
+}
+SRT_CPU_GPU inline float clipMax(float a, float b) {
+  return a < b ? b : a;
+}
+
+// A triangle being clipped to a voxel: its own bounds and the convex polygon left so far.
+struct ClippedTriangle {
+  float tlo[3], thi[3];  // bounds of the whole triangle
+  ClipVertex poly[12];   // room for 3 vertices + one per clipping plane (at most 7 planes)
+  int n;                 // 0: nothing left
+  bool clipped;          // whether any plane cut it (else poly is the triangle)
+};
+
+// Clips by one plane, pushed out by eps, when it cuts the triangle's bounds (keepAbove: the
+// voxel's lower face).
+SRT_CPU_GPU inline void clipToPlane(ClippedTriangle& c, int axis, float plane, bool keepAbove,
+                                    float eps) {
+  if (c.n == 0) return;
+  if (keepAbove ? !(c.tlo[axis] < plane - eps) : !(c.thi[axis] > plane + eps)) return;
+  ClipVertex out[12];
+  c.n = clipPolygonOf(c.poly, c.n, axis, keepAbove ? plane - eps : plane + eps, keepAbove, out);
+  for (int i = 0; i < c.n; ++i) c.poly[i] = out[i];
+  c.clipped = true;
+}
+
+// The triangle clipped to the six faces of [voxelLo, voxelHi], pushed out by eps.
+SRT_CPU_GPU inline ClippedTriangle clipTriangle(const Vec3f v[3], const Vec3f& voxelLo,
+                                                const Vec3f& voxelHi, float eps) {
+  ClippedTriangle c;
+  for (int k = 0; k < 3; ++k) {
+    c.tlo[k] = clipMin(v[0][k], clipMin(v[1][k], v[2][k]));
+    c.thi[k] = clipMax(v[0][k], clipMax(v[1][k], v[2][k]));
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) c.poly[i][k] = v[i][k];
+  c.n = 3;
+  c.clipped = false;
+  for (int k = 0; k < 3; ++k) {
+    clipToPlane(c, k, voxelLo[k], true, eps);
+    clipToPlane(c, k, voxelHi[k], false, eps);
+  }
+  return c;
+}
+
+// Bounds of the clipped polygon, widened by eps (see clipTriangleBounds) and cut to the voxel;
+// false when nothing is left in the voxel.
+SRT_CPU_GPU inline bool clippedTriangleBounds(const ClippedTriangle& c, const Vec3f& voxelLo,
+                                              const Vec3f& voxelHi, float eps, Vec3f* outLo,
+                                              Vec3f* outHi) {
+  if (c.n == 0) return false;
+  float lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = c.clipped ? c.poly[0][k] : c.tlo[k];
+    hi[k] = c.clipped ? c.poly[0][k] : c.thi[k];
+  }
+  if (c.clipped)
+    for (int i = 1; i < c.n; ++i)
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = clipMin(lo[k], c.poly[i][k]);
+        hi[k] = clipMax(hi[k], c.poly[i][k]);
+      }
+  for (int k = 0; k < 3; ++k) {
+    if (c.tlo[k] < c.thi[k]) {  // flat triangles stay flat
+      lo[k] = clipMax(lo[k] - eps, c.tlo[k] - eps);
+      hi[k] = clipMin(hi[k] + eps, c.thi[k] + eps);
+    }
+    lo[k] = clipMax(lo[k], voxelLo[k]);
+    hi[k] = clipMin(hi[k], voxelHi[k]);
+    if (lo[k] > hi[k]) return false;
+  }
+  *outLo = Vec3f(lo[0], lo[1], lo[2]);
+  *outHi = Vec3f(hi[0], hi[1], hi[2]);
+  return true;
+}
+
+// Bounds of the part of triangle v[] inside the voxel [voxelLo, voxelHi], into outLo/outHi; false
+// when the triangle misses the voxel. Robustness: the bounds are widened by eps (a few ulps of the
+// scene's largest coordinate) along the axes where the triangle is not flat, so a triangle is
+// referenced by every voxel that rounding in the watertight test could let a ray hit it in; a
+// triangle lying exactly in an axis plane stays flat (planar events). Only the voxel planes that
+// cut the triangle's own bounds are clipped against.
+SRT_CPU_GPU inline bool clipTriangleBounds(const Vec3f v[3], const Vec3f& voxelLo,
+                                           const Vec3f& voxelHi, float eps, Vec3f* outLo,
+                                           Vec3f* outHi) {
+  const ClippedTriangle c = clipTriangle(v, voxelLo, voxelHi, eps);
+  return clippedTriangleBounds(c, voxelLo, voxelHi, eps, outLo, outHi);
+}
+
+// clipTriangleBounds for both children of a voxel split at `pos` on `axis`, clipping to the
+// parent once: the parent's polygon cut at the plane gives each child's part.
+SRT_CPU_GPU inline void clipTriangleBoundsSplit(const Vec3f v[3], const Vec3f& voxelLo,
+                                                const Vec3f& voxelHi, int axis, float pos,
+                                                float eps, bool* inBelow, Vec3f* belowLo,
+                                                Vec3f* belowHi, bool* inAbove, Vec3f* aboveLo,
+                                                Vec3f* aboveHi) {
+  const ClippedTriangle parent = clipTriangle(v, voxelLo, voxelHi, eps);
+  Vec3f lo = voxelLo, hi = voxelHi;
+  ClippedTriangle part = parent;
+  clipToPlane(part, axis, pos, false, eps);
+  hi[axis] = pos;
+  *inBelow = clippedTriangleBounds(part, lo, hi, eps, belowLo, belowHi);
+  part = parent;
+  clipToPlane(part, axis, pos, true, eps);
+  hi[axis] = voxelHi[axis];
+  lo[axis] = pos;
+  *inAbove = clippedTriangleBounds(part, lo, hi, eps, aboveLo, aboveHi);
 }
 
 }  // namespace srt

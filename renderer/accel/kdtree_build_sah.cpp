@@ -1,33 +1,41 @@
 // Wald & Havran 2006 O(N log N) SAH kd-tree build: per axis, one list of sorted split events
 // (end < planar < start at equal positions) is swept to find the best plane; the lists of the two
-// children are made from the parent's by a linear split, and only the triangles straddling the
-// plane are clipped ("perfect splits") and re-sorted.
+// children are made from the parent's by a stable linear split, and only the triangles straddling
+// the plane are clipped (clip.h, "perfect splits") and their new events sorted and merged in.
 //
-// Robustness: each triangle's clipped bounds are widened by a few ulps of the scene's largest
-// coordinate along the axes where the triangle is not flat, so a triangle is referenced by every
-// voxel that rounding in the watertight test could let a ray hit it in. Triangles lying exactly in
-// an axis plane stay flat and produce planar events.
+// Parallel: the root's events are made and radix-sorted per axis in parallel; every subtree of at
+// least kTaskTriangles triangles is an OpenMP task writing its own fragment (joined once at the
+// end, kdtree_build_sah_tree.cpp); nodes of at least kWideNodeTriangles sweep and split their three
+// axes in parallel. The split decisions are the serial algorithm's, so the tree does not depend
+// on the thread count.
 #include "renderer/accel/kdtree_build_sah.h"
-
-#include "renderer/accel/clip.h"
 
 #include <omp.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <exception>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "renderer/accel/clip.h"
+#include "renderer/accel/kdtree_build_sah_fragment.h"
 
 namespace srt {
 namespace {
 
+// Below these triangle counts a subtree is built inline / a node's axes are handled in turn.
+constexpr size_t kTaskTriangles = 1024;
+constexpr size_t kWideNodeTriangles = 16384;
+
 enum EventType : uint32_t { kEnd = 0, kPlanar = 1, kStart = 2 };
 
 struct Event {
-  float pos;
+  float pos;      // never -0: the radix sort orders by bits
   uint32_t code;  // triangle << 2 | type
   uint32_t tri() const { return code >> 2; }
   uint32_t type() const { return code & 3u; }
@@ -35,7 +43,15 @@ struct Event {
 inline bool operator<(const Event& a, const Event& b) {
   return a.pos < b.pos || (a.pos == b.pos && (a.code & 3u) < (b.code & 3u));
 }
-using EventLists = std::array<std::vector<Event>, 3>;
+
+// A node's three event lists in one allocation: axis k is [begin[k], end[k]).
+struct NodeEvents {
+  std::unique_ptr<Event[]> data;
+  size_t begin[3] = {}, end[3] = {};
+  size_t count = 0;  // triangles
+  const Event* first(int k) const { return data.get() + begin[k]; }
+  const Event* last(int k) const { return data.get() + end[k]; }
+};
 
 enum Side : uint8_t { kBoth, kLeftOnly, kRightOnly };
 
@@ -46,265 +62,330 @@ struct SplitChoice {
   double cost = std::numeric_limits<double>::infinity();
 };
 
-// Nodes and primitive indices of a subtree, with child indices and offsets relative to itself.
-struct Subtree {
-  std::vector<KdNode> nodes;
-  std::vector<uint32_t> prims;
+// A straddling triangle clipped to both children.
+struct Clipped {
+  uint32_t tri;
+  bool inL, inR;
+  Bounds3f l, r;
 };
 
-void appendSubtree(const Subtree& sub, Subtree& out) {
-  const size_t base = out.nodes.size(), primBase = out.prims.size();
-  if (base + sub.nodes.size() > kKdMaxField)
-    throw std::length_error("kd-tree: more than 2^30 nodes");
-  for (KdNode n : sub.nodes) {
-    if (!n.isLeaf())
-      n.initInterior(n.axis(), n.split, n.aboveChild() + uint32_t(base));
-    else if (n.primitiveCount() > 1)
-      n.primitiveOffset += uint32_t(primBase);
-    out.nodes.push_back(n);
+// Per-thread buffers of the serial split; never held across a task scheduling point.
+struct SplitScratch {
+  std::vector<uint8_t> side;
+  std::vector<Clipped> clipped;
+  std::vector<Event> newL, newR;
+};
+thread_local SplitScratch tScratch;
+
+float orderable(float x) {
+  return x + 0.f;
+}  // -0 -> +0
+
+void addAxisEvents(uint32_t tri, float lo, float hi, std::vector<Event>& out) {
+  if (lo == hi) {
+    out.push_back({orderable(lo), tri << 2 | kPlanar});
+  } else {
+    out.push_back({orderable(lo), tri << 2 | kStart});
+    out.push_back({orderable(hi), tri << 2 | kEnd});
   }
-  out.prims.insert(out.prims.end(), sub.prims.begin(), sub.prims.end());
 }
 
-void freeEvents(EventLists& ev) {
-  for (auto& e : ev) std::vector<Event>().swap(e);
+// LSD radix sort by (position, type): three passes of 12 bits over a 34-bit key. Stable.
+uint64_t sortKey(const Event& e) {
+  uint32_t u;
+  std::memcpy(&u, &e.pos, 4);
+  u = (u & 0x80000000u) ? ~u : u | 0x80000000u;
+  return uint64_t(u) << 2 | e.type();
+}
+void radixSort(Event* a, Event* tmp, size_t n) {
+  Event* src = a;
+  Event* dst = tmp;
+  for (int shift = 0; shift < 36; shift += 12) {
+    std::vector<size_t> offset(4097, 0);
+    for (size_t i = 0; i < n; ++i) ++offset[((sortKey(src[i]) >> shift) & 4095) + 1];
+    for (size_t d = 1; d <= 4096; ++d) offset[d] += offset[d - 1];
+    for (size_t i = 0; i < n; ++i) dst[offset[(sortKey(src[i]) >> shift) & 4095]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != a) std::memcpy(a, src, n * sizeof(Event));
 }
 
 class SahBuilder {
  public:
   SahBuilder(const TriangleMeshView& mesh, const KdBuildOptions& options, int maxDepth, float eps)
-      : mesh_(mesh),
-        options_(options),
-        maxDepth_(maxDepth),
-        eps_(eps),
-        scratch_(size_t(omp_get_max_threads())) {}
+      : mesh_(mesh), options_(options), maxDepth_(maxDepth), eps_(eps) {}
 
-  // Bounds of the part of triangle `tri` inside `voxel` (widened, see the file comment); false
-  // when the triangle misses the voxel.
   bool clippedBounds(uint32_t tri, const Bounds3f& voxel, Bounds3f* out) const {
-    Vec3f poly[2][12];
-    for (int i = 0; i < 3; ++i) poly[0][i] = mesh_.positions[mesh_.indices[3 * size_t(tri) + i]];
-    Bounds3f tb;
-    for (int k = 0; k < 3; ++k) {
-      tb.lo[k] = std::min(poly[0][0][k], std::min(poly[0][1][k], poly[0][2][k]));
-      tb.hi[k] = std::max(poly[0][0][k], std::max(poly[0][1][k], poly[0][2][k]));
-    }
-    Bounds3f b = tb;
-    int n = 3, cur = 0;
-    bool clipped = false;
-    for (int k = 0; k < 3 && n > 0; ++k) {  // only the planes that cut the triangle's bounds
-      if (tb.lo[k] < voxel.lo[k] - eps_) {
-        n = clipPolygon(poly[cur], n, k, voxel.lo[k] - eps_, true, poly[1 - cur]);
-        cur = 1 - cur;
-        clipped = true;
-      }
-      if (n > 0 && tb.hi[k] > voxel.hi[k] + eps_) {
-        n = clipPolygon(poly[cur], n, k, voxel.hi[k] + eps_, false, poly[1 - cur]);
-        cur = 1 - cur;
-        clipped = true;
-      }
-    }
-    if (n == 0) return false;
-    if (clipped) {
-      b.lo = b.hi = poly[cur][0];
-      for (int i = 1; i < n; ++i)
-        for (int k = 0; k < 3; ++k) {
-          b.lo[k] = std::min(b.lo[k], poly[cur][i][k]);
-          b.hi[k] = std::max(b.hi[k], poly[cur][i][k]);
-        }
-    }
-    for (int k = 0; k < 3; ++k) {
-      if (tb.lo[k] < tb.hi[k]) {  // flat triangles stay flat (planar events)
-        b.lo[k] = std::max(b.lo[k] - eps_, tb.lo[k] - eps_);
-        b.hi[k] = std::min(b.hi[k] + eps_, tb.hi[k] + eps_);
-      }
-    }
-    for (int k = 0; k < 3; ++k) {
-      b.lo[k] = std::max(b.lo[k], voxel.lo[k]);
-      b.hi[k] = std::min(b.hi[k], voxel.hi[k]);
-      if (b.lo[k] > b.hi[k]) return false;
-    }
-    *out = b;
-    return true;
+    Vec3f v[3];
+    for (int i = 0; i < 3; ++i) v[i] = mesh_.positions[mesh_.indices[3 * size_t(tri) + i]];
+    return clipTriangleBounds(v, voxel.lo, voxel.hi, eps_, &out->lo, &out->hi);
   }
 
-  static void addEvents(uint32_t tri, const Bounds3f& b, EventLists& ev) {
-    for (int k = 0; k < 3; ++k) {
-      if (b.lo[k] == b.hi[k]) {
-        ev[k].push_back({b.lo[k], tri << 2 | kPlanar});
-      } else {
-        ev[k].push_back({b.lo[k], tri << 2 | kStart});
-        ev[k].push_back({b.hi[k], tri << 2 | kEnd});
-      }
-    }
-  }
-
-  // Builds the subtree for the triangles of `ev` (count of them) in `voxel`, appending to `out`.
-  // Frees `ev`.
-  void build(EventLists& ev, size_t count, const Bounds3f& voxel, int depth, Subtree& out) {
+  // Builds the subtree of `ev` in `voxel` into `out`, spawning tasks for large children.
+  void build(NodeEvents ev, const Bounds3f& voxel, int depth, KdFragment& out) {
+    const bool wide = options_.parallel && ev.count >= kWideNodeTriangles;
     SplitChoice split;
-    if (count > 0 && depth < maxDepth_) split = findSplit(ev, count, voxel);
-    if (split.axis < 0 || split.cost > double(options_.intersectCost) * double(count)) {
-      makeLeaf(ev, count, out);
-      freeEvents(ev);
+    if (ev.count > 0 && depth < maxDepth_) split = findSplit(ev, voxel, wide);
+    if (split.axis < 0 || split.cost > double(options_.intersectCost) * double(ev.count)) {
+      makeLeaf(ev, out);
       return;
     }
     Bounds3f left = voxel, right = voxel;
     left.hi[split.axis] = split.pos;
     right.lo[split.axis] = split.pos;
-    EventLists evL, evR;
-    size_t countL = 0, countR = 0;
-    splitEvents(ev, split, left, right, evL, evR, &countL, &countR);
-    freeEvents(ev);
+    NodeEvents evL, evR;
+    splitEvents(ev, split, left, right, wide, evL, evR);
+    ev.data.reset();
 
     const size_t self = out.nodes.size();
     out.nodes.emplace_back();
-    size_t above = 0;
-    if (depth < options_.parallelDepth) {
-      Subtree subL, subR;
-#pragma omp task shared(evL, subL, left, countL) firstprivate(depth)
-      build(evL, countL, left, depth + 1, subL);
-#pragma omp task shared(evR, subR, right, countR) firstprivate(depth)
-      build(evR, countR, right, depth + 1, subR);
-#pragma omp taskwait
-      appendSubtree(subL, out);
-      above = out.nodes.size();
-      appendSubtree(subR, out);
-    } else {
-      build(evL, countL, left, depth + 1, out);
-      above = out.nodes.size();
-      build(evR, countR, right, depth + 1, out);
-    }
+    buildChild(std::move(evL), left, depth + 1, out);
+    const size_t above = out.nodes.size();
+    buildChild(std::move(evR), right, depth + 1, out);
     if (above > kKdMaxField) throw std::length_error("kd-tree: more than 2^30 nodes");
     out.nodes[self].initInterior(split.axis, split.pos, uint32_t(above));
   }
 
+  // build() for the root, inside the parallel region: an exception is kept for rethrow().
+  void buildRoot(NodeEvents ev, const Bounds3f& voxel, KdFragment& out) {
+    try {
+      build(std::move(ev), voxel, 0, out);
+    } catch (...) {
+      keepError();
+    }
+  }
+
+  // The first exception the build threw (tasks cannot throw past their region).
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
  private:
+  struct ChildJob {
+    NodeEvents ev;
+    Bounds3f voxel;
+    int depth;
+    KdFragment* out;
+  };
+
+  void buildChild(NodeEvents ev, const Bounds3f& voxel, int depth, KdFragment& out) {
+    if (!options_.parallel || ev.count < kTaskTriangles) {
+      build(std::move(ev), voxel, depth, out);
+      return;
+    }
+    out.children.push_back(
+        {uint32_t(out.nodes.size()), uint32_t(out.prims.size()), std::make_unique<KdFragment>()});
+    out.nodes.emplace_back();  // placeholder for the task's subtree
+    ChildJob* job = new ChildJob{std::move(ev), voxel, depth, out.children.back().subtree.get()};
+#pragma omp task firstprivate(job)
+    {
+      std::unique_ptr<ChildJob> owned(job);
+      try {
+        build(std::move(owned->ev), owned->voxel, owned->depth, *owned->out);
+      } catch (...) {
+        keepError();
+      }
+    }
+  }
+
+  void keepError() {
+#pragma omp critical(srt_kd_build_error)
+    if (!error_) error_ = std::current_exception();
+  }
+
   double lambda(size_t nl, size_t nr) const {
     return nl == 0 || nr == 0 ? 1.0 - double(options_.emptyBonus) : 1.0;
   }
 
-  // The sweep of Wald & Havran section 4.3, one axis at a time. Planes on the voxel's faces are
-  // skipped: they cut off nothing and would recurse without end.
-  SplitChoice findSplit(const EventLists& ev, size_t count, const Bounds3f& voxel) const {
+  // The sweep of Wald & Havran section 4.3 over axis k. Planes on the voxel's faces are skipped:
+  // they cut off nothing and would recurse without end.
+  SplitChoice sweepAxis(const NodeEvents& ev, int k, const Bounds3f& voxel) const {
     SplitChoice best;
-    const Vec3f d = voxel.diagonal();
+    const float lo = voxel.lo[k], hi = voxel.hi[k];
     const double area = voxel.surfaceArea();
-    if (!(area > 0)) return best;
-    const double invArea = 2.0 / area;
-    const double kT = options_.traversalCost, kI = options_.intersectCost;
-    for (int k = 0; k < 3; ++k) {
-      const float lo = voxel.lo[k], hi = voxel.hi[k];
-      if (!(lo < hi)) continue;
-      const double da = d[(k + 1) % 3], db = d[(k + 2) % 3];
-      const std::vector<Event>& e = ev[k];
-      size_t nl = 0, nr = count;
-      for (size_t i = 0; i < e.size();) {
-        const float p = e[i].pos;
-        size_t ends = 0, planars = 0, starts = 0;
-        while (i < e.size() && e[i].pos == p && e[i].type() == kEnd) ++ends, ++i;
-        while (i < e.size() && e[i].pos == p && e[i].type() == kPlanar) ++planars, ++i;
-        while (i < e.size() && e[i].pos == p && e[i].type() == kStart) ++starts, ++i;
-        nr -= planars + ends;
-        if (p > lo && p < hi) {
-          const double dl = double(p) - lo, dr = double(hi) - p;
-          const double pl = (dl * (da + db) + da * db) * invArea;
-          const double pr = (dr * (da + db) + da * db) * invArea;
-          const double costL =
-              lambda(nl + planars, nr) * (kT + kI * (pl * double(nl + planars) + pr * double(nr)));
-          const double costR =
-              lambda(nl, nr + planars) * (kT + kI * (pl * double(nl) + pr * double(nr + planars)));
-          const bool left = costL <= costR;
-          const double cost = left ? costL : costR;
-          if (cost < best.cost) best = {k, p, left, cost};
-        }
-        nl += starts + planars;
+    if (!(area > 0) || !(lo < hi)) return best;
+    const Vec3f d = voxel.diagonal();
+    const double invArea = 2.0 / area, kT = options_.traversalCost, kI = options_.intersectCost;
+    const double da = d[(k + 1) % 3], db = d[(k + 2) % 3];
+    const Event *e = ev.first(k), *end = ev.last(k);
+    size_t nl = 0, nr = ev.count;
+    while (e < end) {
+      const float p = e->pos;
+      size_t ends = 0, planars = 0, starts = 0;
+      for (; e < end && e->pos == p && e->type() == kEnd; ++e) ++ends;
+      for (; e < end && e->pos == p && e->type() == kPlanar; ++e) ++planars;
+      for (; e < end && e->pos == p && e->type() == kStart; ++e) ++starts;
+      nr -= planars + ends;
+      if (p > lo && p < hi) {
+        const double dl = double(p) - lo, dr = double(hi) - p;
+        const double pl = (dl * (da + db) + da * db) * invArea;
+        const double pr = (dr * (da + db) + da * db) * invArea;
+        const double costL =
+            lambda(nl + planars, nr) * (kT + kI * (pl * double(nl + planars) + pr * double(nr)));
+        const double costR =
+            lambda(nl, nr + planars) * (kT + kI * (pl * double(nl) + pr * double(nr + planars)));
+        const bool left = costL <= costR;
+        const double cost = left ? costL : costR;
+        if (cost < best.cost) best = {k, p, left, cost};
       }
+      nl += starts + planars;
     }
     return best;
   }
 
-  void makeLeaf(const EventLists& ev, size_t count, Subtree& out) const {
-    if (count > kKdMaxField) throw std::length_error("kd-tree: leaf with more than 2^30 triangles");
+  // The lowest cost over the three axes; ties go to the lower axis and the lower plane.
+  SplitChoice findSplit(const NodeEvents& ev, const Bounds3f& voxel, bool wide) const {
+    SplitChoice perAxis[3];
+    if (wide) {
+      for (int k = 0; k < 3; ++k) {
+#pragma omp task shared(perAxis, ev, voxel) firstprivate(k)
+        perAxis[k] = sweepAxis(ev, k, voxel);
+      }
+#pragma omp taskwait
+    } else {
+      for (int k = 0; k < 3; ++k) perAxis[k] = sweepAxis(ev, k, voxel);
+    }
+    SplitChoice best;
+    for (const SplitChoice& s : perAxis)
+      if (s.cost < best.cost) best = s;
+    return best;
+  }
+
+  void makeLeaf(const NodeEvents& ev, KdFragment& out) const {
+    if (ev.count > kKdMaxField)
+      throw std::length_error("kd-tree: leaf with more than 2^30 triangles");
     KdNode leaf;
-    if (count == 0) {
+    if (ev.count == 0) {
       leaf.initLeaf(0, 0);
-    } else if (count == 1) {
+    } else if (ev.count == 1) {
       uint32_t tri = 0;
-      for (const Event& e : ev[0])
-        if (e.type() != kEnd) tri = e.tri();
+      for (const Event* e = ev.first(0); e < ev.last(0); ++e)
+        if (e->type() != kEnd) tri = e->tri();
       leaf.initLeaf(1, tri);
     } else {
-      leaf.initLeaf(uint32_t(count), uint32_t(out.prims.size()));
-      for (const Event& e : ev[0])
-        if (e.type() != kEnd) out.prims.push_back(e.tri());
+      leaf.initLeaf(uint32_t(ev.count), uint32_t(out.prims.size()));
+      for (const Event* e = ev.first(0); e < ev.last(0); ++e)
+        if (e->type() != kEnd) out.prims.push_back(e->tri());
     }
     out.nodes.push_back(leaf);
   }
 
-  // Wald & Havran section 5.2: classify, split the sorted lists in one pass, clip the straddling
-  // triangles to both children, sort their new events and merge.
-  void splitEvents(const EventLists& ev, const SplitChoice& s, const Bounds3f& left,
-                   const Bounds3f& right, EventLists& outL, EventLists& outR, size_t* countL,
-                   size_t* countR) {
-    std::vector<uint8_t>& side = scratch_[size_t(omp_get_thread_num())];
-    if (side.size() < mesh_.triangleCount) side.resize(mesh_.triangleCount);
-    for (const Event& e : ev[0])
-      if (e.type() != kEnd) side[e.tri()] = kBoth;
-    for (const Event& e : ev[s.axis]) {
-      const uint32_t t = e.type();
-      if (t == kEnd && e.pos <= s.pos) side[e.tri()] = kLeftOnly;
-      if (t == kStart && e.pos >= s.pos) side[e.tri()] = kRightOnly;
+  // Which child each triangle of the node goes to (Wald & Havran section 5.2); straddlers are
+  // listed in `straddling`.
+  void classify(const NodeEvents& ev, const SplitChoice& s, uint8_t* side,
+                std::vector<Clipped>& straddling, size_t* onlyL, size_t* onlyR) const {
+    for (const Event* e = ev.first(0); e < ev.last(0); ++e)
+      if (e->type() != kEnd) side[e->tri()] = kBoth;
+    for (const Event* e = ev.first(s.axis); e < ev.last(s.axis); ++e) {
+      const uint32_t t = e->type();
+      if (t == kEnd && e->pos <= s.pos) side[e->tri()] = kLeftOnly;
+      if (t == kStart && e->pos >= s.pos) side[e->tri()] = kRightOnly;
       if (t == kPlanar) {
-        const bool toLeft = e.pos < s.pos || (e.pos == s.pos && s.planarLeft);
-        side[e.tri()] = toLeft ? kLeftOnly : kRightOnly;
+        const bool toLeft = e->pos < s.pos || (e->pos == s.pos && s.planarLeft);
+        side[e->tri()] = toLeft ? kLeftOnly : kRightOnly;
       }
     }
-    std::vector<uint32_t> straddling;
-    size_t onlyL = 0, onlyR = 0;
-    for (const Event& e : ev[0]) {
-      if (e.type() == kEnd) continue;
-      const uint8_t sd = side[e.tri()];
-      if (sd == kBoth) straddling.push_back(e.tri());
-      onlyL += sd == kLeftOnly;
-      onlyR += sd == kRightOnly;
+    straddling.clear();
+    *onlyL = *onlyR = 0;
+    for (const Event* e = ev.first(0); e < ev.last(0); ++e) {
+      if (e->type() == kEnd) continue;
+      const uint8_t sd = side[e->tri()];
+      if (sd == kBoth) straddling.push_back({e->tri(), false, false, {}, {}});
+      *onlyL += sd == kLeftOnly;
+      *onlyR += sd == kRightOnly;
     }
-    EventLists newL, newR;
-    size_t keptL = 0, keptR = 0;
-    for (uint32_t tri : straddling) {
-      Bounds3f b;
-      if (clippedBounds(tri, left, &b)) addEvents(tri, b, newL), ++keptL;
-      if (clippedBounds(tri, right, &b)) addEvents(tri, b, newR), ++keptR;
+  }
+
+  // Axis k of both children: the parent's events filtered by side, with the straddlers' new
+  // events (sorted) merged in.
+  static void splitAxis(const NodeEvents& ev, int k, const uint8_t* side,
+                        const std::vector<Clipped>& clipped, std::vector<Event>& newL,
+                        std::vector<Event>& newR, NodeEvents& outL, NodeEvents& outR) {
+    newL.clear();
+    newR.clear();
+    newL.reserve(2 * clipped.size());
+    newR.reserve(2 * clipped.size());
+    for (const Clipped& c : clipped) {
+      if (c.inL) addAxisEvents(c.tri, c.l.lo[k], c.l.hi[k], newL);
+      if (c.inR) addAxisEvents(c.tri, c.r.lo[k], c.r.hi[k], newR);
     }
+    std::sort(newL.begin(), newL.end());
+    std::sort(newR.begin(), newR.end());
+    Event* l = outL.data.get() + outL.begin[k];
+    Event* r = outR.data.get() + outR.begin[k];
+    const Event *nl = newL.data(), *nlEnd = nl + newL.size();
+    const Event *nr = newR.data(), *nrEnd = nr + newR.size();
+    for (const Event* e = ev.first(k); e < ev.last(k); ++e) {
+      const uint8_t sd = side[e->tri()];
+      if (sd == kLeftOnly) {
+        while (nl < nlEnd && *nl < *e) *l++ = *nl++;
+        *l++ = *e;
+      } else if (sd == kRightOnly) {
+        while (nr < nrEnd && *nr < *e) *r++ = *nr++;
+        *r++ = *e;
+      }
+    }
+    while (nl < nlEnd) *l++ = *nl++;
+    while (nr < nrEnd) *r++ = *nr++;
+    outL.end[k] = size_t(l - outL.data.get());
+    outR.end[k] = size_t(r - outR.data.get());
+  }
+
+  // Room for the children's lists: each axis gets the parent's events plus two per straddler.
+  static void allocateChild(const NodeEvents& ev, size_t straddlers, NodeEvents& child) {
+    size_t total = 0;
     for (int k = 0; k < 3; ++k) {
-      std::sort(newL[k].begin(), newL[k].end());
-      std::sort(newR[k].begin(), newR[k].end());
-      // Capacity for the worst case; the lists are freed as soon as the child has split them.
-      outL[k].reserve(ev[k].size() + newL[k].size());
-      outR[k].reserve(ev[k].size() + newR[k].size());
-      size_t il = 0, ir = 0;
-      for (const Event& e : ev[k]) {  // filter the parent's list, merging the new events in
-        const uint8_t sd = side[e.tri()];
-        if (sd == kLeftOnly) {
-          while (il < newL[k].size() && newL[k][il] < e) outL[k].push_back(newL[k][il++]);
-          outL[k].push_back(e);
-        } else if (sd == kRightOnly) {
-          while (ir < newR[k].size() && newR[k][ir] < e) outR[k].push_back(newR[k][ir++]);
-          outR[k].push_back(e);
+      child.begin[k] = child.end[k] = total;
+      total += ev.end[k] - ev.begin[k] + 2 * straddlers;
+    }
+    child.data.reset(new Event[total]);
+  }
+
+  void splitEvents(const NodeEvents& ev, const SplitChoice& s, const Bounds3f& left,
+                   const Bounds3f& right, bool wide, NodeEvents& outL, NodeEvents& outR) {
+    // A wide node waits for its axis tasks, and a waiting thread may run other tasks that use its
+    // scratch: it keeps its own buffers.
+    SplitScratch local;
+    SplitScratch& scratch = wide ? local : tScratch;
+    if (scratch.side.size() < mesh_.triangleCount) scratch.side.resize(mesh_.triangleCount);
+    size_t onlyL = 0, onlyR = 0;
+    classify(ev, s, scratch.side.data(), scratch.clipped, &onlyL, &onlyR);
+    size_t keptL = 0, keptR = 0;
+    Bounds3f voxel = left;
+    voxel.hi[s.axis] = right.hi[s.axis];
+    for (Clipped& c : scratch.clipped) {
+      Vec3f v[3];  // NOLINT: filled below
+      for (int i = 0; i < 3; ++i) v[i] = mesh_.positions[mesh_.indices[3 * size_t(c.tri) + i]];
+      clipTriangleBoundsSplit(v, voxel.lo, voxel.hi, s.axis, s.pos, eps_, &c.inL, &c.l.lo, &c.l.hi,
+                              &c.inR, &c.r.lo, &c.r.hi);
+      keptL += c.inL;
+      keptR += c.inR;
+    }
+    allocateChild(ev, scratch.clipped.size(), outL);
+    allocateChild(ev, scratch.clipped.size(), outR);
+    outL.count = onlyL + keptL;
+    outR.count = onlyR + keptR;
+    if (wide) {
+      for (int k = 0; k < 3; ++k) {
+#pragma omp task shared(ev, scratch, outL, outR) firstprivate(k)
+        {
+          std::vector<Event> newL, newR;
+          splitAxis(ev, k, scratch.side.data(), scratch.clipped, newL, newR, outL, outR);
         }
       }
-      outL[k].insert(outL[k].end(), newL[k].begin() + std::ptrdiff_t(il), newL[k].end());
-      outR[k].insert(outR[k].end(), newR[k].begin() + std::ptrdiff_t(ir), newR[k].end());
+#pragma omp taskwait
+    } else {
+      for (int k = 0; k < 3; ++k)
+        splitAxis(ev, k, scratch.side.data(), scratch.clipped, scratch.newL, scratch.newR, outL,
+                  outR);
     }
-    *countL = onlyL + keptL;
-    *countR = onlyR + keptR;
   }
 
   const TriangleMeshView& mesh_;
   const KdBuildOptions& options_;
   int maxDepth_;
   float eps_;
-  std::vector<std::vector<uint8_t>> scratch_;  // per-thread triangle sides (no task switch inside)
+  std::exception_ptr error_;
 };
 
 bool finite(Vec3f v) {
@@ -322,6 +403,37 @@ void checkOptions(const KdBuildOptions& o) {
                                 " outside [0, " + std::to_string(kKdMaxDepth) + "]");
 }
 
+// The root's event lists, sorted, for the triangles with `usable` set: per axis, in parallel.
+NodeEvents rootEvents(const std::vector<Bounds3f>& boxes, const std::vector<uint8_t>& usable,
+                      size_t count) {
+  NodeEvents ev;
+  ev.count = count;
+  ev.data.reset(new Event[6 * count]);
+  std::unique_ptr<Event[]> tmp(new Event[6 * count]);
+  for (int k = 0; k < 3; ++k) {
+#pragma omp task shared(ev, boxes, usable, tmp) firstprivate(k)
+    {
+      Event* out = ev.data.get() + 2 * count * size_t(k);
+      size_t n = 0;
+      for (uint32_t t = 0; t < uint32_t(boxes.size()); ++t) {
+        if (!usable[t]) continue;
+        const float lo = orderable(boxes[t].lo[k]), hi = orderable(boxes[t].hi[k]);
+        if (lo == hi) {
+          out[n++] = {lo, t << 2 | kPlanar};
+        } else {
+          out[n++] = {lo, t << 2 | kStart};
+          out[n++] = {hi, t << 2 | kEnd};
+        }
+      }
+      radixSort(out, tmp.get() + 2 * count * size_t(k), n);
+      ev.begin[k] = 2 * count * size_t(k);
+      ev.end[k] = ev.begin[k] + n;
+    }
+  }
+#pragma omp taskwait
+  return ev;
+}
+
 }  // namespace
 
 KdTree buildKdTreeSah(const TriangleMeshView& mesh, const KdBuildOptions& options) {
@@ -332,17 +444,20 @@ KdTree buildKdTreeSah(const TriangleMeshView& mesh, const KdBuildOptions& option
                                 " triangles but no positions or indices");
   if (mesh.triangleCount > kKdMaxField)
     throw std::invalid_argument("buildKdTreeSah: more than 2^30 triangles");
+  const int threads = options.parallel ? omp_get_max_threads() : 1;
+  const long tris = long(mesh.triangleCount);
 
   // Scale of the rounding the clipped bounds must absorb: a few ulps of the largest coordinate.
   std::vector<uint8_t> usable(mesh.triangleCount);
   float maxAbs = 0;
-  size_t count = 0;
-  for (uint32_t t = 0; t < mesh.triangleCount; ++t) {
+  long count = 0;
+#pragma omp parallel for num_threads(threads) reduction(max : maxAbs) reduction(+ : count)
+  for (long t = 0; t < tris; ++t) {
     const Vec3f v[3] = {mesh.positions[mesh.indices[3 * size_t(t)]],
                         mesh.positions[mesh.indices[3 * size_t(t) + 1]],
                         mesh.positions[mesh.indices[3 * size_t(t) + 2]]};
-    usable[t] = finite(v[0]) && finite(v[1]) && finite(v[2]);
-    if (!usable[t]) continue;
+    usable[size_t(t)] = finite(v[0]) && finite(v[1]) && finite(v[2]);
+    if (!usable[size_t(t)]) continue;
     ++count;
     for (const Vec3f& p : v)
       maxAbs = std::max(maxAbs, std::max(std::fabs(p.x), std::max(std::fabs(p.y), std::fabs(p.z))));
@@ -352,91 +467,39 @@ KdTree buildKdTreeSah(const TriangleMeshView& mesh, const KdBuildOptions& option
       options.maxDepth > 0
           ? options.maxDepth
           : std::min(kKdMaxDepth,
-                     int(std::lround(8 + 1.3 * std::log2(double(std::max<size_t>(count, 1))))));
+                     int(std::lround(8 + 1.3 * std::log2(double(std::max<long>(count, 1))))));
 
   SahBuilder builder(mesh, options, maxDepth, eps);
   Bounds3f everything;
   everything.lo = Vec3f(-std::numeric_limits<float>::max());
   everything.hi = Vec3f(std::numeric_limits<float>::max());
-  EventLists events;
+  std::vector<Bounds3f> boxes(mesh.triangleCount);
+#pragma omp parallel for num_threads(threads)
+  for (long t = 0; t < tris; ++t)
+    if (usable[size_t(t)] && !builder.clippedBounds(uint32_t(t), everything, &boxes[size_t(t)]))
+      usable[size_t(t)] = 0;
   Bounds3f bounds;
-  for (auto& e : events) e.reserve(2 * count);
-  for (uint32_t t = 0; t < mesh.triangleCount; ++t) {
-    Bounds3f b;
-    if (!usable[t] || !builder.clippedBounds(t, everything, &b)) continue;
-    SahBuilder::addEvents(t, b, events);
-    bounds.extend(b);
-  }
-  usable.clear();
+  count = 0;
+  for (long t = 0; t < tris; ++t)
+    if (usable[size_t(t)]) bounds.extend(boxes[size_t(t)]), ++count;
 
-  Subtree out;
-#pragma omp parallel num_threads(options.parallelDepth > 0 ? omp_get_max_threads() : 1)
+  KdFragment root;
+#pragma omp parallel num_threads(threads)
 #pragma omp single
   {
-    for (int k = 0; k < 3; ++k) {
-#pragma omp task shared(events) firstprivate(k)
-      std::sort(events[k].begin(), events[k].end());
-    }
-#pragma omp taskwait
-    builder.build(events, count, bounds, 0, out);
+    NodeEvents events = rootEvents(boxes, usable, size_t(count));
+    std::vector<Bounds3f>().swap(boxes);
+    std::vector<uint8_t>().swap(usable);
+    builder.buildRoot(std::move(events), bounds, root);
   }
+  builder.rethrow();
 
   KdTree tree;
-  tree.nodes = std::move(out.nodes);
-  tree.primIndices = std::move(out.prims);
+  joinFragments(root, &tree.nodes, &tree.primIndices);
   tree.bounds = bounds;
   tree.buildSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return tree;
-}
-
-KdTreeStats computeStats(const KdTree& tree, const KdBuildOptions& options) {
-  KdTreeStats s;
-  s.buildSeconds = tree.buildSeconds;
-  if (tree.nodes.empty()) return s;
-  const double rootArea = tree.bounds.surfaceArea();
-  struct Item {
-    uint32_t node;
-    Bounds3f box;
-    size_t depth;
-  };
-  std::vector<Item> stack{{0, tree.bounds, 0}};
-  size_t nonEmpty = 0;
-  while (!stack.empty()) {
-    const Item it = stack.back();
-    stack.pop_back();
-    const KdNode& n = tree.nodes[it.node];
-    ++s.nodes;
-    const double rel = rootArea > 0 ? it.box.surfaceArea() / rootArea : 1.0;
-    if (n.isLeaf()) {
-      const uint32_t c = n.primitiveCount();
-      ++s.leaves;
-      s.emptyLeaves += c == 0;
-      nonEmpty += c > 0;
-      s.primReferences += c;
-      s.maxDepth = std::max(s.maxDepth, it.depth);
-      if (c > 1 && size_t(n.primitiveOffset) + c > tree.primIndices.size())
-        throw std::invalid_argument("kd-tree: leaf " + std::to_string(it.node) +
-                                    " points past the primitive index array");
-      s.sahCost += options.intersectCost * double(c) * rel;
-      continue;
-    }
-    const uint32_t above = n.aboveChild();
-    if (above <= it.node + 1 || above >= tree.nodes.size() || it.node + 1 >= tree.nodes.size())
-      throw std::invalid_argument("kd-tree: node " + std::to_string(it.node) +
-                                  " has a bad child index " + std::to_string(above));
-    if (it.depth + 1 > size_t(kKdMaxDepth))
-      throw std::invalid_argument("kd-tree: deeper than kKdMaxDepth = " +
-                                  std::to_string(kKdMaxDepth));
-    s.sahCost += options.traversalCost * rel;
-    Bounds3f lo = it.box, hi = it.box;
-    lo.hi[n.axis()] = n.split;
-    hi.lo[n.axis()] = n.split;
-    stack.push_back({above, hi, it.depth + 1});
-    stack.push_back({it.node + 1, lo, it.depth + 1});
-  }
-  s.avgPrimsPerLeaf = nonEmpty ? double(s.primReferences) / double(nonEmpty) : 0.0;
-  return s;
 }
 
 }  // namespace srt

@@ -20,8 +20,9 @@ struct KdBuildOptions {
   float emptyBonus = 0.f;
   // 0: 8 + 1.3 log2(N) as pbrt-v4, capped at kKdMaxDepth. Larger than kKdMaxDepth is an error.
   int maxDepth = 0;
-  // Build subtrees in OpenMP tasks down to this depth (0: serial).
-  int parallelDepth = 6;
+  // OpenMP tasks over subtrees and over the axes of large nodes (every thread of the enclosing
+  // team's default size); false: one thread. The tree is the same either way.
+  bool parallel = true;
 };
 
 // A finished tree in host memory, in the format of kdtree.h (any builder produces this).

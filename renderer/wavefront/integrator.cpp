@@ -101,6 +101,8 @@ compaction::Info validateRenderOptions(const Backend& backend, const RenderOptio
                                 " is more than 2^30 paths");
   if (uint64_t(opt.firstSample) + uint64_t(opt.spp) > 0xffffffffull)
     throw std::invalid_argument("first sample + --spp passes 2^32");
+  if (opt.filmSamples != 0 && opt.filmSamples < uint32_t(opt.spp))
+    throw std::invalid_argument("the film's clamp is sized for fewer samples than --spp");
 
   compaction::Needs needs;
   needs.memory = backend.memory();

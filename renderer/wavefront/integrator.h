@@ -46,6 +46,9 @@ class Integrator {
   // The film of the last render() as the mean radiance per pixel over the samples it holds, on
   // the host.
   virtual Image image() const = 0;
+  // The film of the last render() as its fixed-point sums (3 per pixel, kFilmScale per unit), on
+  // the host: films of disjoint sample ranges add up exactly to the film of their union.
+  virtual std::vector<unsigned long long> filmSums() const = 0;
   // The next render() takes samples [firstSample, firstSample + spp): the streams stay as they
   // are (a viewer's progressive frames).
   virtual void setSampleRange(uint32_t firstSample, int spp) = 0;

@@ -8,6 +8,7 @@
 // spills. Registers: 56 for closest hits and 48 for shadow rays in every variant, so 9 blocks of
 // 128 threads (36 warps) fit an SM for closest hits. Capping them (__launch_bounds__ for 10 or 12
 // blocks) spilled and was no faster on the H100; neither were blocks of 64 or 256 threads.
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -27,8 +28,24 @@ constexpr int kBlock = 128;
 // 12 rendered the four bench/tracer scenes 0.1-1.5% faster than 20, and 28 was 6% slower.
 constexpr int kRefetchBelow = 12;
 
-// Next unclaimed stream position; reset to 0 before every launch (see the header).
-__device__ uint32_t gNextRay;
+// Next unclaimed stream position, one per host thread and device, reset to 0 before every launch
+// (see the header): two renders on one GPU from two host threads (a split render that lists a
+// device twice) run on two streams at once and must not take each other's rays.
+uint32_t* nextRayCounter() {
+  struct Counters {
+    std::map<int, uint32_t*> byDevice;
+    ~Counters() {
+      for (const auto& [device, counter] : byDevice)
+        if (cudaSetDevice(device) == cudaSuccess) cudaFree(counter);  // (the runtime may be gone)
+    }
+  };
+  thread_local Counters counters;
+  int device = 0;
+  SRT_CUDA_CHECK(cudaGetDevice(&device));
+  uint32_t*& counter = counters.byDevice[device];
+  if (!counter) SRT_CUDA_CHECK(cudaMalloc(&counter, sizeof(uint32_t)));
+  return counter;
+}
 
 // What a persistent kernel traces. A job says how many positions the stream has (read on the
 // device), which ray a position holds (false: a dead lane, nothing to do or write), and what to do
@@ -84,7 +101,7 @@ struct ShadowJob {  // traceShadows: unoccluded rays add their contribution to t
 };
 
 template <typename Job, bool kSpeculative, bool kDynamicFetch>
-__global__ void __launch_bounds__(kBlock) persistentTraceKernel(Job job) {
+__global__ void __launch_bounds__(kBlock) persistentTraceKernel(Job job, uint32_t* nextRay) {
   const uint32_t n = job.size();
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t lanesBelow = (1u << lane) - 1u;
@@ -100,7 +117,7 @@ __global__ void __launch_bounds__(kBlock) persistentTraceKernel(Job job) {
       const uint32_t want = __popc(idle);
       const int leader = __ffs(idle) - 1;
       uint32_t base = 0;
-      if (int(lane) == leader) base = atomicAdd(&gNextRay, want);
+      if (int(lane) == leader) base = atomicAdd(nextRay, want);
       base = __shfl_sync(kFullWarp, base, leader);
       drained = base + want >= n;
       if (!active) {
@@ -156,12 +173,11 @@ uint32_t run(const Job& job, uint32_t maxCount, cudaStream_t stream, bool launch
   if (!launch || maxCount == 0) return resident;
   // Never more warps than 32-ray batches in the launch-size bound.
   const uint32_t needed = uint32_t((uint64_t(maxCount) + kBlock - 1) / kBlock);
-  void* counter = nullptr;
-  SRT_CUDA_CHECK(cudaGetSymbolAddress(&counter, gNextRay));
+  uint32_t* counter = nextRayCounter();
   SRT_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(uint32_t), stream));
   const uint32_t grid = resident < needed ? resident : needed;
   auto* kernel = persistentTraceKernel<Job, kSpeculative, kDynamicFetch>;
-  kernel<<<grid, kBlock, 0, stream>>>(job);
+  kernel<<<grid, kBlock, 0, stream>>>(job, counter);
   SRT_CUDA_CHECK_LAUNCH();
   return resident;
 }

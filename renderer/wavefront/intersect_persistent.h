@@ -31,8 +31,9 @@ constexpr EnumNames<PersistentVariant, 4> enumNames(PersistentVariant) {
 // Same contract as traceClosest(): positions i < rays.count, and below *rays.deviceCount when it is
 // set (read on the device), skipping dead lanes; hits[i] for the ray of slot slots[i] (or i), with
 // triangle == kNoHit on a miss. Positions that are skipped are not written. Queued on b.stream.
-// The ray counter is one device global per process, reset with cudaMemsetAsync before each launch:
-// calls must be ordered on one stream (as a render's stages are), not run on two streams at once.
+// The ray counter is one per host thread and device, reset with cudaMemsetAsync before each
+// launch: one thread's calls must be ordered on one stream (as a render's stages are); renders on
+// other host threads may share the GPU.
 // Throws std::invalid_argument on the CPU backend.
 void traceClosestPersistent(const Backend& b, const SceneView& scene, const RayStreamRef& rays,
                             Hit* hits, PersistentVariant variant = kDefaultPersistentVariant);

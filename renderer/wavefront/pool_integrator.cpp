@@ -113,7 +113,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
     init.totalWork = (unsigned long long)pixels * uint32_t(opt_.spp);
     control_.upload(&init, 1);
     source_ = PathSource{camera_, pixels, opt_.firstSample, opt_.seed, spillStacks()};
-    filmView_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.spp)};
+    filmView_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.filmClampSamples())};
     stats.schedule = opt_.schedule;
     stats.poolSize = capacity_;
     stats.traversal = persistent_ ? Traversal::Persistent : Traversal::Standard;  // "auto" resolved
@@ -169,6 +169,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
   }
 
   Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_); }
+  std::vector<unsigned long long> filmSums() const override { return film_.download(); }
 
  private:
   static constexpr int kRing = 3;                  // passes in flight between queueing and harvest

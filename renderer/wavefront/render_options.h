@@ -65,13 +65,17 @@ struct RenderOptions {
   // the best fixed cadence on every scene of bench/tracer/RESULTS.md.
   uint32_t compactEvery = 0;
   uint32_t firstSample = 0;  // samples [firstSample, firstSample + spp): progressive viewers
+  // The per-sample clamp is sized for this many samples (0: spp). A render split into sample
+  // ranges gives every part the whole render's count, so the parts' films sum to its film.
+  uint32_t filmSamples = 0;
+  double filmClampSamples() const { return filmSamples ? double(filmSamples) : double(spp); }
 
   bool operator==(const RenderOptions& o) const {
     return integrator == o.integrator && width == o.width && height == o.height && spp == o.spp &&
            maxDepth == o.maxDepth && compaction == o.compaction && payload == o.payload &&
            seed == o.seed && schedule == o.schedule && poolSize == o.poolSize &&
            traversal == o.traversal && reorder == o.reorder && compactEvery == o.compactEvery &&
-           firstSample == o.firstSample;
+           firstSample == o.firstSample && filmSamples == o.filmSamples;
   }
   bool operator!=(const RenderOptions& o) const { return !(*this == o); }
 };

@@ -34,12 +34,6 @@ void TestMesh::addTriangle(Vec3f a, Vec3f b, Vec3f c) {
   }
 }
 
-std::string testScenesDir() {
-  // The environment wins, so a bundle run on another machine can point at its own copy.
-  const char* env = std::getenv("SRT_TEST_SCENES_DIR");
-  return env && *env ? env : SRT_TEST_SCENES_DIR;
-}
-
 std::string testScenePath(const std::string& relative) {
   const std::string path = testScenesDir() + "/" + relative;
   return std::ifstream(path).good() ? path : std::string();

@@ -1,6 +1,7 @@
 // Shared by the kd-tree tests: meshes (OBJ scenes through tinyobjloader, synthetic cases), ray
 // families that stress traversal, and brute-force references.
 #pragma once
+#include "tests/test_scenes_dir.h"
 
 #include <cstdint>
 #include <string>
@@ -21,8 +22,6 @@ struct TestMesh {
   void addTriangle(Vec3f a, Vec3f b, Vec3f c);
 };
 
-// SRT_TEST_SCENES_DIR from the environment if set, else the compile definition.
-std::string testScenesDir();
 // Path of a file under testScenesDir(), or "" when it is not there.
 std::string testScenePath(const std::string& relative);
 // All shapes of an OBJ file, triangulated. Throws std::runtime_error naming the file.

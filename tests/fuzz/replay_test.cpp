@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "fuzz_load.h"
+#include "tests/test_scenes_dir.h"
 
 namespace srt {
 namespace {
@@ -30,8 +31,8 @@ class FuzzReplay : public ::testing::TestWithParam<const char*> {};
 TEST_P(FuzzReplay, EveryKnownInputLoadsOrFailsCleanly) {
   const std::string reader = GetParam();
   size_t files = 0, loaded = 0;
-  std::vector<fs::path> dirs = {fs::path(SRT_FUZZ_DIR) / "corpus" / reader,
-                                fs::path(SRT_FUZZ_DIR) / "crashes" / reader};
+  std::vector<fs::path> dirs = {fs::path(srt::test::testDataDir()) / "fuzz" / "corpus" / reader,
+                                fs::path(srt::test::testDataDir()) / "fuzz" / "crashes" / reader};
   if (const char* extra = std::getenv("SRT_FUZZ_REPLAY_DIR"))
     dirs.push_back(fs::path(extra) / reader);
   for (const fs::path& dir : dirs) {

@@ -72,15 +72,18 @@ TEST(ProfileStats, NoBytesMeansNoBandwidth) {
   EXPECT_EQ(summarize({}).bounces.size(), 0u);
 }
 
-TEST(ProfileStats, IterationsTakeMedianTimes) {
+TEST(ProfileStats, IterationsTakeSpreadsOfTimes) {
   RenderStats a, b;
   a.iterations = {{64, 40, 24, 0, 1, 2, 3, 4, 5}};
   b.iterations = {{64, 40, 24, 0, 3, 2, 3, 4, 5}, {64, 10, 0, 54, 1, 1, 1, 1, 1}};
   const PrimitiveSummary p = summarize({a, b});
   ASSERT_EQ(p.iterations.size(), 2u);
   EXPECT_EQ(p.iterations[0].counts.alive, 40u);
-  EXPECT_DOUBLE_EQ(p.iterations[0].traceMs, 2);
-  EXPECT_DOUBLE_EQ(p.iterations[1].traceMs, 1);
+  EXPECT_DOUBLE_EQ(p.iterations[0].traceMs.median, 2);
+  EXPECT_DOUBLE_EQ(p.iterations[0].traceMs.min, 1);  // the spread over the runs, for the CSV
+  EXPECT_DOUBLE_EQ(p.iterations[0].traceMs.max, 3);
+  EXPECT_EQ(p.iterations[1].traceMs.count, 1u);  // only b reached the second pass
+  EXPECT_DOUBLE_EQ(p.iterations[1].traceMs.median, 1);
 }
 
 TEST(ProfileStats, PassTimesWhenBouncesHaveNone) {

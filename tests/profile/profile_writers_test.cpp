@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "apps/profile/html_report.h"
 #include "apps/profile/profile_writers.h"
@@ -31,6 +33,21 @@ PrimitiveProfile primitive(const std::string& spec, const std::string& registere
   p.summary = summarize(p.runs);
   p.imageHash = "0123456789abcdef";
   return p;
+}
+
+// Fields of one CSV line, quotes removed.
+std::vector<std::string> splitCsv(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      fields.emplace_back();
+    else
+      fields.back() += c;
+  }
+  return fields;
 }
 
 Result sweep(bool mismatch) {
@@ -85,6 +102,57 @@ TEST(ProfileWriters, CsvQuotesNamesAndKeepsColumns) {
   EXPECT_EQ(rows, 2 * (3 + 1));  // per primitive: three bounces and a total
   EXPECT_NE(profileCsv(sweep(false)).find("\"gl-roger:block=128,scan=blelloch\",0,"),
             std::string::npos);
+}
+
+// Under the regenerate schedule stage times exist per pass only: the pass rows carry them, with
+// the pool's occupancy, and the bounce rows keep their counts.
+TEST(ProfileWriters, CsvPassRowsCarryTheStageTimes) {
+  Result r = sweep(false);
+  for (PrimitiveProfile& p : r.primitives) {
+    for (RenderStats& s : p.runs) {
+      for (BounceStats& b : s.bounces) b.traceMs = b.shadeMs = b.compactionMs = 0;
+      IterationStats pass;
+      pass.lanes = 64, pass.alive = 40, pass.regenerated = 24, pass.idle = 0;
+      pass.traceMs = 2 * s.renderSeconds * 1e3, pass.shadeMs = 1, pass.regenerateMs = 0.25;
+      s.iterations = {pass, pass};
+    }
+    p.summary = summarize(p.runs);
+  }
+  std::istringstream csv(profileCsv(r));
+  std::string line;
+  std::getline(csv, line);
+  const std::vector<std::string> header = splitCsv(line);
+  const auto column = [&](const std::string& name) {
+    return size_t(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(column("pass"), header.size());
+  int passes = 0, bounces = 0;
+  while (std::getline(csv, line)) {
+    const std::vector<std::string> row = splitCsv(line);
+    ASSERT_EQ(row.size(), header.size()) << line;
+    if (!row[column("pass")].empty()) {
+      ++passes;
+      EXPECT_EQ(row[column("bounce")], "");
+      EXPECT_EQ(row[column("lanes")], "64");
+      EXPECT_EQ(row[column("rays_alive")], "40");
+      EXPECT_EQ(row[column("regenerated")], "24");
+      EXPECT_EQ(row[column("shade_ms_median")], "1");
+      EXPECT_EQ(row[column("regenerate_ms_max")], "0.25");
+      // gl-roger's runs took 10 and 11 ms, so its passes' trace times were 20 and 22 ms.
+      if (row[0] != "none") {
+        EXPECT_EQ(row[column("trace_ms_min")], "20");
+        EXPECT_EQ(row[column("trace_ms_max")], "22");
+      }
+    } else if (row[column("bounce")] != "total") {
+      ++bounces;
+      EXPECT_EQ(row[column("trace_ms_median")], "");  // not measured per depth: empty, not 0
+      EXPECT_NE(row[column("rays_in")], "");
+    } else {
+      EXPECT_EQ(row[column("shade_ms_median")], "2");  // two passes of 1 ms
+    }
+  }
+  EXPECT_EQ(passes, 2 * 2);
+  EXPECT_EQ(bounces, 2 * 3);
 }
 
 TEST(ProfileWriters, ReportShoutsAboutAMismatch) {

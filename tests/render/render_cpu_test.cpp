@@ -3,6 +3,7 @@
 
 #include "primitives/compaction/compaction.h"
 #include "tests/render/render_test_util.h"
+#include "tests/test_scenes_dir.h"
 
 namespace srt {
 namespace {
@@ -136,7 +137,7 @@ namespace {
 // The per-frame rebuild: a frame rendered after moving the geometry and rebuilding the
 // kd-tree equals the same frame rendered from a tree built once for that pose.
 TEST(RenderCpuAnimation, RebuiltFrameEqualsFreshBuildForThatPose) {
-  Scene scene = loadScene(std::string(SRT_SCENE_EXAMPLES_DIR) + "/cornell-orbit.json");
+  Scene scene = loadScene(srt::test::testDataDir() + "/examples/cornell-orbit.json");
   ASSERT_GT(scene.animationEnd, 0.f);
   RenderOptions o;
   o.width = 40, o.height = 40, o.spp = 2, o.maxDepth = 4;

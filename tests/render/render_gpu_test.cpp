@@ -7,6 +7,7 @@
 #include "primitives/compaction/compaction.h"
 #include "renderer/wavefront/stages.h"
 #include "tests/render/render_test_util.h"
+#include "tests/test_scenes_dir.h"
 
 namespace srt {
 namespace {
@@ -216,7 +217,7 @@ namespace {
 TEST(RenderGpuAnimation, GpuBuiltTreeRendersLikeTheCpuOne) {
   REQUIRE_CUDA();
   const Backend cuda = selectBackend("cuda");
-  Scene scene = loadScene(std::string(SRT_SCENE_EXAMPLES_DIR) + "/cornell-orbit.json");
+  Scene scene = loadScene(srt::test::testDataDir() + "/examples/cornell-orbit.json");
   RenderOptions o;
   o.width = 96, o.height = 96, o.spp = 16, o.maxDepth = 6;
   AccelOptions gpu;

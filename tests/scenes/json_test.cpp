@@ -9,7 +9,7 @@
 namespace srt {
 namespace {
 
-const std::string kExamples = SRT_SCENE_EXAMPLES_DIR;
+const std::string kExamples = srt::test::testDataDir() + "/examples";
 
 void expectNear(Vec3f a, Vec3f b, float eps) {
   EXPECT_NEAR(a.x, b.x, eps);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_scenes_dir.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -70,10 +72,6 @@ std::string bytesOf(const T&... values) {
   std::string out;
   (out.append(reinterpret_cast<const char*>(&values), sizeof(T)), ...);
   return out;
-}
-
-inline std::string testScenesDir() {
-  return SRT_TEST_SCENES_DIR;
 }
 
 }  // namespace srt::test

@@ -19,21 +19,24 @@ TEST(ViewerCuda, FramesAccumulateToTheRenderAndShowInTheWindow) {
   if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription();
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (package xvfb): no window to open";
   const std::string ref = kDir + "/view-cuda-ref.exr", shot = kDir + "/view-cuda-shot.exr",
-                    window = kDir + "/view-cuda-window.png";
+                    window = kDir + "/view-cuda-window.png",
+                    layout = kDir + "/view-cuda-layout.json";
   const CommandResult render = runCommand(kStreamrt + " render cornell --backend cuda " +
                                           "--width 64 --height 64 --spp 8 -q -o " + ref);
   ASSERT_EQ(render.exitCode, 0) << render.output;
   const CommandResult run =
       view("cornell --backend cuda --width 64 --height 64 --frames 8 --screenshot " + shot +
-           " --window-screenshot " + window);
+           " --window-screenshot " + window + " --layout " + layout);
   ASSERT_EQ(run.exitCode, 0) << run.output;
   std::cout << run.output;  // the "display: ..." line says whether interop ran
   EXPECT_NE(run.output.find("display: "), std::string::npos) << run.output;
   const Image a = readImage(ref), b = readImage(shot);
   EXPECT_LT(maxRelativeDifference(a, b), 1e-4);
   int compared = 0;
-  const int bad = windowMismatches(readImage(window), b, &compared);
-  EXPECT_GT(compared, 500);
+  const nlohmann::json l = readLayout(layout);
+  ASSERT_FALSE(l.is_discarded());
+  const int bad = windowMismatches(readImage(window), b, boxOf(l["image"], l), &compared);
+  EXPECT_EQ(compared, 64 * 64);
   EXPECT_LT(bad, compared / 100) << bad << " of " << compared << " window pixels differ";
 }
 

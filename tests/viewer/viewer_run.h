@@ -8,6 +8,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/image_io.h"
@@ -54,19 +56,35 @@ inline double maxRelativeDifference(const Image& a, const Image& b) {
   return worst;
 }
 
-// The viewer draws the image letterboxed and centred; sample the window at the centre of each
-// texel right of the panel and compare with the accumulated image as the shader tone maps it.
-inline int windowMismatches(const Image& window, const Image& shot, int* compared) {
-  const float scale =
-      std::min(float(window.width) / shot.width, float(window.height) / shot.height);
-  const float x0 = (window.width - int(shot.width * scale)) / 2;
-  const float y0 = (window.height - int(shot.height * scale)) / 2;
+inline nlohmann::json readLayout(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+// The window pixels the image covers, from the viewer's --layout report: x, y, width, height.
+struct PixelBox {
+  double x = 0, y = 0, width = 0, height = 0;
+};
+inline PixelBox boxOf(const nlohmann::json& rect, const nlohmann::json& layout) {
+  const double sx = layout["framebuffer_scale"][0], sy = layout["framebuffer_scale"][1];
+  return {rect["x"].get<double>() * sx, rect["y"].get<double>() * sy,
+          rect["width"].get<double>() * sx, rect["height"].get<double>() * sy};
+}
+
+// Every texel of the accumulated image, sampled at its centre where the viewer drew the image
+// (the layout's "image" rectangle), against the image as the shader tone maps it.
+inline int windowMismatches(const Image& window, const Image& shot, const PixelBox& image,
+                            int* compared) {
   int bad = 0;
   *compared = 0;
   for (int ty = 0; ty < shot.height; ++ty)
-    for (int tx = shot.width / 2; tx < shot.width; ++tx) {
-      const int wx = int(x0 + (tx + 0.5f) * scale), wy = int(y0 + (ty + 0.5f) * scale);
-      if (wx < 560) continue;  // the panel (about 500 pixels wide) covers the left part
+    for (int tx = 0; tx < shot.width; ++tx) {
+      const int wx = int(image.x + (tx + 0.5) * image.width / shot.width);
+      const int wy = int(image.y + (ty + 0.5) * image.height / shot.height);
+      if (wx < 0 || wy < 0 || wx >= window.width || wy >= window.height) {
+        ++bad;  // the image reaches outside the window
+        continue;
+      }
       ++*compared;
       for (int c = 0; c < 3; ++c) {
         const float shown = linearToSrgb((&window.at(wx, wy).x)[c]);

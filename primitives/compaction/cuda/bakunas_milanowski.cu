@@ -30,15 +30,6 @@ __device__ __forceinline__ uint32_t groupVotes(const uint8_t* __restrict__ keep,
   return votes;
 }
 
-__device__ __forceinline__ uint32_t inclusiveWarpScan(uint32_t v, int lane) {
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const uint32_t t = __shfl_up_sync(~0u, v, off);
-    if (lane >= off) v += t;
-  }
-  return v;
-}
-
 // Lane i's subgroup survivors go to base + (survivors of subgroups < i) + rank in the ballot.
 __device__ __forceinline__ void scatterGroup(const gpu::FieldSet& fs, uint64_t group, int lane,
                                              uint32_t votes, uint32_t inclusive, uint64_t base) {
@@ -72,7 +63,7 @@ __global__ void phase3Kernel(const uint32_t* __restrict__ pred,
   if (warp >= groups) return;
   const int lane = threadIdx.x & 31;
   const uint32_t votes = pred[warp * 32 + lane];
-  const uint32_t inclusive = inclusiveWarpScan(__popc(votes), lane);
+  const uint32_t inclusive = gpu::warpInclusiveSum(__popc(votes), lane);
   const uint32_t base = warp > 0 ? scanned[warp - 1] : 0;
   scatterGroup(fs, warp * kGroup, lane, votes, inclusive, base);
 }
@@ -83,7 +74,7 @@ __global__ void hybridKernel(const uint8_t* __restrict__ keep, uint32_t n, uint3
   if (warp >= groups) return;
   const int lane = threadIdx.x & 31;
   const uint32_t votes = groupVotes(keep, n, warp * kGroup, lane);
-  const uint32_t inclusive = inclusiveWarpScan(__popc(votes), lane);
+  const uint32_t inclusive = gpu::warpInclusiveSum(__popc(votes), lane);
   uint32_t base = 0;
   if (lane == 31 && inclusive > 0) base = atomicAdd(counter, inclusive);
   base = __shfl_sync(~0u, base, 31);

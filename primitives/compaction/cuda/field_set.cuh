@@ -4,6 +4,8 @@
 // vectors across the block (our tile kernels).
 #pragma once
 
+#include "primitives/compaction/cuda/warp_ops.cuh"
+
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -143,13 +145,6 @@ __device__ __forceinline__ void blockCopy(const FieldSet& fs, const Index* local
         break;
     }
   }
-}
-
-// Lanes below this one, for ranks within a ballot.
-__device__ __forceinline__ uint32_t lanesBelow() {
-  uint32_t m;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-  return m;
 }
 
 }  // namespace srt::compaction::gpu

@@ -52,12 +52,7 @@ __global__ void __launch_bounds__(kThreads)
     f[k] = flagAt(keep, n, begin + threadIdx.x * kPerThread + k);
     sum += f[k];
   }
-  uint32_t inclusive = sum;
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const uint32_t t = __shfl_up_sync(~0u, inclusive, off);
-    if (lane >= off) inclusive += t;
-  }
+  const uint32_t inclusive = gpu::warpInclusiveSum(sum, lane);
   if (lane == 31) warpTotals[warp] = inclusive;
   __syncthreads();
   uint32_t running = inclusive - sum;

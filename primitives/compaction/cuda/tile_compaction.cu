@@ -58,15 +58,6 @@ __device__ __forceinline__ uint32_t loadFlags(const uint8_t* __restrict__ keep, 
   return bits;
 }
 
-__device__ __forceinline__ uint32_t warpInclusiveScan(uint32_t v, int lane) {
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const uint32_t t = __shfl_up_sync(~0u, v, off);
-    if (lane >= off) v += t;
-  }
-  return v;
-}
-
 // Run by warp 0: publishes this tile's count, sums the predecessors' counts 32 tiles at a time
 // until one of them has published an inclusive prefix, and publishes this tile's prefix.
 __device__ __forceinline__ uint32_t lookBack(Status* status, uint32_t tile, uint32_t total,
@@ -135,7 +126,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   const uint32_t count = __popc(bits);
-  const uint32_t inclusive = warpInclusiveScan(count, lane);
+  const uint32_t inclusive = gpu::warpInclusiveSum(count, lane);
   if (lane == 31) warpTotals[warp] = inclusive;
   __syncthreads();
   uint32_t rank = inclusive - count, total = 0;

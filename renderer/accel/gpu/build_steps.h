@@ -6,7 +6,7 @@
 
 #include <cassert>
 
-#include "renderer/accel/gpu/build_common.h"
+#include "renderer/accel/gpu/large_node_split.h"
 
 namespace srt::kdgpu {
 
@@ -18,21 +18,25 @@ struct BuildCounters {
   uint32_t nextLarge;               // large children
   uint32_t newTerms;                // terminal children
   uint32_t newTermRefs;             // their references
+  uint32_t nextChunks;              // bin-histogram chunks of the next large level
   uint32_t totalNodes, totalPrims;  // of the finished tree
   Aabb rawBounds;                   // of the finite triangles, before widening
   Aabb rootCell;                    // the tree's bounds
 };
 
 // Per child of a level: what the classification found, and the scan's three counters.
+// A leaf's above child does not exist: it is neither large nor a terminal.
 struct ChildInfo {
   Aabb cell;
-  uint32_t depth, count, isLarge;
+  uint32_t depth, count, isLarge, exists;
 };
 struct ChildScan {
   uint32_t large, terms, termRefs;
+  uint32_t largeRefs, chunks;  // references and bin chunks of the large children
 };
 SRT_CPU_GPU inline ChildScan operator+(const ChildScan& a, const ChildScan& b) {
-  return {a.large + b.large, a.terms + b.terms, a.termRefs + b.termRefs};
+  return {a.large + b.large, a.terms + b.terms, a.termRefs + b.termRefs, a.largeRefs + b.largeRefs,
+          a.chunks + b.chunks};
 }
 
 // A triangle reference of the large-node stage: one 32-byte record, so each compaction moves one
@@ -76,6 +80,43 @@ SRT_CPU_GPU inline void stepRootTerminalRef(uint32_t i, const Ref* ref, uint32_t
 
 // ---- One large level
 
+// Node of chunk c: the last node whose first chunk is <= c (every large node has a chunk).
+SRT_CPU_GPU inline uint32_t chunkOwner(const LevelNode* nodes, uint32_t numNodes, uint32_t c) {
+  uint32_t lo = 0, hi = numNodes - 1;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi + 1) / 2;
+    if (nodes[mid].chunkStart <= c)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// The segmented reduction's input for the bin counts: node n's counter k over its m chunks is the
+// segment [K chunkStart + k m, + m) (K = kBinCounters), so out[n K + k] is node n's counter k.
+struct BinLayout {
+  int* partial;       // per-chunk counts
+  uint32_t* owners;   // n K + k, for the variants that read owners
+  uint32_t* offsets;  // numNodes K + 1 entries, for those that read offsets
+};
+
+// Chunk c's histogram: its references' bins over their node's box after the cuts, written with
+// the segment description. `hist` holds kBinCounters zeroed counters (shared memory on the GPU).
+SRT_CPU_GPU inline void stepChunkSegments(uint32_t c, uint32_t numChunks, const LevelNode& node,
+                                          uint32_t n, const int* hist, const BinLayout& out,
+                                          uint32_t lane, uint32_t lanes) {
+  const uint32_t j = c - node.chunkStart, m = node.chunkCount;
+  const size_t base = size_t(kBinCounters) * node.chunkStart;
+  for (uint32_t k = lane; k < uint32_t(kBinCounters); k += lanes) {
+    out.partial[base + k * m + j] = hist[k];
+    out.owners[base + k * m + j] = n * kBinCounters + k;
+    if (j == 0) out.offsets[size_t(n) * kBinCounters + k] = uint32_t(base + k * m);
+  }
+  if (c + 1 == numChunks && lane == 0)
+    out.offsets[size_t(n + 1) * kBinCounters] = uint32_t(kBinCounters) * numChunks;
+}
+
 // Reference i of `count` to the doubled stream: [0, count) below copies, [count, 2 count) above
 // copies, owner o below -> child o, above -> child o + numNodes.
 SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& mesh, float eps,
@@ -111,11 +152,14 @@ SRT_CPU_GPU inline void stepClassifyChild(uint32_t c, const LargeNode* level, ui
   const int side = int(c / numNodes);
   ChildInfo ci;
   ci.cell = childCell(parent, side);
-  ci.depth = parent.depth + parent.numCuts + 1;
+  ci.depth = parent.depth + parent.cuts.numCuts + (parent.leaf ? 0u : 1u);
   ci.count = start[c + 1] - start[c];
-  ci.isLarge = !parent.noSplit && ci.count > threshold && int(ci.depth) < maxDepth;
+  ci.exists = !(parent.leaf && side == 1);
+  ci.isLarge = !parent.leaf && ci.count > threshold && int(ci.depth) < maxDepth;
   info[c] = ci;
-  scanIn[c] = {ci.isLarge, 1u - ci.isLarge, ci.isLarge ? 0u : ci.count};
+  const uint32_t large = ci.isLarge, term = ci.exists && !ci.isLarge;
+  scanIn[c] = {large, term, term ? ci.count : 0u, large ? ci.count : 0u,
+               large ? chunksOf(ci.count) : 0u};
 }
 
 // With the inclusive scan of the classification: large children become the next level's nodes,
@@ -126,11 +170,13 @@ SRT_CPU_GPU inline void stepAssignChild(uint32_t c, LargeNode* level, uint32_t n
                                         LevelNode* next, Terminal* terms, uint32_t* handle) {
   const ChildInfo ci = info[c];
   const ChildScan s = inclusive[c];
-  uint32_t h;
+  uint32_t h = 0;
   if (ci.isLarge) {
-    next[s.large - 1] = {ci.cell, ci.depth};
+    const uint32_t chunks = chunksOf(ci.count);
+    next[s.large - 1] = {ci.cell,  ci.depth,          s.largeRefs - ci.count,
+                         ci.count, s.chunks - chunks, chunks};
     h = nextBase + s.large - 1;
-  } else {
+  } else if (ci.exists) {
     const uint32_t t = termBase + s.terms - 1;
     terms[t] = {ci.cell, ci.depth, termRefBase + s.termRefs - ci.count, ci.count};
     h = kTerminalBit | t;
@@ -161,77 +207,6 @@ SRT_CPU_GPU inline void stepRouteToChild(uint32_t i, uint32_t n, Ref* ref, const
     keep[i] = 1;
     ref[i].owner = h - nextBase;
   }
-}
-
-// ---- Finalize
-
-struct Sizes {
-  const uint32_t *termNodes, *termRefs, *largeSize, *largePrims;
-  SRT_CPU_GPU uint32_t nodes(uint32_t h) const {
-    return h & kTerminalBit ? termNodes[h & ~kTerminalBit] : largeSize[h];
-  }
-  SRT_CPU_GPU uint32_t prims(uint32_t h) const {
-    return h & kTerminalBit ? termRefs[h & ~kTerminalBit] : largePrims[h];
-  }
-};
-
-struct Offsets {
-  uint32_t *largeOffset, *largePrimOffset, *termOffset, *termPrimOffset;
-  SRT_CPU_GPU void place(uint32_t h, uint32_t node, uint32_t prim) const {
-    if (h & kTerminalBit) {
-      termOffset[h & ~kTerminalBit] = node;
-      termPrimOffset[h & ~kTerminalBit] = prim;
-    } else {
-      largeOffset[h] = node;
-      largePrimOffset[h] = prim;
-    }
-  }
-};
-
-// Bottom-up, one large level at a time (its children are done).
-SRT_CPU_GPU inline void stepSubtreeSize(uint32_t g, const LargeNode* large, const Sizes& sizes,
-                                        uint32_t* largeSize, uint32_t* largePrims) {
-  const LargeNode& n = large[g];
-  largeSize[g] = largeOwnNodes(n) + sizes.nodes(n.child[0]) + sizes.nodes(n.child[1]);
-  largePrims[g] = sizes.prims(n.child[0]) + sizes.prims(n.child[1]);
-}
-
-SRT_CPU_GPU inline void stepPlaceRoot(bool rootIsTerminal, const LargeNode* large,
-                                      const Terminal* terms, const Sizes& sizes,
-                                      const Offsets& offsets, BuildCounters* counters) {
-  const uint32_t root = rootIsTerminal ? kTerminalBit : 0u;
-  offsets.place(root, 0, 0);
-  counters->totalNodes = sizes.nodes(root);
-  counters->totalPrims = sizes.prims(root);
-  counters->rootCell = rootIsTerminal ? terms[0].cell : large[0].cell;
-}
-
-// Top-down, one large level at a time (its own offsets are set).
-SRT_CPU_GPU inline void stepPlaceLarge(uint32_t g, const LargeNode* large, const Sizes& sizes,
-                                       const Offsets& offsets, KdNode* out) {
-  const LargeNode& n = large[g];
-  const uint32_t belowSize = sizes.nodes(n.child[0]);
-  const uint32_t below =
-      writeLargeNode(n, offsets.largeOffset[g], sizes.largeSize[g], belowSize, out);
-  const uint32_t prim = offsets.largePrimOffset[g];
-  offsets.place(n.child[0], below, prim);
-  offsets.place(n.child[1], below + belowSize, prim + sizes.prims(n.child[0]));
-}
-
-// Item k of terminal t: node k and reference k of its scratch, where they exist.
-SRT_CPU_GPU inline void stepPlaceTerminalItem(uint32_t t, uint32_t k, const Terminal* terms,
-                                              const Sizes& sizes, const uint32_t* termOffset,
-                                              const uint32_t* termPrimOffset,
-                                              const KdNode* scratchNodes,
-                                              const uint32_t* scratchRefs, KdNode* outNodes,
-                                              uint32_t* outPrims) {
-  const size_t base = size_t(kScratchPerRef) * terms[t].refStart;
-  const uint32_t handle = kTerminalBit | t;
-  assert(sizes.nodes(handle) <= kScratchPerRef * terms[t].refCount + 1);
-  if (k < sizes.nodes(handle))
-    outNodes[termOffset[t] + k] =
-        relocate(scratchNodes[base + t + k], termOffset[t], termPrimOffset[t]);
-  if (k < sizes.prims(handle)) outPrims[termPrimOffset[t] + k] = scratchRefs[base + k];
 }
 
 }  // namespace srt::kdgpu

@@ -1,4 +1,5 @@
-// Launchers of the GPU kd-tree build's kernels (large_nodes.cu, small_nodes.cu, finalize.cu),
+// Launchers of the GPU kd-tree build's kernels (large_nodes.cu, binned_sah.cu, small_nodes.cu,
+// finalize.cu),
 // called in order by the builder (kdtree_build_gpu.cpp). All asynchronous on `stream`; sizes
 // passed by value are host-known upper bounds, counts that only the device knows are read
 // through pointers into BuildCounters.
@@ -9,7 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "renderer/accel/gpu/build_steps.h"
+#include "renderer/accel/gpu/finalize_steps.h"
+#include "renderer/accel/gpu/small_node_build.h"
 
 namespace srt::kdgpu {
 
@@ -23,8 +25,6 @@ void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cu
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
 void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Terminal* terms,
                         uint32_t* termTri, Aabb* termBox, cudaStream_t stream);
-void launchPlanNodes(const LevelNode* in, const Aabb* tight, uint32_t numNodes, float ratio,
-                     int maxDepth, LargeNode* out, cudaStream_t stream);
 // Writes the doubled stream: [0, count) below copies, [count, 2 count) above copies.
 void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
                            const Ref* cur, uint32_t count, const LargeNode* level,
@@ -49,6 +49,17 @@ void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                            const uint32_t* start, const uint32_t* handle, uint32_t nextBase,
                            const Terminal* terms, uint32_t* termTri, Aabb* termBox, uint8_t* keep,
                            cudaStream_t stream);
+
+// ---- binned SAH of the large nodes (binned_sah.cu)
+// One histogram per chunk of a node's references over its bins (after the empty-space cuts),
+// with the segment description the int segmented reduction reads.
+void launchBinChunks(const LevelNode* nodes, uint32_t numNodes, uint32_t numChunks,
+                     const Aabb* tight, const Ref* ref, float ratio, int maxDepth,
+                     const BinLayout& out, cudaStream_t stream);
+// Each node's cuts and its binned-SAH split (or leaf) from its bin counts.
+void launchChooseSplits(const LevelNode* nodes, uint32_t numNodes, const Aabb* tight,
+                        const int* binCounts, float ratio, int maxDepth, const SahParams& sah,
+                        LargeNode* out, cudaStream_t stream);
 
 // ---- small-node stage (small_nodes.cu)
 void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,

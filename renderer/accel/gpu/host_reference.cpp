@@ -1,56 +1,39 @@
 // The GPU build's pipeline run sequentially on the host, with the per-element steps of
-// build_common.h: the reference the CPU tests check (structure, hits, SAH cost) without a device.
-// Every step mirrors a kernel of large_nodes.cu / small_nodes.cu / finalize.cu; the segmented
-// reduction is a loop over owners and the compaction a stable partition.
+// build_steps.h, large_node_split.h, small_node_build.h and finalize_steps.h: the reference the
+// CPU tests and streamrt-bench-kdtree-quality check (structure, hits, SAH cost, trace time)
+// without a device. Every loop mirrors a kernel of large_nodes.cu / small_nodes.cu /
+// finalize.cu; the segmented reductions are loops over owners and the compactions stable
+// partitions.
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
-#include "renderer/accel/gpu/build_steps.h"
+#include "renderer/accel/gpu/finalize_steps.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/small_node_build.h"
 
 namespace srt {
 
-void validateNumbers(const GpuKdBuildOptions& o) {
-  if (o.smallNodeThreshold < 1 || o.smallNodeThreshold > kdgpu::kSmallMax)
-    throw std::invalid_argument("GpuKdBuildOptions: smallNodeThreshold " +
-                                std::to_string(o.smallNodeThreshold) + " outside [1, 64]");
-  if (o.maxDepth < 0 || o.maxDepth > kKdMaxDepth)
-    throw std::invalid_argument("GpuKdBuildOptions: maxDepth " + std::to_string(o.maxDepth) +
-                                " outside [0, " + std::to_string(kKdMaxDepth) + "]");
-  if (!(o.emptySpaceRatio >= 0.f && o.emptySpaceRatio <= 1.f))
-    throw std::invalid_argument("GpuKdBuildOptions: emptySpaceRatio " +
-                                std::to_string(o.emptySpaceRatio) + " outside [0, 1]");
-  if (!(o.traversalCost > 0) || !(o.intersectCost > 0))
-    throw std::invalid_argument("GpuKdBuildOptions: traversalCost and intersectCost must be > 0");
-  if (!(o.emptyBonus >= 0 && o.emptyBonus < 1))
-    throw std::invalid_argument("GpuKdBuildOptions: emptyBonus " + std::to_string(o.emptyBonus) +
-                                " outside [0, 1)");
-}
-
-int gpuKdMaxDepth(const GpuKdBuildOptions& o, size_t triangles) {
-  if (o.maxDepth > 0) return o.maxDepth;
-  const double n = double(triangles > 1 ? triangles : 1);
-  return std::min(kKdMaxDepth, int(std::lround(8 + 1.3 * std::log2(n))));
-}
+void validateNumbers(const GpuKdBuildOptions& o);  // build_options.cpp
 
 namespace {
 
 using namespace kdgpu;
 
-Aabb unite(const Aabb& a, const Aabb& b) {
-  return reduction::AabbUnion()(a, b);
+// The segmented reduction by owner (owners sorted), on the host.
+template <typename T, typename Op>
+std::vector<T> reduceByOwner(const std::vector<T>& in, size_t count,
+                             const std::vector<uint32_t>& owner, size_t segments, T identity,
+                             Op op) {
+  std::vector<T> out(segments, identity);
+  for (size_t i = 0; i < count; ++i) out[owner[i]] = op(out[owner[i]], in[i]);
+  return out;
 }
 
-// The segmented reduction by owner (owners sorted) and the ordered compaction, on the host.
-std::vector<Aabb> reduceByOwner(const std::vector<Aabb>& in, uint32_t count,
-                                const std::vector<uint32_t>& owner, uint32_t segments) {
-  std::vector<Aabb> out(segments, emptyAabb());
-  for (uint32_t i = 0; i < count; ++i) out[owner[i]] = unite(out[owner[i]], in[i]);
-  return out;
+std::vector<Aabb> reduceBoxes(const std::vector<Aabb>& in, size_t count,
+                              const std::vector<uint32_t>& owner, size_t segments) {
+  return reduceByOwner(in, count, owner, segments, emptyAabb(), reduction::AabbUnion());
 }
 
 template <typename T>
@@ -67,147 +50,220 @@ void grow(std::vector<T>& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
 
-}  // namespace
+// One build's state, named as the device scratch in kdtree_build_gpu.cpp.
+class HostBuild {
+ public:
+  HostBuild(const TriangleMeshView& mesh, const GpuKdBuildOptions& o) : mesh_(mesh), o_(o) {}
 
-// Mirrors GpuKdTreeBuilder::build step for step (kdtree_build_gpu.cpp); each loop below is one
-// kernel launch there, with the same per-thread body from build_steps.h.
-KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBuildOptions& o) {
-  validateNumbers(o);
-  if (mesh.triangleCount > 0 && (!mesh.positions || !mesh.indices))
-    throw std::invalid_argument("buildKdTreeGpuAlgorithmOnHost: mesh without positions/indices");
-  KdTree tree;
-  tree.nodes.resize(1);
-  tree.nodes[0].initLeaf(0, 0);
-  const uint32_t N = mesh.triangleCount;
-  if (N == 0) return tree;
+  KdTree run() {
+    KdTree tree;
+    tree.nodes.resize(1);
+    tree.nodes[0].initLeaf(0, 0);
+    if (mesh_.triangleCount == 0 || !setup()) return tree;
+    if (V_ <= threshold_ || maxDepth_ == 0)
+      rootTerminal();
+    else
+      largeStage();
+    smallStage();
+    finalize(tree);
+    return tree;
+  }
 
-  // Setup.
-  std::vector<Ref> dRef(N), cRef, curRef(N);
-  std::vector<Aabb> curBox(N);
-  std::vector<uint32_t> curOwner(N);
-  std::vector<uint8_t> dKeep(N), keepB;
-  for (uint32_t i = 0; i < N; ++i) stepTriangleBox(i, mesh, dRef.data(), dKeep.data());
-  const uint32_t V = compact(dKeep, N, dRef, curRef);
-  if (V == 0) return tree;
-  const int maxDepth = gpuKdMaxDepth(o, V);
-  const SahParams sah{o.traversalCost, o.intersectCost, o.emptyBonus};
-  const uint32_t threshold = uint32_t(o.smallNodeThreshold);
-  for (uint32_t i = 0; i < V; ++i) stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
-  const float eps = clipEpsilon(reduceByOwner(curBox, V, curOwner, 1)[0]);
-  for (uint32_t i = 0; i < V; ++i) stepWidenBox(i, eps, curRef.data());
+ private:
+  bool setup() {
+    const uint32_t N = mesh_.triangleCount;
+    grow(dRef_, N), grow(dKeep_, N), grow(curRef_, N);
+    for (uint32_t i = 0; i < N; ++i) stepTriangleBox(i, mesh_, dRef_.data(), dKeep_.data());
+    V_ = compact(dKeep_, N, dRef_, curRef_);
+    if (V_ == 0) return false;
+    maxDepth_ = gpuKdMaxDepth(o_, V_);
+    sah_ = {o_.traversalCost, o_.intersectCost, o_.emptyBonus};
+    threshold_ = uint32_t(o_.smallNodeThreshold);
+    unpack(V_);
+    eps_ = clipEpsilon(reduceBoxes(curBox_, V_, curOwner_, 1)[0]);
+    for (uint32_t i = 0; i < V_; ++i) stepWidenBox(i, eps_, curRef_.data());
+    return true;
+  }
 
-  // Large-node stage.
-  std::vector<std::pair<uint32_t, uint32_t>> levels;
-  std::vector<LargeNode> large;
-  std::vector<Terminal> terms;
-  std::vector<uint32_t> termTri, start, handle;
-  std::vector<Aabb> termBox;
-  std::vector<ChildInfo> info;
-  std::vector<ChildScan> scanIn, scanOut;
-  std::vector<LevelNode> levelIn{{emptyAabb(), 0}}, levelNext;
-  uint32_t base = 0, numTerms = 0, numTermRefs = 0;
-  if (V <= threshold || maxDepth == 0) {
-    for (uint32_t i = 0; i < V; ++i) stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
-    terms.push_back({reduceByOwner(curBox, V, curOwner, 1)[0], 0, 0, V});
-    termTri.resize(V);
-    termBox.resize(V);
-    for (uint32_t i = 0; i < V; ++i)
-      stepRootTerminalRef(i, curRef.data(), termTri.data(), termBox.data());
-    numTerms = 1;
-    numTermRefs = V;
-  } else {
-    uint32_t count = V, A = 1;
+  void unpack(uint32_t count) {
+    grow(curBox_, count), grow(curOwner_, count);
+    for (uint32_t i = 0; i < count; ++i)
+      stepUnpack(i, curRef_.data(), curBox_.data(), curOwner_.data());
+  }
+
+  void rootTerminal() {
+    unpack(V_);
+    terms_.push_back({reduceBoxes(curBox_, V_, curOwner_, 1)[0], 0, 0, V_});
+    termTri_.resize(V_);
+    termBox_.resize(V_);
+    for (uint32_t i = 0; i < V_; ++i)
+      stepRootTerminalRef(i, curRef_.data(), termTri_.data(), termBox_.data());
+    numTerms_ = 1;
+    numTermRefs_ = V_;
+  }
+
+  void largeStage() {
+    std::vector<LevelNode> levelIn{{emptyAabb(), 0, 0, V_, 0, chunksOf(V_)}}, levelNext;
+    uint32_t count = V_, A = 1, chunks = chunksOf(V_);
     while (A > 0) {
-      const uint32_t C = 2 * A, D = 2 * count, nextBase = base + A;
-      grow(curBox, count), grow(curOwner, count);
-      for (uint32_t i = 0; i < count; ++i)
-        stepUnpack(i, curRef.data(), curBox.data(), curOwner.data());
-      const std::vector<Aabb> tight = reduceByOwner(curBox, count, curOwner, A);
-      grow(large, nextBase);
-      LargeNode* level = large.data() + base;
-      for (uint32_t i = 0; i < A; ++i)
-        level[i] = planLargeNode(levelIn[i], tight[i], o.emptySpaceRatio, maxDepth);
-      grow(dRef, D), grow(dKeep, D);
-      for (uint32_t i = 0; i < count; ++i)
-        stepRouteReference(i, mesh, eps, curRef.data(), count, level, A, dRef.data(), dKeep.data());
-      grow(cRef, D);
-      const uint32_t kept = compact(dKeep, D, dRef, cRef);
-      grow(start, C + 1), grow(info, C), grow(scanIn, C), grow(scanOut, C);
-      for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef.data(), kept, C, start.data());
-      const int childDepthLimit = count > kMaxReferenceGrowth * V ? 0 : maxDepth;
-      for (uint32_t c = 0; c < C; ++c)
-        stepClassifyChild(c, level, A, start.data(), threshold, childDepthLimit, info.data(),
-                          scanIn.data());
-      ChildScan sum{0, 0, 0};
-      for (uint32_t c = 0; c < C; ++c) scanOut[c] = sum = sum + scanIn[c];
-      grow(terms, numTerms + C), grow(termTri, numTermRefs + D), grow(termBox, numTermRefs + D);
-      grow(levelNext, C), grow(handle, C);
-      for (uint32_t c = 0; c < C; ++c)
-        stepAssignChild(c, level, A, info.data(), scanOut.data(), nextBase, numTerms, numTermRefs,
-                        levelNext.data(), terms.data(), handle.data());
-      grow(keepB, D);
-      for (uint32_t i = 0; i < D; ++i)
-        stepRouteToChild(i, kept, cRef.data(), start.data(), handle.data(), nextBase, terms.data(),
-                         termTri.data(), termBox.data(), keepB.data());
-      grow(curRef, D);
-      count = compact(keepB, D, cRef, curRef);
-      levels.push_back({base, A});
-      base = nextBase;
-      numTerms += sum.terms;
-      numTermRefs += sum.termRefs;
+      const ChildScan sum = largeLevel(levelIn, A, count, chunks, levelNext);
+      numTerms_ += sum.terms;
+      numTermRefs_ += sum.termRefs;
+      count = sum.largeRefs;
+      chunks = sum.chunks;
       A = sum.large;
       std::swap(levelIn, levelNext);
     }
   }
 
-  // Small-node stage.
-  const size_t R = numTermRefs;
-  std::vector<KdNode> scratchNodes(kScratchPerRef * R + numTerms);
-  std::vector<uint32_t> scratchRefs(kScratchPerRef * R + 1);
-  std::vector<uint32_t> termNodes(numTerms), termRefs(numTerms);
+  // Node bounds, empty-space cuts, bin counts and the binned-SAH split of A nodes.
+  void planLevel(const std::vector<LevelNode>& in, uint32_t A, uint32_t count, uint32_t chunks,
+                 LargeNode* level) {
+    unpack(count);
+    const std::vector<Aabb> tight = reduceBoxes(curBox_, count, curOwner_, A);
+    const size_t K = kBinCounters;
+    grow(partial_, K * chunks), grow(binOwner_, K * chunks), grow(binOffsets_, K * A + 1);
+    const BinLayout layout{partial_.data(), binOwner_.data(), binOffsets_.data()};
+    for (uint32_t c = 0; c < chunks; ++c) {
+      const uint32_t n = chunkOwner(in.data(), A, c);
+      const LevelNode& node = in[n];
+      const NodeCuts cuts = planCuts(node, tight[n], o_.emptySpaceRatio, maxDepth_);
+      int hist[kBinCounters] = {};
+      const uint32_t first = node.refStart + (c - node.chunkStart) * kChunkRefs;
+      const uint32_t last = std::min(first + kChunkRefs, node.refStart + node.refCount);
+      for (uint32_t i = first; i < last; ++i) {
+        int slot[6];
+        binSlots(curRef_[i].box, cuts.bins, slot);
+        for (int s : slot) ++hist[s];
+      }
+      stepChunkSegments(c, chunks, node, n, hist, layout, 0, 1);
+    }
+    const std::vector<int> bins =
+        reduceByOwner(partial_, K * chunks, binOwner_, K * A, 0, reduction::Sum<int>());
+    for (uint32_t i = 0; i < A; ++i)
+      level[i] = chooseSplit(planCuts(in[i], tight[i], o_.emptySpaceRatio, maxDepth_), in[i].depth,
+                             in[i].refCount, bins.data() + K * i, sah_, maxDepth_);
+  }
+
+  // One large level: plan, route, child lists, classification, the next level's references.
+  ChildScan largeLevel(const std::vector<LevelNode>& in, uint32_t A, uint32_t count,
+                       uint32_t chunks, std::vector<LevelNode>& next) {
+    const uint32_t C = 2 * A, D = 2 * count, nextBase = base_ + A;
+    grow(large_, nextBase);
+    LargeNode* level = large_.data() + base_;
+    planLevel(in, A, count, chunks, level);
+    grow(dRef_, D), grow(dKeep_, D), grow(cRef_, D);
+    for (uint32_t i = 0; i < count; ++i)
+      stepRouteReference(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
+                         dKeep_.data());
+    const uint32_t kept = compact(dKeep_, D, dRef_, cRef_);
+    grow(start_, C + 1), grow(info_, C), grow(scanIn_, C), grow(scanOut_, C);
+    for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef_.data(), kept, C, start_.data());
+    const int childDepthLimit = count > kMaxReferenceGrowth * V_ ? 0 : maxDepth_;
+    for (uint32_t c = 0; c < C; ++c)
+      stepClassifyChild(c, level, A, start_.data(), threshold_, childDepthLimit, info_.data(),
+                        scanIn_.data());
+    ChildScan sum{0, 0, 0, 0, 0};
+    for (uint32_t c = 0; c < C; ++c) scanOut_[c] = sum = sum + scanIn_[c];
+    grow(terms_, numTerms_ + C), grow(termTri_, numTermRefs_ + D);
+    grow(termBox_, numTermRefs_ + D), grow(next, C), grow(handle_, C);
+    for (uint32_t c = 0; c < C; ++c)
+      stepAssignChild(c, level, A, info_.data(), scanOut_.data(), nextBase, numTerms_, numTermRefs_,
+                      next.data(), terms_.data(), handle_.data());
+    grow(keepB_, D), grow(curRef_, D);
+    for (uint32_t i = 0; i < D; ++i)
+      stepRouteToChild(i, kept, cRef_.data(), start_.data(), handle_.data(), nextBase,
+                       terms_.data(), termTri_.data(), termBox_.data(), keepB_.data());
+    const uint32_t nextCount = compact(keepB_, D, cRef_, curRef_);
+    if (nextCount != sum.largeRefs) throw std::logic_error("host kd build: reference count");
+    levels_.push_back({base_, A});
+    base_ = nextBase;
+    return sum;
+  }
+
   // Terminals are independent (one warp each on the device): one thread each here.
+  void smallStage() {
+    const size_t R = numTermRefs_;
+    scratchNodes_.resize(kScratchPerRef * R + numTerms_);
+    scratchRefs_.resize(kScratchPerRef * R + 1);
+    termNodes_.resize(numTerms_);
+    termRefs_.resize(numTerms_);
 #pragma omp parallel
-  {
-    auto shared = std::make_unique<SmallShared>();
-    SequentialTeam team;
+    {
+      auto shared = std::make_unique<SmallShared>();
+      SequentialTeam team;
 #pragma omp for schedule(dynamic, 64)
-    for (int64_t t = 0; t < int64_t(numTerms); ++t) {
-      const Terminal& term = terms[size_t(t)];
-      const size_t n0 = kScratchPerRef * size_t(term.refStart);
-      SmallOutput out{scratchNodes.data() + n0 + t, kScratchPerRef * term.refCount + 1,
-                      scratchRefs.data() + n0, kScratchPerRef * term.refCount};
-      buildSmallSubtree(team, *shared, term, termTri.data() + term.refStart,
-                        termBox.data() + term.refStart, maxDepth, mesh, eps, sah, out,
-                        &termNodes[size_t(t)], &termRefs[size_t(t)]);
+      for (int64_t t = 0; t < int64_t(numTerms_); ++t) {
+        const Terminal& term = terms_[size_t(t)];
+        const size_t n0 = kScratchPerRef * size_t(term.refStart);
+        SmallOutput out{scratchNodes_.data() + n0 + t, kScratchPerRef * term.refCount + 1,
+                        scratchRefs_.data() + n0, kScratchPerRef * term.refCount};
+        buildSmallSubtree(team, *shared, term, termTri_.data() + term.refStart,
+                          termBox_.data() + term.refStart, maxDepth_, mesh_, eps_, sah_, out,
+                          &termNodes_[size_t(t)], &termRefs_[size_t(t)]);
+      }
     }
   }
 
-  // Finalize.
-  const size_t numLarge = std::max<size_t>(base, 1);
-  std::vector<uint32_t> largeSize(numLarge), largePrims(numLarge), largeOffset(numLarge),
-      largePrimOffset(numLarge), termOffset(numTerms), termPrimOffset(numTerms);
-  const Sizes sizes{termNodes.data(), termRefs.data(), largeSize.data(), largePrims.data()};
-  const Offsets offsets{largeOffset.data(), largePrimOffset.data(), termOffset.data(),
-                        termPrimOffset.data()};
-  for (size_t l = levels.size(); l-- > 0;)
-    for (uint32_t g = levels[l].first; g < levels[l].first + levels[l].second; ++g)
-      stepSubtreeSize(g, large.data(), sizes, largeSize.data(), largePrims.data());
-  BuildCounters counters{};
-  stepPlaceRoot(levels.empty(), large.data(), terms.data(), sizes, offsets, &counters);
-  tree.nodes.assign(counters.totalNodes, KdNode{});
-  tree.primIndices.assign(counters.totalPrims, 0);
-  tree.bounds = toBounds(counters.rootCell);
-  for (const auto& level : levels)
-    for (uint32_t g = level.first; g < level.first + level.second; ++g)
-      stepPlaceLarge(g, large.data(), sizes, offsets, tree.nodes.data());
-  for (uint32_t t = 0; t < numTerms; ++t) {
-    const uint32_t items = std::max(termNodes[t], termRefs[t]);
-    for (uint32_t k = 0; k < items; ++k)
-      stepPlaceTerminalItem(t, k, terms.data(), sizes, termOffset.data(), termPrimOffset.data(),
-                            scratchNodes.data(), scratchRefs.data(), tree.nodes.data(),
-                            tree.primIndices.data());
+  void finalize(KdTree& tree) {
+    const size_t numLarge = std::max<size_t>(base_, 1);
+    std::vector<uint32_t> largeSize(numLarge), largePrims(numLarge), largeOffset(numLarge),
+        largePrimOffset(numLarge), termOffset(numTerms_), termPrimOffset(numTerms_);
+    const Sizes sizes{termNodes_.data(), termRefs_.data(), largeSize.data(), largePrims.data()};
+    const Offsets offsets{largeOffset.data(), largePrimOffset.data(), termOffset.data(),
+                          termPrimOffset.data()};
+    for (size_t l = levels_.size(); l-- > 0;)
+      for (uint32_t g = levels_[l].first; g < levels_[l].first + levels_[l].second; ++g)
+        stepSubtreeSize(g, large_.data(), sizes, largeSize.data(), largePrims.data());
+    BuildCounters counters{};
+    stepPlaceRoot(levels_.empty(), large_.data(), terms_.data(), sizes, offsets, &counters);
+    tree.nodes.assign(counters.totalNodes, KdNode{});
+    tree.primIndices.assign(counters.totalPrims, 0);
+    tree.bounds = toBounds(counters.rootCell);
+    for (const auto& level : levels_)
+      for (uint32_t g = level.first; g < level.first + level.second; ++g)
+        stepPlaceLarge(g, large_.data(), sizes, offsets, tree.nodes.data());
+    for (uint32_t t = 0; t < numTerms_; ++t) {
+      const uint32_t items = std::max(termNodes_[t], termRefs_[t]);
+      for (uint32_t k = 0; k < items; ++k)
+        stepPlaceTerminalItem(t, k, terms_.data(), sizes, termOffset.data(), termPrimOffset.data(),
+                              scratchNodes_.data(), scratchRefs_.data(), tree.nodes.data(),
+                              tree.primIndices.data());
+    }
   }
-  return tree;
+
+  const TriangleMeshView& mesh_;
+  const GpuKdBuildOptions& o_;
+  uint32_t V_ = 0, threshold_ = 0;
+  int maxDepth_ = 0;
+  SahParams sah_;
+  float eps_ = 0.f;
+  std::vector<Ref> dRef_, cRef_, curRef_;
+  std::vector<Aabb> curBox_;
+  std::vector<uint32_t> curOwner_;
+  std::vector<uint8_t> dKeep_, keepB_;
+  std::vector<int> partial_;
+  std::vector<uint32_t> binOwner_, binOffsets_;
+  std::vector<LargeNode> large_;
+  std::vector<std::pair<uint32_t, uint32_t>> levels_;  // first large node, count
+  uint32_t base_ = 0, numTerms_ = 0, numTermRefs_ = 0;
+  std::vector<Terminal> terms_;
+  std::vector<uint32_t> termTri_, start_, handle_;
+  std::vector<Aabb> termBox_;
+  std::vector<ChildInfo> info_;
+  std::vector<ChildScan> scanIn_, scanOut_;
+  std::vector<KdNode> scratchNodes_;
+  std::vector<uint32_t> scratchRefs_, termNodes_, termRefs_;
+};
+
+}  // namespace
+
+// Mirrors GpuKdTreeBuilder::build step for step (kdtree_build_gpu.cpp).
+KdTree buildKdTreeGpuAlgorithmOnHost(const TriangleMeshView& mesh, const GpuKdBuildOptions& o) {
+  validateNumbers(o);
+  if (mesh.triangleCount > 0 && (!mesh.positions || !mesh.indices))
+    throw std::invalid_argument("buildKdTreeGpuAlgorithmOnHost: mesh without positions/indices");
+  return HostBuild(mesh, o).run();
 }
 
 }  // namespace srt

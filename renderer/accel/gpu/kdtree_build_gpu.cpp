@@ -1,10 +1,10 @@
-// GpuKdTreeBuilder: the host side of the GPU kd-tree build. It owns the scratch (grown, never
-// shrunk, so a per-frame rebuild allocates nothing once warm), the selected segmented reduction
-// and compaction primitive, and the per-stage CUDA events; the kernels are in large_nodes.cu,
-// small_nodes.cu and finalize.cu, the per-element steps in build_common.h.
+// GpuKdTreeBuilder: the host side of the GPU kd-tree build. BuildScratch owns the scratch
+// (build_scratch.h), the selected segmented reductions (boxes for node bounds, ints for bin
+// counts) and compaction, and runs the stages in order on the stream; the kernels are in
+// large_nodes.cu, binned_sah.cu, small_nodes.cu and finalize.cu, their per-thread bodies in
+// build_steps.h and finalize_steps.h. host_reference.cpp runs the same stages on the host.
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -12,210 +12,23 @@
 
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
+#include "renderer/accel/gpu/build_scratch.h"
 #include "renderer/accel/gpu/device_steps.h"
 
 namespace srt {
-
-void validateNumbers(const GpuKdBuildOptions& o);  // host_reference.cpp
-
 namespace kdgpu {
 namespace {
 
-using Reducer = reduction::Reducer<Aabb, reduction::AabbUnion>;
-using ReducerRegistry = reduction::Registry<Aabb, reduction::AabbUnion>;
+using BoxReducers = reduction::Registry<Aabb, reduction::AabbUnion>;
+using IntReducers = reduction::Registry<int, reduction::Sum<int>>;
 
-// Device array that grows (by half again) and keeps its first `keep` elements when it does.
-template <typename T>
-class DeviceArray {
- public:
-  T* data() const { return buf_.data(); }
-  T* reserve(size_t n, cudaStream_t stream, size_t keep = 0) {
-    if (buf_.size() >= n) return data();
-    SRT_CUDA_CHECK(cudaStreamSynchronize(stream));  // nothing in flight uses the old one
-    Buffer<T> next(MemorySpace::Cuda, std::max<size_t>(n + n / 2, 64));
-    if (keep > 0) {
-      SRT_CUDA_CHECK(cudaMemcpyAsync(next.data(), buf_.data(), keep * sizeof(T),
-                                     cudaMemcpyDeviceToDevice, stream));
-      SRT_CUDA_CHECK(cudaStreamSynchronize(stream));
-    }
-    buf_ = std::move(next);
-    return data();
-  }
-
- private:
-  Buffer<T> buf_;
-};
-
-// Page-locked home of the counters the host reads back at each round trip.
-// Page-locked home of the counters the host reads back at each round trip (allocated on first
-// use, so a builder can be made and its options checked without a device).
-class PinnedCounters {
- public:
-  PinnedCounters() = default;
-  ~PinnedCounters() {
-    if (p_) cudaFreeHost(p_);
-  }
-  PinnedCounters(const PinnedCounters&) = delete;
-  PinnedCounters& operator=(const PinnedCounters&) = delete;
-  BuildCounters* get() {
-    if (!p_) {
-      void* p = nullptr;
-      SRT_CUDA_CHECK(cudaMallocHost(&p, sizeof(BuildCounters)));
-      p_ = static_cast<BuildCounters*>(p);
-    }
-    return p_;
-  }
-
- private:
-  BuildCounters* p_ = nullptr;
-};
-
-enum Stage { kSetup, kBounds, kSplit, kCompaction, kSmall, kFinalize, kIdle, kNumStages };
-
-// A timeline of events on the stream: the interval after each mark belongs to its stage. Host
-// round trips are marked kIdle, so they count in the total only.
-class StageTimer {
- public:
-  ~StageTimer() {
-    for (cudaEvent_t e : pool_) cudaEventDestroy(e);
-  }
-  void start(cudaStream_t stream) {
-    stream_ = stream;
-    marks_.clear();
-  }
-  void mark(Stage s) {
-    if (marks_.size() == pool_.size()) {
-      cudaEvent_t e;
-      SRT_CUDA_CHECK(cudaEventCreate(&e));
-      pool_.push_back(e);
-    }
-    SRT_CUDA_CHECK(cudaEventRecord(pool_[marks_.size()], stream_));
-    marks_.push_back(s);
-  }
-  // After the stream is synchronised.
-  void report(GpuKdBuildStats* stats) const {
-    double ms[kNumStages] = {};
-    double total = 0;
-    for (size_t i = 0; i + 1 < marks_.size(); ++i) {
-      float t = 0;
-      SRT_CUDA_CHECK(cudaEventElapsedTime(&t, pool_[i], pool_[i + 1]));
-      ms[marks_[i]] += t;
-      total += t;
-    }
-    stats->setupMs = ms[kSetup];
-    stats->boundsMs = ms[kBounds];
-    stats->splitMs = ms[kSplit];
-    stats->compactionMs = ms[kCompaction];
-    stats->smallNodeMs = ms[kSmall];
-    stats->finalizeMs = ms[kFinalize];
-    stats->totalMs = total;
-  }
-
- private:
-  cudaStream_t stream_ = nullptr;
-  std::vector<cudaEvent_t> pool_;
-  std::vector<Stage> marks_;
-};
-
-}  // namespace
-
-class BuildScratch {
- public:
-  std::unique_ptr<Reducer> reducer;
-  reduction::Layout layout = reduction::Layout::Owners;
-  std::unique_ptr<compaction::Compactor> compactor;
-  PinnedCounters host;
-  StageTimer timer;
-  DeviceArray<BuildCounters> counters;
-  DeviceArray<Ref> curRef, dRef, cRef;  // level references, doubled stream, child lists
-  DeviceArray<Aabb> curBox, tight;      // the reduction's input and output
-  DeviceArray<uint32_t> curOwner, offsets;
-  DeviceArray<uint8_t> dKeep, keepB;
-  DeviceArray<LargeNode> large;
-  DeviceArray<LevelNode> levelIn, levelNext;
-  DeviceArray<uint32_t> childStart, handle;
-  DeviceArray<ChildInfo> info;
-  DeviceArray<ChildScan> scanIn, scanOut;
-  DeviceArray<uint8_t> scanTemp;
-  DeviceArray<Terminal> terms;
-  DeviceArray<uint32_t> termTri;
-  DeviceArray<Aabb> termBox;
-  DeviceArray<KdNode> scratchNodes;
-  DeviceArray<uint32_t> scratchRefs, termNodes, termRefs;
-  DeviceArray<uint32_t> largeSize, largePrims, largeOffset, largePrimOffset, termOffset,
-      termPrimOffset;
-
-  void reduce(const Aabb* in, uint32_t count, Aabb* out, uint32_t segments, const uint32_t* owners,
-              cudaStream_t stream) {
-    reduction::Request<Aabb> r;
-    r.in = in;
-    r.count = count;
-    r.out = out;
-    r.numSegments = segments;
-    r.stream = stream;
-    if (layout == reduction::Layout::Offsets) {
-      r.offsets = offsets.reserve(segments + 1, stream);
-      reduction::offsetsFromOwners(owners, count, offsets.data(), segments, stream);
-    } else {
-      r.owners = owners;
-    }
-    reducer->reduce(r);
-  }
-
-  void compact(const uint8_t* keep, uint32_t count, const compaction::Field* fields, int numFields,
-               uint32_t* numKept, cudaStream_t stream) {
-    compaction::Request r;
-    r.keep = keep;
-    r.fields = fields;
-    r.numFields = numFields;
-    r.count = count;
-    r.numKept = numKept;
-    r.memory = MemorySpace::Cuda;
-    r.stream = stream;
-    compactor->compact(r);
-  }
-
-  void readBack(cudaStream_t stream) {
-    timer.mark(kIdle);
-    SRT_CUDA_CHECK(cudaMemcpyAsync(host.get(), counters.data(), sizeof(BuildCounters),
-                                   cudaMemcpyDeviceToHost, stream));
-    SRT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-};
-
-}  // namespace kdgpu
-
-using namespace kdgpu;
-
-void validate(const GpuKdBuildOptions& o) {
-  validateNumbers(o);
-  const reduction::Info* r = ReducerRegistry::global().find(o.segreduce, true);
-  if (!r) ReducerRegistry::global().createSegmented(o.segreduce);  // throws, listing the names
-  const compaction::Registry& reg = compaction::Registry::global();
-  const compaction::Info* c = reg.find(compaction::Registry::nameOf(o.compaction));
-  if (!c) reg.create(o.compaction);  // throws, listing the names
-  if (c->device != compaction::Device::Cuda || !c->accepts_(MemorySpace::Cuda))
-    throw std::invalid_argument("GpuKdBuildOptions: compaction '" + o.compaction +
-                                "' does not run on CUDA memory");
-  if (!c->ordered || !c->compacts)
-    throw std::invalid_argument("GpuKdBuildOptions: compaction '" + o.compaction +
-                                "' is not an ordered compaction (the child lists must stay sorted "
-                                "by node)");
+compaction::Field field(const void* src, void* dst, uint32_t bytes) {
+  compaction::Field f;
+  f.src = src;
+  f.dst = dst;
+  f.bytes = bytes;
+  return f;
 }
-
-GpuKdTreeBuilder::GpuKdTreeBuilder(const GpuKdBuildOptions& options) : options_(options) {
-  validate(options_);
-  scratch_ = std::make_unique<BuildScratch>();
-  scratch_->reducer = ReducerRegistry::global().createSegmented(options_.segreduce);
-  scratch_->layout = ReducerRegistry::global().find(options_.segreduce, true)->layout;
-  scratch_->compactor = compaction::Registry::global().create(options_.compaction);
-}
-
-GpuKdTreeBuilder::~GpuKdTreeBuilder() = default;
-GpuKdTreeBuilder::GpuKdTreeBuilder(GpuKdTreeBuilder&&) noexcept = default;
-GpuKdTreeBuilder& GpuKdTreeBuilder::operator=(GpuKdTreeBuilder&&) noexcept = default;
-
-namespace {
 
 // One empty leaf (no triangle, or none finite), as the CPU builder makes.
 DeviceKdTree emptyTree(GpuKdBuildStats* stats) {
@@ -226,15 +39,279 @@ DeviceKdTree emptyTree(GpuKdBuildStats* stats) {
   return DeviceKdTree(t, MemorySpace::Cuda);
 }
 
-compaction::Field field(const void* src, void* dst, uint32_t bytes) {
-  compaction::Field f;
-  f.src = src;
-  f.dst = dst;
-  f.bytes = bytes;
-  return f;
+}  // namespace
+
+class BuildScratch {
+ public:
+  explicit BuildScratch(const GpuKdBuildOptions& o)
+      : o_(o),
+        boxReducer_(BoxReducers::global().createSegmented(o.segreduce)),
+        boxLayout_(BoxReducers::global().find(o.segreduce, true)->layout),
+        intReducer_(IntReducers::global().createSegmented(o.segreduce)),
+        intLayout_(IntReducers::global().find(o.segreduce, true)->layout),
+        compactor_(compaction::Registry::global().create(o.compaction)) {}
+
+  DeviceKdTree build(const TriangleMeshView& mesh, cudaStream_t stream, GpuKdBuildStats& st) {
+    mesh_ = mesh;
+    stream_ = stream;
+    if (!host_.data()) host_ = PinnedBuffer<BuildCounters>(MemorySpace::Cuda, 1);
+    counters_ = a_.counters.reserve(1, stream);
+    levels_.clear();
+    base_ = numTerms_ = numTermRefs_ = 0;
+    timer_.start(stream);
+    if (!setup()) return emptyTree(&st);
+    if (V_ <= uint32_t(o_.smallNodeThreshold) || maxDepth_ == 0)
+      rootTerminal();
+    else
+      largeStage();
+    smallStage();
+    DeviceKdTree tree = finalize();
+    timer_.report(&st);
+    st.largeNodeLevels = levels_.size();
+    st.largeNodes = base_;
+    st.terminals = numTerms_;
+    return tree;
+  }
+
+ private:
+  const BuildCounters& host() const { return host_[0]; }
+
+  void reduceBoxes(const Aabb* in, uint32_t count, Aabb* out, uint32_t segments,
+                   const uint32_t* owners) {
+    reduction::Request<Aabb> r;
+    r.in = in;
+    r.count = count;
+    r.out = out;
+    r.numSegments = segments;
+    r.stream = stream_;
+    if (boxLayout_ == reduction::Layout::Offsets) {
+      r.offsets = a_.offsets.reserve(segments + 1, stream_);
+      reduction::offsetsFromOwners(owners, count, a_.offsets.data(), segments, stream_);
+    } else {
+      r.owners = owners;
+    }
+    boxReducer_->reduce(r);
+  }
+
+  void compact(const uint8_t* keep, uint32_t count, const void* src, void* dst, uint32_t* numKept) {
+    const compaction::Field f = field(src, dst, sizeof(Ref));
+    compaction::Request r;
+    r.keep = keep;
+    r.fields = &f;
+    r.numFields = 1;
+    r.count = count;
+    r.numKept = numKept;
+    r.memory = MemorySpace::Cuda;
+    r.stream = stream_;
+    compactor_->compact(r);
+  }
+
+  void readBack() {
+    timer_.mark(kIdle);
+    SRT_CUDA_CHECK(cudaMemcpyAsync(host_.data(), counters_, sizeof(BuildCounters),
+                                   cudaMemcpyDeviceToHost, stream_));
+    SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  // Boxes of the finite triangles, compacted; the clip epsilon from their bounds. False when no
+  // triangle is finite.
+  bool setup() {
+    const uint32_t N = mesh_.triangleCount;
+    timer_.mark(kSetup);
+    launchTriangleBoxes(mesh_, a_.dRef.reserve(N, stream_), a_.dKeep.reserve(N, stream_), stream_);
+    compact(a_.dKeep.data(), N, a_.dRef.data(), a_.curRef.reserve(N, stream_),
+            &counters_->numValid);
+    readBack();
+    V_ = host().numValid;
+    if (V_ == 0) return false;
+    maxDepth_ = gpuKdMaxDepth(o_, V_);
+    timer_.mark(kBounds);
+    launchUnpack(a_.curRef.data(), V_, a_.curBox.reserve(V_, stream_),
+                 a_.curOwner.reserve(V_, stream_), stream_);
+    reduceBoxes(a_.curBox.data(), V_, &counters_->rawBounds, 1, a_.curOwner.data());
+    timer_.mark(kSetup);
+    launchWidenBoxes(counters_, a_.curRef.data(), V_, stream_);
+    return true;
+  }
+
+  void rootTerminal() {
+    timer_.mark(kBounds);
+    launchUnpack(a_.curRef.data(), V_, a_.curBox.data(), a_.curOwner.data(), stream_);
+    reduceBoxes(a_.curBox.data(), V_, a_.tight.reserve(1, stream_), 1, a_.curOwner.data());
+    timer_.mark(kSplit);
+    launchRootTerminal(a_.tight.data(), a_.curRef.data(), V_, a_.terms.reserve(1, stream_),
+                       a_.termTri.reserve(V_, stream_), a_.termBox.reserve(V_, stream_), stream_);
+    numTerms_ = 1;
+    numTermRefs_ = V_;
+  }
+
+  void largeStage() {
+    const LevelNode root{emptyAabb(), 0, 0, V_, 0, chunksOf(V_)};
+    SRT_CUDA_CHECK(cudaMemcpyAsync(a_.levelIn.reserve(1, stream_), &root, sizeof(root),
+                                   cudaMemcpyHostToDevice, stream_));
+    uint32_t count = V_, A = 1, chunks = chunksOf(V_);
+    while (A > 0) {
+      largeLevel(A, count, chunks);
+      readBack();
+      numTerms_ += host().newTerms;
+      numTermRefs_ += host().newTermRefs;
+      count = host().nextRefs;
+      chunks = host().nextChunks;
+      A = host().nextLarge;
+      if (size_t(numTermRefs_) * kScratchPerRef + numTerms_ > kKdMaxField)
+        throw std::length_error("GpuKdTreeBuilder: scratch would pass 2^30 entries");
+      std::swap(a_.levelIn, a_.levelNext);
+    }
+  }
+
+  // Node bounds, then bin counts (chunk histograms summed by the int segmented reduction), then
+  // each node's cuts and binned-SAH split.
+  void planLevel(uint32_t A, uint32_t count, uint32_t chunks, LargeNode* level) {
+    timer_.mark(kBounds);
+    launchUnpack(a_.curRef.data(), count, a_.curBox.reserve(count, stream_),
+                 a_.curOwner.reserve(count, stream_), stream_);
+    reduceBoxes(a_.curBox.data(), count, a_.tight.reserve(A, stream_), A, a_.curOwner.data());
+    timer_.mark(kBinning);
+    const size_t K = kBinCounters;
+    const BinLayout layout{a_.partial.reserve(K * chunks, stream_),
+                           a_.binOwner.reserve(K * chunks, stream_),
+                           a_.binOffsets.reserve(K * A + 1, stream_)};
+    launchBinChunks(a_.levelIn.data(), A, chunks, a_.tight.data(), a_.curRef.data(),
+                    o_.emptySpaceRatio, maxDepth_, layout, stream_);
+    reduction::Request<int> r;
+    r.in = layout.partial;
+    r.count = uint32_t(K * chunks);
+    r.out = a_.binCounts.reserve(K * A, stream_);
+    r.numSegments = uint32_t(K * A);
+    r.stream = stream_;
+    if (intLayout_ == reduction::Layout::Offsets)
+      r.offsets = layout.offsets;
+    else
+      r.owners = layout.owners;
+    intReducer_->reduce(r);
+    timer_.mark(kSplit);
+    launchChooseSplits(a_.levelIn.data(), A, a_.tight.data(), a_.binCounts.data(),
+                       o_.emptySpaceRatio, maxDepth_, sah(), level, stream_);
+  }
+
+  // One large level: plan, route and compact the child lists, classify the children, move the
+  // terminals' references out and compact the large children's for the next level.
+  void largeLevel(uint32_t A, uint32_t count, uint32_t chunks) {
+    const uint32_t C = 2 * A, D = 2 * count, nextBase = base_ + A;
+    // Both level arrays get the same capacity, so which one is "next" (they swap every level)
+    // never decides whether a rebuild allocates.
+    a_.levelIn.reserve(C, stream_, A);
+    a_.levelNext.reserve(C, stream_);
+    LargeNode* level = a_.large.reserve(nextBase, stream_, base_) + base_;
+    planLevel(A, count, chunks, level);
+    launchRouteReferences(mesh_, counters_, a_.curRef.data(), count, level, A,
+                          a_.dRef.reserve(D, stream_), a_.dKeep.reserve(D, stream_), stream_);
+    timer_.mark(kCompaction);
+    compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.reserve(D, stream_), &counters_->kept);
+    timer_.mark(kSplit);
+    launchChildStarts(a_.cRef.data(), &counters_->kept, D, C, a_.childStart.reserve(C + 1, stream_),
+                      stream_);
+    const int childDepthLimit = count > kMaxReferenceGrowth * V_ ? 0 : maxDepth_;
+    launchClassifyChildren(level, A, a_.childStart.data(), uint32_t(o_.smallNodeThreshold),
+                           childDepthLimit, a_.info.reserve(C, stream_),
+                           a_.scanIn.reserve(C, stream_), stream_);
+    const size_t scanBytes = scanChildrenTempBytes(C);
+    void* scanTemp = a_.scanTemp.reserve(scanBytes, stream_);
+    size_t tempBytes = scanBytes;
+    scanChildren(a_.scanIn.data(), a_.scanOut.reserve(C, stream_), C, &scanTemp, &tempBytes,
+                 counters_, stream_);
+    Terminal* terms = a_.terms.reserve(size_t(numTerms_) + C, stream_, numTerms_);
+    uint32_t* termTri = a_.termTri.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
+    Aabb* termBox = a_.termBox.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
+    launchAssignChildren(level, A, a_.info.data(), a_.scanOut.data(), nextBase, numTerms_,
+                         numTermRefs_, a_.levelNext.data(), terms, a_.handle.reserve(C, stream_),
+                         stream_);
+    launchRouteToChildren(a_.cRef.data(), &counters_->kept, D, a_.childStart.data(),
+                          a_.handle.data(), nextBase, terms, termTri, termBox,
+                          a_.keepB.reserve(D, stream_), stream_);
+    timer_.mark(kCompaction);
+    compact(a_.keepB.data(), D, a_.cRef.data(), a_.curRef.reserve(D, stream_),
+            &counters_->nextRefs);
+    levels_.push_back({base_, A});
+    base_ = nextBase;
+  }
+
+  void smallStage() {
+    timer_.mark(kSmall);
+    const size_t refs = size_t(kScratchPerRef) * numTermRefs_;
+    launchSmallNodes(a_.terms.data(), numTerms_, a_.termTri.data(), a_.termBox.data(), maxDepth_,
+                     mesh_, counters_, sah(), a_.scratchNodes.reserve(refs + numTerms_, stream_),
+                     a_.scratchRefs.reserve(refs + 1, stream_),
+                     a_.termNodes.reserve(numTerms_, stream_),
+                     a_.termRefs.reserve(numTerms_, stream_), stream_);
+  }
+
+  // Subtree sizes bottom-up, the root, one round trip for the tree's size, then every node
+  // written depth-first.
+  DeviceKdTree finalize() {
+    timer_.mark(kFinalize);
+    const size_t numLarge = std::max<size_t>(base_, 1);
+    uint32_t* largeSize = a_.largeSize.reserve(numLarge, stream_);
+    uint32_t* largePrims = a_.largePrims.reserve(numLarge, stream_);
+    uint32_t* largeOffset = a_.largeOffset.reserve(numLarge, stream_);
+    uint32_t* largePrimOffset = a_.largePrimOffset.reserve(numLarge, stream_);
+    uint32_t* termOffset = a_.termOffset.reserve(numTerms_, stream_);
+    uint32_t* termPrimOffset = a_.termPrimOffset.reserve(numTerms_, stream_);
+    const uint32_t* termNodes = a_.termNodes.data();
+    const uint32_t* termRefs = a_.termRefs.data();
+    for (size_t l = levels_.size(); l-- > 0;)
+      launchSubtreeSizes(a_.large.data(), levels_[l].first, levels_[l].second, termNodes, termRefs,
+                         largeSize, largePrims, stream_);
+    launchPlaceRoot(levels_.empty(), a_.large.data(), a_.terms.data(), termNodes, termRefs,
+                    largeSize, largePrims, largeOffset, largePrimOffset, termOffset, termPrimOffset,
+                    counters_, stream_);
+    readBack();
+    const uint32_t totalNodes = host().totalNodes, totalPrims = host().totalPrims;
+    Buffer<KdNode> nodes(MemorySpace::Cuda, totalNodes);
+    Buffer<uint32_t> prims(MemorySpace::Cuda, totalPrims);
+    timer_.mark(kFinalize);
+    for (const auto& level : levels_)
+      launchPlaceLarge(a_.large.data(), level.first, level.second, termNodes, termRefs, largeSize,
+                       largePrims, largeOffset, largePrimOffset, termOffset, termPrimOffset,
+                       nodes.data(), stream_);
+    launchPlaceTerminals(a_.terms.data(), numTerms_, termNodes, termRefs, termOffset,
+                         termPrimOffset, a_.scratchNodes.data(), a_.scratchRefs.data(),
+                         nodes.data(), prims.data(), stream_);
+    timer_.mark(kIdle);
+    SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return DeviceKdTree(std::move(nodes), std::move(prims), toBounds(host().rootCell));
+  }
+
+  SahParams sah() const { return {o_.traversalCost, o_.intersectCost, o_.emptyBonus}; }
+
+  const GpuKdBuildOptions o_;
+  std::unique_ptr<reduction::Reducer<Aabb, reduction::AabbUnion>> boxReducer_;
+  reduction::Layout boxLayout_;
+  std::unique_ptr<reduction::Reducer<int, reduction::Sum<int>>> intReducer_;
+  reduction::Layout intLayout_;
+  std::unique_ptr<compaction::Compactor> compactor_;
+  PinnedBuffer<BuildCounters> host_;  // made on the first build: no device needed before
+  StageTimer timer_;
+  BuildArrays a_;
+  // The current build.
+  TriangleMeshView mesh_;
+  cudaStream_t stream_ = nullptr;
+  BuildCounters* counters_ = nullptr;
+  uint32_t V_ = 0, base_ = 0, numTerms_ = 0, numTermRefs_ = 0;
+  int maxDepth_ = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> levels_;  // first large node, count
+};
+
+}  // namespace kdgpu
+
+GpuKdTreeBuilder::GpuKdTreeBuilder(const GpuKdBuildOptions& options) : options_(options) {
+  validate(options_);
+  scratch_ = std::make_unique<kdgpu::BuildScratch>(options_);
 }
 
-}  // namespace
+GpuKdTreeBuilder::~GpuKdTreeBuilder() = default;
+GpuKdTreeBuilder::GpuKdTreeBuilder(GpuKdTreeBuilder&&) noexcept = default;
+GpuKdTreeBuilder& GpuKdTreeBuilder::operator=(GpuKdTreeBuilder&&) noexcept = default;
 
 DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t stream,
                                      GpuKdBuildStats* stats) {
@@ -242,164 +319,18 @@ DeviceKdTree GpuKdTreeBuilder::build(const TriangleMeshView& mesh, cudaStream_t 
     throw std::invalid_argument("GpuKdTreeBuilder::build: mesh with " +
                                 std::to_string(mesh.triangleCount) +
                                 " triangles but no positions or indices");
-  if (mesh.triangleCount > (kTerminalBit >> 3))
+  if (mesh.triangleCount > (kdgpu::kTerminalBit >> 3))
     throw std::invalid_argument("GpuKdTreeBuilder::build: " + std::to_string(mesh.triangleCount) +
                                 " triangles (at most 2^28)");
-  BuildScratch& s = *scratch_;
-  const GpuKdBuildOptions& o = options_;
   GpuKdBuildStats local;
   GpuKdBuildStats& st = stats ? *stats : local;
   st = GpuKdBuildStats();
-  if (mesh.triangleCount == 0) return emptyTree(&st);
-  BuildCounters* counters = s.counters.reserve(1, stream);
-  const BuildCounters& host = *s.host.get();
-  s.timer.start(stream);
-
-  // Setup: boxes of the finite triangles.
-  s.timer.mark(kSetup);
-  const uint32_t N = mesh.triangleCount;
-  launchTriangleBoxes(mesh, s.dRef.reserve(N, stream), s.dKeep.reserve(N, stream), stream);
-  {
-    const compaction::Field f = field(s.dRef.data(), s.curRef.reserve(N, stream), sizeof(Ref));
-    s.compact(s.dKeep.data(), N, &f, 1, &counters->numValid, stream);
-  }
-  s.readBack(stream);
-  const uint32_t V = host.numValid;
-  if (V == 0) return emptyTree(&st);
-  const int maxDepth = gpuKdMaxDepth(o, V);
-  const SahParams sah{o.traversalCost, o.intersectCost, o.emptyBonus};
-  s.timer.mark(kBounds);
-  launchUnpack(s.curRef.data(), V, s.curBox.reserve(V, stream), s.curOwner.reserve(V, stream),
-               stream);
-  s.reduce(s.curBox.data(), V, &counters->rawBounds, 1, s.curOwner.data(), stream);
-  s.timer.mark(kSetup);
-  launchWidenBoxes(counters, s.curRef.data(), V, stream);
-
-  // Large-node stage.
-  std::vector<std::pair<uint32_t, uint32_t>> levels;  // first large node, count
-  uint32_t base = 0, numTerms = 0, numTermRefs = 0;
-  if (V <= uint32_t(o.smallNodeThreshold) || maxDepth == 0) {
-    s.timer.mark(kBounds);
-    launchUnpack(s.curRef.data(), V, s.curBox.data(), s.curOwner.data(), stream);
-    s.reduce(s.curBox.data(), V, s.tight.reserve(1, stream), 1, s.curOwner.data(), stream);
-    s.timer.mark(kSplit);
-    launchRootTerminal(s.tight.data(), s.curRef.data(), V, s.terms.reserve(1, stream),
-                       s.termTri.reserve(V, stream), s.termBox.reserve(V, stream), stream);
-    numTerms = 1;
-    numTermRefs = V;
-  } else {
-    const LevelNode root{emptyAabb(), 0};
-    SRT_CUDA_CHECK(cudaMemcpyAsync(s.levelIn.reserve(1, stream), &root, sizeof(root),
-                                   cudaMemcpyHostToDevice, stream));
-    uint32_t count = V, A = 1;
-    while (A > 0) {
-      const uint32_t C = 2 * A;      // children
-      const uint32_t D = 2 * count;  // the doubled reference stream
-      const uint32_t nextBase = base + A;
-      // Both level arrays get the same capacity, so which one is "next" (they swap every level)
-      // never decides whether a rebuild allocates.
-      s.levelIn.reserve(C, stream, A);
-      s.levelNext.reserve(C, stream);
-      s.timer.mark(kBounds);
-      launchUnpack(s.curRef.data(), count, s.curBox.reserve(count, stream),
-                   s.curOwner.reserve(count, stream), stream);
-      s.reduce(s.curBox.data(), count, s.tight.reserve(A, stream), A, s.curOwner.data(), stream);
-      s.timer.mark(kSplit);
-      LargeNode* level = s.large.reserve(nextBase, stream, base) + base;
-      launchPlanNodes(s.levelIn.data(), s.tight.data(), A, o.emptySpaceRatio, maxDepth, level,
-                      stream);
-      launchRouteReferences(mesh, counters, s.curRef.data(), count, level, A,
-                            s.dRef.reserve(D, stream), s.dKeep.reserve(D, stream), stream);
-      s.timer.mark(kCompaction);
-      {
-        const compaction::Field f = field(s.dRef.data(), s.cRef.reserve(D, stream), sizeof(Ref));
-        s.compact(s.dKeep.data(), D, &f, 1, &counters->kept, stream);
-      }
-      s.timer.mark(kSplit);
-      launchChildStarts(s.cRef.data(), &counters->kept, D, C, s.childStart.reserve(C + 1, stream),
-                        stream);
-      const int childDepthLimit = count > kMaxReferenceGrowth * V ? 0 : maxDepth;
-      launchClassifyChildren(level, A, s.childStart.data(), uint32_t(o.smallNodeThreshold),
-                             childDepthLimit, s.info.reserve(C, stream),
-                             s.scanIn.reserve(C, stream), stream);
-      const size_t scanBytes = scanChildrenTempBytes(C);
-      void* scanTemp = s.scanTemp.reserve(scanBytes, stream);
-      size_t tempBytes = scanBytes;
-      scanChildren(s.scanIn.data(), s.scanOut.reserve(C, stream), C, &scanTemp, &tempBytes,
-                   counters, stream);
-      Terminal* terms = s.terms.reserve(size_t(numTerms) + C, stream, numTerms);
-      uint32_t* termTri = s.termTri.reserve(size_t(numTermRefs) + D, stream, numTermRefs);
-      Aabb* termBox = s.termBox.reserve(size_t(numTermRefs) + D, stream, numTermRefs);
-      launchAssignChildren(level, A, s.info.data(), s.scanOut.data(), nextBase, numTerms,
-                           numTermRefs, s.levelNext.data(), terms, s.handle.reserve(C, stream),
-                           stream);
-      launchRouteToChildren(s.cRef.data(), &counters->kept, D, s.childStart.data(), s.handle.data(),
-                            nextBase, terms, termTri, termBox, s.keepB.reserve(D, stream), stream);
-      s.timer.mark(kCompaction);
-      {
-        const compaction::Field f = field(s.cRef.data(), s.curRef.reserve(D, stream), sizeof(Ref));
-        s.compact(s.keepB.data(), D, &f, 1, &counters->nextRefs, stream);
-      }
-      s.readBack(stream);
-      levels.push_back({base, A});
-      base = nextBase;
-      numTerms += host.newTerms;
-      numTermRefs += host.newTermRefs;
-      count = host.nextRefs;
-      A = host.nextLarge;
-      if (size_t(numTermRefs) * kScratchPerRef + numTerms > kKdMaxField)
-        throw std::length_error("GpuKdTreeBuilder: scratch would pass 2^30 entries");
-      std::swap(s.levelIn, s.levelNext);
-    }
-  }
-
-  // Small-node stage.
-  s.timer.mark(kSmall);
-  const size_t scratchRefs = size_t(kScratchPerRef) * numTermRefs;
-  launchSmallNodes(s.terms.data(), numTerms, s.termTri.data(), s.termBox.data(), maxDepth, mesh,
-                   counters, sah, s.scratchNodes.reserve(scratchRefs + numTerms, stream),
-                   s.scratchRefs.reserve(scratchRefs + 1, stream),
-                   s.termNodes.reserve(numTerms, stream), s.termRefs.reserve(numTerms, stream),
-                   stream);
-
-  // Finalize.
-  s.timer.mark(kFinalize);
-  const size_t numLarge = std::max<size_t>(base, 1);
-  uint32_t* largeSize = s.largeSize.reserve(numLarge, stream);
-  uint32_t* largePrims = s.largePrims.reserve(numLarge, stream);
-  uint32_t* largeOffset = s.largeOffset.reserve(numLarge, stream);
-  uint32_t* largePrimOffset = s.largePrimOffset.reserve(numLarge, stream);
-  uint32_t* termOffset = s.termOffset.reserve(numTerms, stream);
-  uint32_t* termPrimOffset = s.termPrimOffset.reserve(numTerms, stream);
-  for (size_t l = levels.size(); l-- > 0;)
-    launchSubtreeSizes(s.large.data(), levels[l].first, levels[l].second, s.termNodes.data(),
-                       s.termRefs.data(), largeSize, largePrims, stream);
-  launchPlaceRoot(levels.empty(), s.large.data(), s.terms.data(), s.termNodes.data(),
-                  s.termRefs.data(), largeSize, largePrims, largeOffset, largePrimOffset,
-                  termOffset, termPrimOffset, counters, stream);
-  s.readBack(stream);
-  const uint32_t totalNodes = host.totalNodes, totalPrims = host.totalPrims;
-  const Bounds3f bounds = toBounds(host.rootCell);
-  Buffer<KdNode> nodes(MemorySpace::Cuda, totalNodes);
-  Buffer<uint32_t> prims(MemorySpace::Cuda, totalPrims);
-  s.timer.mark(kFinalize);
-  for (const auto& level : levels)
-    launchPlaceLarge(s.large.data(), level.first, level.second, s.termNodes.data(),
-                     s.termRefs.data(), largeSize, largePrims, largeOffset, largePrimOffset,
-                     termOffset, termPrimOffset, nodes.data(), stream);
-  launchPlaceTerminals(s.terms.data(), numTerms, s.termNodes.data(), s.termRefs.data(), termOffset,
-                       termPrimOffset, s.scratchNodes.data(), s.scratchRefs.data(), nodes.data(),
-                       prims.data(), stream);
-  s.timer.mark(kIdle);
-  SRT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  s.timer.report(&st);
-  st.nodes = totalNodes;
-  st.leaves = (size_t(totalNodes) + 1) / 2;
-  st.largeNodeLevels = levels.size();
-  st.largeNodes = base;
-  st.terminals = numTerms;
-  st.primIndices = totalPrims;
-  return DeviceKdTree(std::move(nodes), std::move(prims), bounds);
+  if (mesh.triangleCount == 0) return kdgpu::emptyTree(&st);
+  DeviceKdTree tree = scratch_->build(mesh, stream, st);
+  st.nodes = tree.nodeCount();
+  st.leaves = (st.nodes + 1) / 2;
+  st.primIndices = (tree.bytes() - st.nodes * sizeof(KdNode)) / sizeof(uint32_t);
+  return tree;
 }
 
 KdTree GpuKdTreeBuilder::buildToHost(const TriangleMeshView& mesh, cudaStream_t stream,

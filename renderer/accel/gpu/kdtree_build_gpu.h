@@ -4,17 +4,18 @@
 //
 // Stages (each timed with CUDA events):
 //  1. large nodes, level by level: node bounds by the selected segmented AABB reduction,
-//     empty-space cutting, spatial-median split of the longest axis, straddling triangles clipped
-//     to the child cells, child reference lists formed by the selected (ordered) compaction;
+//     empty-space cutting, then binned SAH (32 bins per axis over the node's references; per-node
+//     bin counts are chunk histograms summed by the same segmented reduction over ints) with the
+//     CPU builder's leaf rule; straddling triangles clipped to the child cells, child reference
+//     lists formed by the selected (ordered) compaction;
 //  2. small nodes (<= smallNodeThreshold <= 64 references): one warp per small root builds its
-//     subtree depth-first, triangle sets as 64-bit masks, exact SAH over every candidate plane.
-//     Unlike the paper, each node re-clips its triangles to its cell (the paper's per-root
-//     split masks gave SAH costs 1.17-1.27x the CPU builder's on the teapot and Cornell sphere;
-//     re-clipped, 1.01-1.10x), and subtrees are built in one pass per root, not level by level;
+//     subtree depth-first, triangle sets as 64-bit masks, exact SAH over every candidate plane
+//     (as Wu, Zhao and Liu 2011), each node re-clipping its triangles to its cell;
 //  3. finalize: subtree sizes bottom-up, offsets top-down, everything written depth-first.
+// SAH constants, the leaf rule and the depth limit are the CPU builder's (KdBuildOptions).
 // Host round trips: one after setup (valid triangle count), one per large level (the next level's
-// node and reference counts, which size its launches), one before finalize (the tree's size, to
-// allocate the output). Nothing else leaves the device.
+// node, reference and chunk counts, which size its launches), one before finalize (the tree's
+// size, to allocate the output). Nothing else leaves the device.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -28,11 +29,12 @@
 namespace srt {
 
 struct GpuKdBuildOptions {
-  std::string segreduce = "mergepath";  // a registered segmented (Aabb, AabbUnion) reduction
-  std::string compaction = "cub";       // a registered ordered CUDA compaction primitive
-  int maxDepth = 0;               // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth
-  int smallNodeThreshold = 64;    // nodes with at most this many references go to the SAH stage
-  float emptySpaceRatio = 0.25f;  // cut off empty space wider than this fraction of the node
+  // A segmented reduction registered for (Aabb, AabbUnion) and (int, Sum): node bounds, bin counts.
+  std::string segreduce = "mergepath";
+  std::string compaction = "cub";  // a registered ordered CUDA compaction primitive
+  int maxDepth = 0;                // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth
+  int smallNodeThreshold = 64;     // nodes with at most this many references go to the SAH stage
+  float emptySpaceRatio = 0.25f;   // cut off empty space wider than this fraction of the node
   // SAH constants, as KdBuildOptions (K_T, K_I, empty bonus).
   float traversalCost = 15.f;
   float intersectCost = 20.f;
@@ -41,6 +43,7 @@ struct GpuKdBuildOptions {
 
 struct GpuKdBuildStats {
   double boundsMs = 0, splitMs = 0, compactionMs = 0, smallNodeMs = 0, finalizeMs = 0;
+  double binsMs = 0;   // chunk histograms and their segmented reduction (large-node SAH bins)
   double setupMs = 0;  // per-triangle boxes and the removal of non-finite triangles
   double totalMs = 0;  // first event to last, host round trips included
   size_t nodes = 0, leaves = 0, largeNodeLevels = 0, largeNodes = 0;
@@ -48,7 +51,8 @@ struct GpuKdBuildStats {
   size_t primIndices = 0;  // entries of the primitive index array (one-triangle leaves have none)
 };
 
-// Throws std::invalid_argument naming the bad option (ranges, unknown or unordered primitives).
+// Throws std::invalid_argument naming the bad option (ranges, unknown or unordered primitives;
+// the compaction through compaction::Registry::check). Needs no device.
 void validate(const GpuKdBuildOptions& options);
 // The depth limit the builders use for `triangles` valid triangles.
 int gpuKdMaxDepth(const GpuKdBuildOptions& options, size_t triangles);

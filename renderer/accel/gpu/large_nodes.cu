@@ -1,6 +1,7 @@
 // Setup and the large-node stage of the GPU kd-tree build (Zhou et al. 2008, section 4.2): one
-// thread per triangle, reference, node or child; the builder runs them level by level between the
-// segmented reduction (node bounds) and the two compactions (child lists, large children).
+// thread per triangle, reference or child; the builder runs them level by level between the
+// segmented reductions (node bounds, bin counts: binned_sah.cu) and the two compactions (child
+// lists, large children).
 #include <cub/device/device_scan.cuh>
 
 #include <cassert>
@@ -42,12 +43,6 @@ __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t*
   if (i < count) stepRootTerminalRef(i, ref, termTri, termBox);
 }
 
-__global__ void planNodesKernel(const LevelNode* in, const Aabb* tight, uint32_t numNodes,
-                                float ratio, int maxDepth, LargeNode* out) {
-  const uint32_t i = globalIndex();
-  if (i < numNodes) out[i] = planLargeNode(in[i], tight[i], ratio, maxDepth);
-}
-
 __global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters* counters,
                                       const Ref* cur, uint32_t count, const LargeNode* level,
                                       uint32_t numNodes, Ref* d, uint8_t* dKeep) {
@@ -82,6 +77,7 @@ __global__ void childTotalsKernel(const ChildScan* inclusive, uint32_t n, BuildC
   c->nextLarge = last.large;
   c->newTerms = last.terms;
   c->newTermRefs = last.termRefs;
+  c->nextChunks = last.chunks;
 }
 
 __global__ void assignChildrenKernel(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
@@ -135,14 +131,6 @@ void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Termi
   SRT_CUDA_CHECK_LAUNCH();
   if (count == 0) return;
   rootTerminalRefsKernel<<<blocks(count), kBlock, 0, stream>>>(ref, count, termTri, termBox);
-  SRT_CUDA_CHECK_LAUNCH();
-}
-
-void launchPlanNodes(const LevelNode* in, const Aabb* tight, uint32_t numNodes, float ratio,
-                     int maxDepth, LargeNode* out, cudaStream_t stream) {
-  if (numNodes == 0) return;
-  planNodesKernel<<<blocks(numNodes), kBlock, 0, stream>>>(in, tight, numNodes, ratio, maxDepth,
-                                                           out);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,8 +1,8 @@
 // Small-node stage (Zhou et al. 2008, section 4.3): one warp per terminal builds its subtree with
 // the exact SAH over all 6m candidate planes of each node (m <= 64 triangles), triangle sets as
-// 64-bit masks in shared memory (buildSmallSubtree in build_common.h; the host reference runs the
-// same code with one lane). 64 registers and 5.8 KB of shared memory per one-warp block: 32 warps
-// per SM. Time goes to the per-node re-clipping (bench/accel/RESULTS.md).
+// 64-bit masks in shared memory (buildSmallSubtree in small_node_build.h; the host reference runs
+// the same code with one lane). 64 registers and 5.8 KB of shared memory per one-warp block: 32
+// warps per SM. Time goes to the per-node re-clipping (bench/accel/RESULTS.md).
 #include "primitives/common/cuda_check.h"
 #include "renderer/accel/gpu/device_steps.h"
 

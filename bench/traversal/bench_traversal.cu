@@ -1,11 +1,11 @@
-// streamrt-bench-trace: closest-hit tracing, traceClosest (one thread per ray) against the
+// streamrt-bench-traversal: closest-hit tracing, traceClosest (one thread per ray) against the
 // persistent-thread while-while traversal (Aila & Laine 2009) in each of its variants, on primary
 // rays, on diffuse bounce-1 rays and on those as shadow rays (any hit), at full stream size and at
 // sparse subsets of it: "compacted" (what compaction leaves with 10% survivors: the same rays,
 // fewer of them, order kept) and "lanes" (what `none` leaves: every ray in place, 90% of them dead
 // lanes). Mrays/s counts live rays.
 //
-//   streamrt-bench-trace SCENE [--width 1920 --height 1080] [--fractions 1,0.1]
+//   streamrt-bench-traversal SCENE [--width 1920 --height 1080] [--fractions 1,0.1]
 //                        [--repeats 20] [--warmup 3] [--json out.json]
 //
 // Timing: CUDA events around each call on one stream, warm-up first, the median of the repeats.
@@ -322,7 +322,7 @@ int run(const Options& opt) {
   }
   if (mismatches) {
     std::fprintf(stderr,
-                 "streamrt-bench-trace: error: %d configuration(s) differ from traceClosest or "
+                 "streamrt-bench-traversal: error: %d configuration(s) differ from traceClosest or "
                  "traceShadows\n",
                  mismatches);
     return 1;
@@ -350,7 +350,7 @@ int main(int argc, char** argv) {
   try {
     return srt::bench::run(opt);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "streamrt-bench-trace: error: %s\n", e.what());
+    std::fprintf(stderr, "streamrt-bench-traversal: error: %s\n", e.what());
     return 1;
   }
 }

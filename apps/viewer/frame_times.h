@@ -1,0 +1,39 @@
+// Where each frame's time went (kd-tree build, trace, shade, shadow rays, compaction, the
+// viewer's own accumulation and upload, the rest), kept for the last frames so the panel can plot
+// it as a history.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+
+#include "renderer/wavefront/render_stats.h"
+
+namespace srt::viewer {
+
+struct FrameTimes {
+  double frameMs = 0;  // the whole frame on the host: render, accumulation
+  double buildMs = 0;  // kd-tree rebuilt for this frame's time (animated scenes), else 0
+  double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0;
+  double displayMs = 0;  // the viewer's part: folding the frame into the mean, the upload
+  double otherMs = 0;    // the rest: regeneration, launches, the film, copies
+};
+
+// Splits a frame of `frameMs` by the renderer's stage clocks and the viewer's `displayMs`; the
+// rest is otherMs (never < 0).
+FrameTimes splitFrame(const RenderStats& stats, double frameMs, double displayMs = 0);
+
+class FrameHistory {
+ public:
+  explicit FrameHistory(size_t capacity = 120) : capacity_(capacity) {}
+  void add(const FrameTimes& t);
+  const std::deque<FrameTimes>& frames() const { return frames_; }
+  long long firstFrame() const { return added_ - (long long)frames_.size(); }  // its number
+  long long added() const { return added_; }
+
+ private:
+  size_t capacity_;
+  std::deque<FrameTimes> frames_;
+  long long added_ = 0;
+};
+
+}  // namespace srt::viewer

@@ -1,0 +1,61 @@
+// Checks of GpuKdBuildOptions that need no device: numbers here, the primitives by name through
+// their registries (Registry::check for the compaction), and the depth limit both builders use.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "primitives/compaction/compaction.h"
+#include "primitives/reduction/reduction.h"
+#include "renderer/accel/gpu/build_common.h"
+#include "renderer/accel/gpu/kdtree_build_gpu.h"
+
+namespace srt {
+
+void validateNumbers(const GpuKdBuildOptions& o) {
+  if (o.smallNodeThreshold < 1 || o.smallNodeThreshold > kdgpu::kSmallMax)
+    throw std::invalid_argument("GpuKdBuildOptions: smallNodeThreshold " +
+                                std::to_string(o.smallNodeThreshold) + " outside [1, 64]");
+  if (o.maxDepth < 0 || o.maxDepth > kKdMaxDepth)
+    throw std::invalid_argument("GpuKdBuildOptions: maxDepth " + std::to_string(o.maxDepth) +
+                                " outside [0, " + std::to_string(kKdMaxDepth) + "]");
+  if (!(o.emptySpaceRatio >= 0.f && o.emptySpaceRatio <= 1.f))
+    throw std::invalid_argument("GpuKdBuildOptions: emptySpaceRatio " +
+                                std::to_string(o.emptySpaceRatio) + " outside [0, 1]");
+  if (!(o.traversalCost > 0) || !(o.intersectCost > 0))
+    throw std::invalid_argument("GpuKdBuildOptions: traversalCost and intersectCost must be > 0");
+  if (!(o.emptyBonus >= 0 && o.emptyBonus < 1))
+    throw std::invalid_argument("GpuKdBuildOptions: emptyBonus " + std::to_string(o.emptyBonus) +
+                                " outside [0, 1)");
+}
+
+// The child lists must stay sorted by node: an ordered compaction on CUDA memory.
+compaction::Needs kdBuildCompactionNeeds() {
+  compaction::Needs n;
+  n.what = "GpuKdBuildOptions: compaction";
+  n.memory = MemorySpace::Cuda;
+  n.device = compaction::Device::Cuda;
+  n.compacts = true;
+  n.ordered = true;
+  n.kind = "an ordered CUDA compaction primitive (the child lists must stay sorted by node)";
+  return n;
+}
+
+void validate(const GpuKdBuildOptions& o) {
+  validateNumbers(o);
+  // Node bounds reduce boxes, bin counts reduce ints, with the same variant.
+  if (!reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().find(o.segreduce, true))
+    reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().createSegmented(
+        o.segreduce);  // throws, listing the names
+  if (!reduction::Registry<int, reduction::Sum<int>>::global().find(o.segreduce, true))
+    reduction::Registry<int, reduction::Sum<int>>::global().createSegmented(o.segreduce);
+  compaction::Registry::global().check(o.compaction, kdBuildCompactionNeeds());
+}
+
+int gpuKdMaxDepth(const GpuKdBuildOptions& o, size_t triangles) {
+  if (o.maxDepth > 0) return o.maxDepth;
+  const double n = double(triangles > 1 ? triangles : 1);
+  return std::min(kKdMaxDepth, int(std::lround(8 + 1.3 * std::log2(n))));
+}
+
+}  // namespace srt

@@ -1,0 +1,103 @@
+// What the GPU kd-tree builder keeps between builds: device arrays that grow and never shrink (a
+// per-frame rebuild allocates nothing once warm), the page-locked counters read back at each
+// round trip, and the per-stage event timeline. Host-only (kdtree_build_gpu.cpp).
+#pragma once
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "primitives/common/cuda_resources.h"
+#include "primitives/common/memory.h"
+#include "renderer/accel/gpu/build_steps.h"
+#include "renderer/accel/gpu/kdtree_build_gpu.h"
+
+namespace srt::kdgpu {
+
+// Device array that grows (by half again) and keeps its first `keep` elements when it does.
+template <typename T>
+class DeviceArray {
+ public:
+  T* data() const { return buf_.data(); }
+  T* reserve(size_t n, cudaStream_t stream, size_t keep = 0) {
+    if (buf_.size() >= n) return data();
+    SRT_CUDA_CHECK(cudaStreamSynchronize(stream));  // nothing in flight uses the old one
+    Buffer<T> next(MemorySpace::Cuda, std::max<size_t>(n + n / 2, 64));
+    if (keep > 0) {
+      SRT_CUDA_CHECK(cudaMemcpyAsync(next.data(), buf_.data(), keep * sizeof(T),
+                                     cudaMemcpyDeviceToDevice, stream));
+      SRT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    buf_ = std::move(next);
+    return data();
+  }
+
+ private:
+  Buffer<T> buf_;
+};
+
+enum Stage { kSetup, kBounds, kBinning, kSplit, kCompaction, kSmall, kFinalize, kIdle, kNumStages };
+
+// A timeline of events on the stream: the interval after each mark belongs to its stage. Host
+// round trips are marked kIdle, so they count in the total only.
+class StageTimer {
+ public:
+  void start(cudaStream_t stream) {
+    stream_ = stream;
+    marks_.clear();
+  }
+  void mark(Stage s) {
+    if (marks_.size() == pool_.size()) pool_.emplace_back(cudaEventDefault);
+    pool_[marks_.size()].record(stream_);
+    marks_.push_back(s);
+  }
+  // After the stream is synchronised.
+  void report(GpuKdBuildStats* stats) const {
+    double ms[kNumStages] = {};
+    double total = 0;
+    for (size_t i = 0; i + 1 < marks_.size(); ++i) {
+      const double t = CudaEvent::elapsedMs(pool_[i], pool_[i + 1]);
+      ms[marks_[i]] += t;
+      total += t;
+    }
+    stats->setupMs = ms[kSetup];
+    stats->boundsMs = ms[kBounds];
+    stats->binsMs = ms[kBinning];
+    stats->splitMs = ms[kSplit];
+    stats->compactionMs = ms[kCompaction];
+    stats->smallNodeMs = ms[kSmall];
+    stats->finalizeMs = ms[kFinalize];
+    stats->totalMs = total;
+  }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  std::vector<CudaEvent> pool_;
+  std::vector<Stage> marks_;
+};
+
+// The device arrays of one build, named as the host reference's (host_reference.cpp).
+struct BuildArrays {
+  DeviceArray<BuildCounters> counters;
+  DeviceArray<Ref> curRef, dRef, cRef;  // level references, doubled stream, child lists
+  DeviceArray<Aabb> curBox, tight;      // the bounds reduction's input and output
+  DeviceArray<uint32_t> curOwner, offsets;
+  DeviceArray<int> partial, binCounts;  // the bin-count reduction's input and output
+  DeviceArray<uint32_t> binOwner, binOffsets;
+  DeviceArray<uint8_t> dKeep, keepB;
+  DeviceArray<LargeNode> large;
+  DeviceArray<LevelNode> levelIn, levelNext;
+  DeviceArray<uint32_t> childStart, handle;
+  DeviceArray<ChildInfo> info;
+  DeviceArray<ChildScan> scanIn, scanOut;
+  DeviceArray<uint8_t> scanTemp;
+  DeviceArray<Terminal> terms;
+  DeviceArray<uint32_t> termTri;
+  DeviceArray<Aabb> termBox;
+  DeviceArray<KdNode> scratchNodes;
+  DeviceArray<uint32_t> scratchRefs, termNodes, termRefs;
+  DeviceArray<uint32_t> largeSize, largePrims, largeOffset, largePrimOffset, termOffset,
+      termPrimOffset;
+};
+
+}  // namespace srt::kdgpu

@@ -1,0 +1,32 @@
+// Internal to the CPU SAH builder: the output of one build task, and the pass that joins the
+// tasks' outputs into one depth-first tree.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "renderer/accel/kdtree.h"
+
+namespace srt {
+
+// Nodes and primitive indices of a subtree in depth-first order, child indices and primitive
+// offsets relative to the fragment. A subtree built by another task is one placeholder node here,
+// listed in `children` with the fragment that holds it; its primitive indices go in front of
+// prims[primAt], so the joined arrays are those of a serial build.
+struct KdFragment {
+  struct Child {
+    uint32_t node, primAt;
+    std::unique_ptr<KdFragment> subtree;
+  };
+  std::vector<KdNode> nodes;
+  std::vector<uint32_t> prims;
+  std::vector<Child> children;
+};
+
+// Joins the fragments under `root` into one depth-first node array and primitive index array, each
+// fragment copied once (in parallel over fragments). Throws std::length_error past 2^30 nodes.
+void joinFragments(const KdFragment& root, std::vector<KdNode>* nodes,
+                   std::vector<uint32_t>* prims);
+
+}  // namespace srt
