@@ -156,7 +156,9 @@ int runProfile(ProfileCommand& cmd) {
     std::fprintf(stderr, "streamrt: profiling %zu primitives, %d warm-up + %d timed renders each\n",
                  settings.primitives.size(), settings.warmup, settings.repeats);
 
-  Scene scene = loadScene(cmd.scene);
+  LoadOptions load;
+  load.quiet = cmd.quiet;
+  Scene scene = loadScene(cmd.scene, load);
   scene.name = validUtf8(scene.name);  // it goes into profile.json
   if (cmd.camera.any()) {
     const RenderOptions& o = settings.options;

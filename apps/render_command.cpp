@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 
+#include "apps/backend_startup.h"
 #include "apps/camera_flags.h"
 #include "apps/command.h"
 #include "apps/interrupt.h"
@@ -19,7 +21,9 @@
 #include "apps/render_flags.h"
 #include "apps/render_outputs.h"
 #include "apps/split_render.h"
+#include "apps/time_to_image.h"
 #include "base/image_io.h"
+#include "base/image_read.h"
 #include "base/paths.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
@@ -42,8 +46,10 @@ struct RenderCommand {
   int frames = 1;
   float time = 0.f;
   bool timeGiven = false;  // --time on the command line (it conflicts with --frames)
-  std::string env;         // --env R[,G,B]; empty: the scene's own environment
+  std::string env;         // --env R[,G,B] or FILE.hdr|FILE.exr; empty: the scene's own
   int threads = 0;
+  double timeLimit = 0;  // --time-limit: seconds a frame may render; 0: no limit
+  std::string exrCompression = "none";
   std::string devices;  // --devices: empty, "all" or ordinals (apps/split_render.h)
   CameraFlags camera;
   RenderOptions options;
@@ -82,6 +88,7 @@ Vec3f parseEnvironment(const std::string& text) {
 
 const CLI::Validator kEnvironment(
     [](std::string& text) -> std::string {
+      if (isRadianceImagePath(text)) return {};  // read before the scene, in prepareScene
       try {
         parseEnvironment(text);
         return {};
@@ -92,7 +99,7 @@ const CLI::Validator kEnvironment(
     "");
 
 bool hasLights(const Scene& scene) {
-  return !scene.pointLights.empty() || !isBlack(scene.environment) ||
+  return !scene.pointLights.empty() || !isBlack(scene.environment) || scene.environmentMap ||
          std::any_of(scene.materials.begin(), scene.materials.end(),
                      [](const Material& m) { return !isBlack(m.ke); });
 }
@@ -132,12 +139,20 @@ void placeCamera(const RenderCommand& cmd, Scene& scene) {
 // Loads the scene and applies --time, --env and the camera flags, with the notices they call for.
 Scene prepareScene(const RenderCommand& cmd, double* loadSeconds) {
   const auto load0 = std::chrono::steady_clock::now();
-  Scene scene = loadScene(cmd.scene);
+  std::optional<EnvironmentMap> envMap;  // read first: a bad map fails before a long scene load
+  if (isRadianceImagePath(cmd.env)) envMap = EnvironmentMap{cmd.env, readRadianceImage(cmd.env)};
+  LoadOptions load;
+  load.quiet = cmd.quiet;  // the loader's warnings (a missing .mtl or texture) too
+  Scene scene = loadScene(cmd.scene, load);
   *loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - load0).count();
   scene.name = validUtf8(scene.name);  // it goes into the statistics' JSON
   if (cmd.timeGiven) checkTime(cmd, scene);
-  if (!cmd.env.empty()) {
+  if (envMap) {
+    scene.environment = Vec3f(0.f);
+    scene.environmentMap = std::move(envMap);
+  } else if (!cmd.env.empty()) {
     scene.environment = parseEnvironment(cmd.env);
+    scene.environmentMap.reset();
   } else if (!hasLights(scene)) {
     // A bare OBJ usually has no emitters: light it evenly instead of rendering black.
     scene.environment = Vec3f(1.f);
@@ -159,12 +174,80 @@ Scene prepareScene(const RenderCommand& cmd, double* loadSeconds) {
   return scene;
 }
 
-// What a signal that ends the process leaves behind, for its one line.
-std::string exitNote(const RenderOutputs& outputs, int frames, bool stats) {
-  const int n = outputs.framesWritten();
-  if (frames <= 1 || n == 0) return "nothing was written";
-  return (n == 1 ? "frame 1" : "frames 1-" + std::to_string(n)) + " of " + std::to_string(frames) +
-         " written" + (stats ? ", no statistics" : "");
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Asks a render to stop after the pass in flight: on the first SIGINT, SIGTERM or SIGHUP (the
+// flag; or one recorded while a frame was being written) or at --time-limit.
+StopCondition stopCondition(const RenderCommand& cmd,
+                            std::chrono::steady_clock::time_point renderStart) {
+  StopCondition stop;
+  stop.flag = interrupt::stopFlag();
+  const double limit = cmd.timeLimit;
+  stop.poll = [limit, renderStart] {
+    return interrupt::pending() != 0 || (limit > 0 && secondsSince(renderStart) >= limit);
+  };
+  return stop;
+}
+
+// One frame rendered with its progress bar, stoppable by a signal or the time limit; the first
+// pass and the read-back go into `times`.
+RenderResult renderFrame(const RenderCommand& cmd, SplitRenderer& renderer, float time, int frame,
+                         TimeToImage& times) {
+  const std::string label =
+      cmd.frames > 1 ? "frame " + std::to_string(frame + 1) + "/" + std::to_string(cmd.frames)
+                     : std::string("rendering");
+  ProgressBar bar(label, !cmd.quiet && (cmd.progress || isatty(STDERR_FILENO)));
+  const auto start = std::chrono::steady_clock::now();
+  double firstPass = 0;
+  interrupt::Stoppable stoppable;  // the first signal now finishes the pass and writes the image
+  RenderResult result = renderer.render(
+      time,
+      [&](int done, int total, uint64_t rays) {
+        if (firstPass == 0) firstPass = secondsSince(start);
+        bar.update(done, total, rays);
+      },
+      stopCondition(cmd, start));
+  bar.finish();
+  // (a later frame's first pass follows its kd-tree rebuild, which the statistics time apart)
+  const double rebuild = frame > 0 ? result.stats.accel.buildMs * 1e-3 : 0.0;
+  times.firstPassSeconds = std::max(0.0, firstPass - rebuild);
+  times.readbackSeconds = result.imageSeconds;
+  return result;
+}
+
+// "wrote out.png (1920x1080, 16 spp, 0.19 s, 1.2e+09 rays/s)", with the samples of a render
+// stopped early.
+std::string wroteLine(const std::string& path, const RenderStats& s) {
+  char line[256];
+  const std::string samples = s.stopped ? std::to_string(s.samplesDone) + " of " +
+                                              std::to_string(s.spp) + " spp, stopped early"
+                                        : std::to_string(s.spp) + " spp";
+  std::snprintf(line, sizeof line, "streamrt: wrote %s (%dx%d, %s, %.2f s, %.3g rays/s)\n",
+                path.c_str(), s.width, s.height, samples.c_str(), s.renderSeconds,
+                s.raysPerSecond());
+  return line;
+}
+
+ImageEncoding imageEncoding(const RenderCommand& cmd) {
+  ImageEncoding encoding;
+  for (ExrCompression c : kExrCompressions)
+    if (cmd.exrCompression == toString(c)) encoding.exr = c;
+  return encoding;
+}
+
+// A frame's statistics once its image is written: `json` with the time to image, the write's
+// times and the wall clock of that moment (on the writer thread for a sequence: all by value).
+// `startup`: exec to `start`, the command's start.
+FrameStats frameStats(std::string json, const TimeToImage& times, double startup,
+                      std::chrono::steady_clock::time_point start) {
+  return [json = std::move(json), times, startup, start](const FrameWrite& w) {
+    TimeToImage t = times;
+    t.encodeSeconds = w.encodeSeconds, t.writeSeconds = w.writeSeconds;
+    t.wallSeconds = startup + secondsSince(start);
+    return withTimeToImage(json, t);
+  };
 }
 
 // An MPI rank other than 0: renders its share of every frame's samples for rank 0 to write, and
@@ -183,13 +266,17 @@ int runRenderRank(RenderCommand cmd) {
   };
   SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, frameTime(0),
                          cmd.devices);
-  for (int f = 0; f < cmd.frames; ++f) renderer.render(frameTime(f));
+  for (int f = 0; f < cmd.frames; ++f)  // --time-limit as on rank 0 (signals end a rank at once)
+    renderer.render(frameTime(f), {}, stopCondition(cmd, std::chrono::steady_clock::now()));
   return 0;
 }
 
 int runRender(const RenderCommand& cmd) {
   if (!mpi::world().root()) return runRenderRank(cmd);
-  const auto wall0 = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
+  TimeToImage times;
+  times.startupSeconds = secondsSinceProcessStart();
+  const double startup = times.startupSeconds;
   // Cheap checks first, so a typo or an unwritable path fails before a long scene load, kd-tree
   // build or render.
   if (cmd.timeGiven && cmd.frames > 1)
@@ -199,51 +286,68 @@ int runRender(const RenderCommand& cmd) {
   checkCameraFlags(cmd.camera);
   RenderOutputs outputs(cmd.output,
                         cmd.statsGiven ? std::optional<std::string>(cmd.stats) : std::nullopt,
-                        cmd.frames);
-  std::string notice;
-  const Backend backend = selectBackend(cmd.backend, &notice);
-  if (!notice.empty() && !cmd.quiet) std::fprintf(stderr, "streamrt: %s\n", notice.c_str());
-  setUpDevices(cmd.devices, backend);  // first: under mpirun it picks this rank's GPU
-  checkRender(backend, cmd.options, cmd.accel);
+                        cmd.frames, imageEncoding(cmd));
   applyThreads(cmd.threads);
   interrupt::setExitNote("nothing was written");
+  // CUDA starts while the scene loads; under mpirun this rank's GPU is made current first.
+  BackendStartup startBackend(cmd.backend, cmd.options, cmd.accel,
+                              [&cmd](const Backend& b) { setUpDevices(cmd.devices, b); });
 
   double loadSeconds = 0;
   Scene scene = prepareScene(cmd, &loadSeconds);
+  const Backend backend = startBackend.backend();
+  if (!startBackend.notice().empty() && !cmd.quiet)
+    std::fprintf(stderr, "streamrt: %s\n", startBackend.notice().c_str());
+  times.deviceStartSeconds = startBackend.startSeconds();
+  times.deviceWaitSeconds = startBackend.waitSeconds();
   // Frames sample [0, animationEnd] evenly; a single frame shows --time.
   auto frameTime = [&](int f) {
     return cmd.frames <= 1 ? cmd.time : scene.animationEnd * float(f) / float(cmd.frames - 1);
   };
   const float time0 = frameTime(0);
+  const auto setup0 = std::chrono::steady_clock::now();
   SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, time0, cmd.devices);
-  for (int f = 0; f < cmd.frames; ++f) {
-    const std::string label =
-        cmd.frames > 1 ? "frame " + std::to_string(f + 1) + "/" + std::to_string(cmd.frames)
-                       : std::string("rendering");
-    ProgressBar bar(label, !cmd.quiet && (cmd.progress || isatty(STDERR_FILENO)));
-    RenderResult result = renderer.render(
-        frameTime(f), [&](int done, int total, uint64_t rays) { bar.update(done, total, rays); });
-    bar.finish();
-    result.stats.sceneLoadSeconds = loadSeconds;
-    result.stats.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    const std::string statsJson = cmd.statsGiven ? statsToJson(result.stats) : std::string();
-    outputs.writeFrame(f, result.image, cmd.exposure, statsJson);
-    interrupt::setExitNote(exitNote(outputs, cmd.frames, cmd.statsGiven));
-    if (cmd.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
-    if (!cmd.quiet)
-      std::fprintf(stderr, "streamrt: wrote %s (%dx%d, %d spp, %.2f s, %.3g rays/s)\n",
-                   outputs.imagePath(f).c_str(), cmd.options.width, cmd.options.height,
-                   cmd.options.spp, result.stats.renderSeconds, result.stats.raysPerSecond());
-    if (const int signal = interrupt::pending()) {  // came while the files were written
-      outputs.finish();
-      std::fprintf(stderr, "streamrt: stopped by %s after writing %s\n",
-                   interrupt::signalName(signal), outputs.imagePath(f).c_str());
-      return interrupt::exitStatus(signal);
+  times.setupSeconds = secondsSince(setup0);
+  std::deque<RenderStats> announced;  // frames queued for writing, to say when they are written
+  TimeToImage first = times;          // the first frame's phases, for -v
+  RenderStats firstStats;
+  auto announce = [&] {
+    for (const FrameWrite& w : outputs.takeWritten()) {
+      if (!cmd.quiet)
+        std::fputs(wroteLine(outputs.imagePath(w.frame), announced.front()).c_str(), stderr);
+      announced.pop_front();
+      if (w.frame == 0) first.encodeSeconds = w.encodeSeconds, first.writeSeconds = w.writeSeconds;
     }
+  };
+  int signal = 0;
+  for (int f = 0; f < cmd.frames && !(signal = interrupt::pending()); ++f) {
+    RenderResult result = renderFrame(cmd, renderer, frameTime(f), f, times);
+    result.stats.sceneLoadSeconds = loadSeconds;
+    result.stats.wallSeconds = startup + secondsSince(start);  // the file's is when it is made
+    if (cmd.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
+    if (f == 0) first = times, firstStats = result.stats;
+    announced.push_back(result.stats);
+    outputs.writeFrame(f, std::move(result.image), cmd.exposure,
+                       frameStats(cmd.statsGiven ? statsToJson(result.stats) : std::string(), times,
+                                  startup, start));
+    announce();
+    // The phases before the first frame are reported with it alone.
+    times.startupSeconds = times.deviceStartSeconds = times.deviceWaitSeconds = 0;
+    times.setupSeconds = 0;
+    if ((signal = interrupt::pending())) break;
   }
   outputs.finish();
-  return 0;
+  announce();
+  if (cmd.verbose) {
+    first.wallSeconds = startup + secondsSince(start);
+    std::fputs(timeToImageLine(first, firstStats, cmd.frames > 1).c_str(), stdout);
+  }
+  if (!signal) return 0;
+  const int written = outputs.framesWritten();
+  const std::string kept =
+      written == 0 ? "before writing any frame" : "after writing " + outputs.imagePath(written - 1);
+  std::fprintf(stderr, "streamrt: stopped by %s %s\n", interrupt::signalName(signal), kept.c_str());
+  return interrupt::exitStatus(signal);
 }
 
 int runList() {
@@ -329,12 +433,28 @@ Command addRenderCommand(CLI::App& app) {
       ->capture_default_str();
   render
       ->add_option("--env", cmd->env,
-                   "Uniform environment radiance R[,G,B] replacing the scene's (0: none); a scene "
-                   "without any light gets 1 by default")
-      ->type_name("R[,G,B]")
+                   "Environment replacing the scene's: uniform radiance R[,G,B] (0: none), or an "
+                   "equirectangular map FILE.hdr|FILE.exr (+y up, its centre towards -z); a "
+                   "scene without any light gets 1 by default")
+      ->type_name("R[,G,B]|FILE")
       ->check(kEnvironment);
   addCameraFlags(*render, cmd->camera);
-  render->add_flag("-v,--verbose", cmd->verbose, "Print the per-bounce statistics table");
+  render
+      ->add_option("--time-limit", cmd->timeLimit,
+                   "Seconds each frame may render: at the limit the pass in flight finishes and "
+                   "the image of the samples completed is written (the statistics say how many)")
+      ->type_name("S")
+      ->check(kFinitePositive);
+  std::vector<std::string> exrNames;
+  for (ExrCompression c : kExrCompressions) exrNames.push_back(toString(c));
+  render
+      ->add_option("--exr-compression", cmd->exrCompression,
+                   "EXR output's compression: none (the default, the fastest to write), or "
+                   "tinyexr's rle, zips, zip or piz (smaller files, slower)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(exrNames));
+  render->add_flag("-v,--verbose", cmd->verbose,
+                   "Print the per-bounce statistics table and the time to image");
   render->add_flag("--progress", cmd->progress,
                    "Show the progress bar even when stderr is no terminal");
   render->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");

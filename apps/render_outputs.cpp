@@ -1,5 +1,6 @@
 #include "apps/render_outputs.h"
 
+#include <chrono>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -37,8 +38,9 @@ std::string framePath(const std::string& path, int frame, int frames) {
   return hasExt ? path.substr(0, dot) + number + path.substr(dot) : path + number;
 }
 
-RenderOutputs::RenderOutputs(std::string image, std::optional<std::string> stats, int frames)
-    : image_(std::move(image)), stats_(std::move(stats)), frames_(frames) {
+RenderOutputs::RenderOutputs(std::string image, std::optional<std::string> stats, int frames,
+                             ImageEncoding encoding)
+    : image_(std::move(image)), stats_(std::move(stats)), frames_(frames), encoding_(encoding) {
   // Every frame's name is checked: one of them may be a folder or a FIFO. Only the identities
   // are kept, and only until the check is done.
   std::optional<OutputFile> statsFile;
@@ -59,27 +61,90 @@ RenderOutputs::RenderOutputs(std::string image, std::optional<std::string> stats
 
 RenderOutputs::~RenderOutputs() = default;
 
-void RenderOutputs::writeFrame(int frame, const Image& image, float exposure,
-                               const std::string& statsJson) {
-  const std::string path = imagePath(frame);
-  const std::string bytes = encodeImage(path, image, exposure);
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What the line of a process ended by a signal says was kept.
+std::string keptNote(int written, int frames) {
+  if (written == 0) return "nothing was written";
+  return (written == 1 ? "frame 1" : "frames 1-" + std::to_string(written)) + " of " +
+         std::to_string(frames) + " written";
+}
+
+}  // namespace
+
+void RenderOutputs::writeFrame(int frame, Image image, float exposure, FrameStats stats) {
+  if (frames_ <= 1) {
+    const FrameWrite done = writeSingle(frame, image, exposure, stats);
+    std::lock_guard<std::mutex> hold(writtenLock_);
+    newlyWritten_.push_back(done);
+    return;
+  }
+  if (!writer_) writer_ = std::make_unique<OrderedWriter>(2);
+  auto shared = std::make_shared<Image>(std::move(image));
+  writer_->submit([this, frame, shared, exposure, stats = std::move(stats)] {
+    writeInSequence(frame, *shared, exposure, stats);
+  });
+}
+
+FrameWrite RenderOutputs::writeSingle(int frame, const Image& image, float exposure,
+                                      const FrameStats& stats) {
   interrupt::Deferral finishWriting;  // a signal now waits for the files to be whole
+  FrameWrite done{frame, 0, 0};
+  const std::string path = imagePath(frame);
+  auto t0 = std::chrono::steady_clock::now();
+  const std::string bytes = encodeImage(path, image, exposure, encoding_);
+  done.encodeSeconds = secondsSince(t0);
+  t0 = std::chrono::steady_clock::now();
   StagedFile imageFile(checkOutputFile(path, "-o"), "image");
   imageFile.write(bytes);
-  if (statsStream_) {
-    imageFile.commit();
-    statsStream_->write(std::string(written_ > 0 ? ",\n" : "") + indented(statsJson, 4));
-  } else if (stats_) {
+  done.writeSeconds = secondsSince(t0);
+  if (stats_) {
     StagedFile statsFile(checkOutputFile(*stats_, "--stats"), "statistics");
-    statsFile.write(statsJson);
+    statsFile.write(stats(done));
     StagedFile::commitTogether({&statsFile, &imageFile});
   } else {
     imageFile.commit();
   }
   ++written_;
+  interrupt::setExitNote(path + " was written");
+  return done;
+}
+
+// On the writer thread: the image, then its statistics appended to the stream, in frame order.
+void RenderOutputs::writeInSequence(int frame, const Image& image, float exposure,
+                                    const FrameStats& stats) {
+  FrameWrite done{frame, 0, 0};
+  const std::string path = imagePath(frame);
+  auto t0 = std::chrono::steady_clock::now();
+  const std::string bytes = encodeImage(path, image, exposure, encoding_);
+  done.encodeSeconds = secondsSince(t0);
+  interrupt::Deferral finishWriting;
+  t0 = std::chrono::steady_clock::now();
+  StagedFile imageFile(checkOutputFile(path, "-o"), "image");
+  imageFile.write(bytes);
+  done.writeSeconds = secondsSince(t0);
+  imageFile.commit();
+  if (statsStream_)
+    statsStream_->write(std::string(written_ > 0 ? ",\n" : "") + indented(stats(done), 4));
+  const int written = ++written_;
+  interrupt::setExitNote(keptNote(written, frames_) + (stats_ ? ", no statistics" : ""));
+  std::lock_guard<std::mutex> hold(writtenLock_);
+  newlyWritten_.push_back(done);
+}
+
+std::vector<FrameWrite> RenderOutputs::takeWritten() {
+  std::lock_guard<std::mutex> hold(writtenLock_);
+  std::vector<FrameWrite> out;
+  out.swap(newlyWritten_);
+  return out;
 }
 
 void RenderOutputs::finish() {
+  if (writer_) writer_->drain();
   if (!statsStream_) return;
   interrupt::Deferral finishWriting;
   statsStream_->write(std::string(written_ > 0 ? "\n" : "") + "  ]\n}\n");

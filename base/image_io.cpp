@@ -1,10 +1,10 @@
 #include "base/image_io.h"
 
 #include "base/atomic_file.h"
+#include "base/exr_encode.h"
 #include "base/paths.h"
 
 #include <stb_image.h>
-#include <stb_image_write.h>
 #include <tinyexr.h>
 
 #include <algorithm>
@@ -31,27 +31,26 @@ void checkImage(const std::string& path, const Image& image) {
   }
 }
 
-std::string encodePng(const Image& image, float exposure) {
-  const float scale = std::exp2(exposure);
-  std::vector<uint8_t> bytes(image.pixels.size() * 3);
-  for (size_t i = 0; i < image.pixels.size(); ++i)
-    for (int c = 0; c < 3; ++c) {
-      float v = image.pixels[i][c] * scale;
-      v = std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f);
-      bytes[3 * i + c] = uint8_t(std::lround(linearToSrgb(v) * 255.f));
-    }
-  std::string out;
-  auto append = [](void* context, void* data, int size) {
-    static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
-  };
-  if (!stbi_write_png_to_func(append, &out, image.width, image.height, 3, bytes.data(),
-                              image.width * 3))
-    return {};
-  return out;
+// tinyexr's SaveEXR, in memory: its file writer ignores fclose's error (a full disk).
+int tinyexrCompression(ExrCompression c) {
+  switch (c) {
+    case ExrCompression::None:
+      return TINYEXR_COMPRESSIONTYPE_NONE;
+    case ExrCompression::Rle:
+      return TINYEXR_COMPRESSIONTYPE_RLE;
+    case ExrCompression::Zips:
+      return TINYEXR_COMPRESSIONTYPE_ZIPS;
+    case ExrCompression::Zip:
+      return TINYEXR_COMPRESSIONTYPE_ZIP;
+    case ExrCompression::Piz:
+      return TINYEXR_COMPRESSIONTYPE_PIZ;
+  }
+  return TINYEXR_COMPRESSIONTYPE_NONE;
 }
 
-// tinyexr's SaveEXR, in memory: its file writer ignores fclose's error (a full disk).
-std::string encodeExr(const std::string& path, const Image& image) {
+std::string encodeExr(const std::string& path, const Image& image, ExrCompression compression) {
+  if (compression == ExrCompression::None)
+    return encodeUncompressedExr(image.pixels.data(), image.width, image.height);
   const size_t n = image.pixels.size();
   std::vector<float> planes[3];  // B, G, R: the channel order EXR readers expect
   for (int c = 0; c < 3; ++c) {
@@ -67,8 +66,9 @@ std::string encodeExr(const std::string& path, const Image& image) {
   exr.height = image.height;
   EXRHeader header;
   InitEXRHeader(&header);
+  // (tinyexr's compressors misbehave on images under 16 pixels a side)
   header.compression_type = image.width < 16 && image.height < 16 ? TINYEXR_COMPRESSIONTYPE_NONE
-                                                                  : TINYEXR_COMPRESSIONTYPE_ZIP;
+                                                                  : tinyexrCompression(compression);
   std::vector<EXRChannelInfo> channels(3);
   for (int c = 0; c < 3; ++c) {
     std::memset(&channels[c], 0, sizeof(EXRChannelInfo));
@@ -180,6 +180,89 @@ Image readPng(const std::string& path) {
 
 }  // namespace
 
+const char* toString(ExrCompression compression) {
+  switch (compression) {
+    case ExrCompression::None:
+      return "none";
+    case ExrCompression::Rle:
+      return "rle";
+    case ExrCompression::Zips:
+      return "zips";
+    case ExrCompression::Zip:
+      return "zip";
+    case ExrCompression::Piz:
+      return "piz";
+  }
+  return "?";
+}
+
+namespace {
+
+// The 8-bit code PNG stores for linear `v` (after exposure): clamped, sRGB-encoded, rounded.
+uint8_t srgbCode(float v) {
+  v = std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f);
+  return uint8_t(std::lround(linearToSrgb(v) * 255.f));
+}
+
+// The code only grows with v. Within one bucket of floats sharing their top 17 bits (1/256 of a
+// binade) it grows by at most one, so the bucket's first code and the least float of the next
+// code (found once by bisection over float bit patterns, which order positive floats as their
+// values) give the code of any v with one load and one comparison, the same bytes a pow per
+// channel gives.
+struct SrgbTable {
+  static constexpr int kShift = 15;
+  static constexpr uint32_t kOne = 0x3f800000u;  // 1.f
+  std::vector<uint8_t> bucketCode = std::vector<uint8_t>((kOne >> kShift) + 1);
+  float least[256];  // least[k]: the least float with code k + 1 (least[255]: none)
+
+  static float fromBits(uint32_t bits) {
+    float v;
+    std::memcpy(&v, &bits, 4);
+    return v;
+  }
+  SrgbTable() {
+    for (int k = 0; k < 255; ++k) {
+      uint32_t lo = 0, hi = kOne;  // srgbCode(0) = 0, srgbCode(1) = 255
+      while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        (srgbCode(fromBits(mid)) > k ? hi : lo) = mid;
+      }
+      least[k] = fromBits(hi);
+    }
+    least[255] = INFINITY;
+    for (uint32_t b = 0; b < bucketCode.size(); ++b)
+      bucketCode[b] = srgbCode(fromBits(b << kShift));
+  }
+  uint8_t code(float v) const {
+    if (!(v > 0.f)) return 0;  // NaN too
+    if (v >= 1.f) return 255;
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    const uint8_t k = bucketCode[bits >> kShift];
+    return uint8_t(k + (v >= least[k]));
+  }
+};
+
+}  // namespace
+
+uint8_t linearToSrgb8(float v) {
+  static const SrgbTable table;
+  return table.code(v);
+}
+
+std::vector<uint8_t> toSrgb8(const Image& image, float exposure) {
+  static_assert(sizeof(Vec3f) == 3 * sizeof(float), "pixels are read as one array of floats");
+  if (image.pixels.empty()) return {};
+  const float scale = std::exp2(exposure);
+  std::vector<uint8_t> bytes(image.pixels.size() * 3);
+  const float* in = &image.pixels.data()->x;
+  const int64_t n = int64_t(bytes.size());
+  linearToSrgb8(0.f);  // the table, before the threads
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) bytes[size_t(i)] = linearToSrgb8(in[i] * scale);
+  return bytes;
+}
+
 float srgbToLinear(float v) {
   return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
 }
@@ -195,15 +278,19 @@ void checkImageExtension(const std::string& path) {
                      "' (use .png, .exr or .pfm)");
 }
 
-std::string encodeImage(const std::string& path, const Image& image, float exposure) {
+std::string encodeImage(const std::string& path, const Image& image, float exposure,
+                        const ImageEncoding& encoding) {
   checkImageExtension(path);
   checkImage(path, image);
   const std::string ext = lowerExtension(path);
-  if (ext == ".exr") return encodeExr(path, image);
+  if (ext == ".exr") return encodeExr(path, image, encoding.exr);
   if (ext == ".pfm") return encodePfm(image);
-  std::string png = encodePng(image, exposure);
-  if (png.empty()) throw ImageError("cannot write PNG '" + path + "': the encoder failed");
-  return png;
+  const std::vector<uint8_t> srgb = toSrgb8(image, exposure);
+  try {
+    return encodePngRgb8(srgb.data(), image.width, image.height, encoding.png);
+  } catch (const std::runtime_error& e) {
+    throw ImageError("cannot write PNG '" + path + "': " + e.what());
+  }
 }
 
 void writeImage(const std::string& path, const Image& image, float exposure) {

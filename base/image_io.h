@@ -1,6 +1,7 @@
 // Image files for the renderer's output and for image comparisons in tests and tools.
-//   .png  8-bit sRGB: exposure (stops), clamp to [0,1], sRGB OETF (display-referred)
-//   .exr  linear 32-bit float RGB (tinyexr)
+//   .png  8-bit sRGB: exposure (stops), clamp to [0,1], sRGB OETF (display-referred); encoded on
+//         every core at a fast zlib level (base/png_encode.h)
+//   .exr  linear 32-bit float RGB (tinyexr), uncompressed by default: the fastest to write
 //   .pfm  linear 32-bit float RGB, little-endian, rows stored bottom to top as the format requires
 // Images are encoded in memory and written through a temporary file renamed over the target
 // (base/atomic_file.h), so a failed write never leaves a partial file behind.
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "base/math.h"
+#include "base/png_encode.h"
 
 namespace srt {
 
@@ -30,12 +32,30 @@ class ImageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// EXR's compressions that tinyexr writes.
+enum class ExrCompression { None, Rle, Zips, Zip, Piz };
+inline constexpr ExrCompression kExrCompressions[] = {ExrCompression::None, ExrCompression::Rle,
+                                                      ExrCompression::Zips, ExrCompression::Zip,
+                                                      ExrCompression::Piz};
+const char* toString(ExrCompression compression);
+
+// How images are encoded; the defaults are the fastest measured (bench/image/RESULTS.md).
+struct ImageEncoding {
+  PngSettings png;
+  ExrCompression exr = ExrCompression::None;
+};
+
 // Format chosen by the (case-insensitive) extension. `exposure` (stops) only affects PNG; the
 // float formats store radiance as it is. Throws ImageError naming the path on an unknown
 // extension, an inconsistent image, or a path that cannot take a file (checkOutputFile).
 void writeImage(const std::string& path, const Image& image, float exposure = 0.f);
 // The bytes of that file, for a caller that writes it with others (StagedFile::commitTogether).
-std::string encodeImage(const std::string& path, const Image& image, float exposure = 0.f);
+std::string encodeImage(const std::string& path, const Image& image, float exposure = 0.f,
+                        const ImageEncoding& encoding = {});
+// The 8-bit sRGB code of linear radiance `v`: clamped to [0, 1] (NaN as 0), encoded, rounded.
+uint8_t linearToSrgb8(float v);
+// The 8-bit sRGB bytes a PNG holds (RGB, rows top to bottom), converted on every core.
+std::vector<uint8_t> toSrgb8(const Image& image, float exposure);
 // Throws ImageError unless the extension names a format writeImage knows (checked before a render).
 void checkImageExtension(const std::string& path);
 

@@ -10,6 +10,7 @@ find_package(assimp REQUIRED)          # libassimp-dev (bench/accel only; the sc
 # libtinygltf-dev: the header is compiled in scenes/tinygltf_impl.cpp (README.Debian's second way).
 find_path(SRT_TINYGLTF_INCLUDE tiny_gltf.h REQUIRED)
 find_package(tinyexr REQUIRED)         # libtinyexr-dev
+find_package(ZLIB REQUIRED)            # zlib1g-dev (PNG writing, base/png_encode.cpp)
 find_package(GTest REQUIRED)           # libgtest-dev
 find_package(benchmark QUIET)          # libbenchmark-dev (micro benchmarks only)
 find_package(PkgConfig REQUIRED)

@@ -26,6 +26,8 @@ compaction::Needs kdCompactionNeeds() {
   return n;
 }
 
+}  // namespace
+
 // The GPU builder's primitives, checked whichever builder runs, so a typo never waits for the day
 // the GPU builder is used. (SceneData checks the builder against the backend.)
 void checkAccelOptions(const AccelOptions& accel) {
@@ -35,8 +37,6 @@ void checkAccelOptions(const AccelOptions& accel) {
                                 "' (registered: " + joined(reducers.names(true)) + ")");
   compaction::Registry::global().check(accel.gpu.compaction, kdCompactionNeeds());
 }
-
-}  // namespace
 
 RenderCheck checkRender(const Backend& backend, const RenderOptions& options,
                         const AccelOptions& accel) {
@@ -110,8 +110,11 @@ RenderResult Renderer::render(float time, const ProgressFn& progress, const Stop
   rebuilt_ = false;
   const auto t0 = std::chrono::steady_clock::now();
   integrator_->render(st, progress, stop);
-  st.renderSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto t1 = std::chrono::steady_clock::now();
+  st.renderSeconds = std::chrono::duration<double>(t1 - t0).count();
   result.image = integrator_->image();  // the film's resolve and download are not the render
+  result.imageSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   return result;
 }
 

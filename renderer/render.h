@@ -10,6 +10,7 @@ namespace srt {
 struct RenderResult {
   Image image;
   RenderStats stats;
+  double imageSeconds = 0;  // the film resolved to `image` on the host (not in renderSeconds)
 };
 
 // What checkRender() found, for the callers that need to know before anything is built.
@@ -24,6 +25,9 @@ struct RenderCheck {
 // allocates nothing; throws std::invalid_argument naming the flag at fault.
 RenderCheck checkRender(const Backend& backend, const RenderOptions& options,
                         const AccelOptions& accel = {});
+// The part of checkRender() that needs no backend: the GPU kd-tree builder's primitives by name
+// (--segreduce, --kd-compaction), for a caller that checks before its device has started.
+void checkAccelOptions(const AccelOptions& accel);
 
 // Holds the scene data (geometry, kd-tree) and the integrator's streams across frames, so an
 // animated scene renders frame after frame with only the kd-tree rebuilt.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/image_read.h"
 #include "scenes/loader_internal.h"
 #include "scenes/shapes.h"
 
@@ -72,6 +73,7 @@ class JsonScene {
   }
 
   void readCamera(const json& j);
+  void readEnvironment(const json& j);
   void readLights(const json& j);
   void readMaterials(const json& j);
   void readObject(const json& j, const std::string& where);
@@ -144,8 +146,7 @@ Scene JsonScene::load() {
   }
   scene_.name = root.contains("name") ? string(root["name"], "name") : path_;
   if (root.contains("camera")) readCamera(root["camera"]);
-  if (root.contains("environment"))
-    scene_.environment = vec3(root["environment"], "environment", true);
+  if (root.contains("environment")) readEnvironment(root["environment"]);
   if (root.contains("lights")) readLights(root["lights"]);
   if (root.contains("materials")) readMaterials(root["materials"]);
   if (root.contains("objects")) {
@@ -173,6 +174,29 @@ void JsonScene::readCamera(const json& j) {
     fail("camera", "lens_radius and focus_distance must not be negative");
   if (lengthSquared(c.target - c.position) == 0.f) fail("camera", "position and target coincide");
   scene_.camera = c;
+}
+
+// A uniform radiance (v|s), or {"file": map.hdr|map.exr, "scale": s, "rotation": degrees}.
+void JsonScene::readEnvironment(const json& j) {
+  if (!j.is_object()) {
+    scene_.environment = vec3(j, "environment", true);
+    scene_.environmentMap.reset();
+    return;
+  }
+  checkKeys(j, "environment", {"file", "scale", "rotation"});
+  if (!j.contains("file")) fail("environment", "needs 'file' (an .hdr or .exr map)");
+  EnvironmentMap map;
+  map.path = resolveRelative(folderOf(path_), string(j["file"], "environment.file"));
+  map.scale = optional(j, "scale", "environment", 1.f, &JsonScene::number);
+  map.rotationDegrees = optional(j, "rotation", "environment", 0.f, &JsonScene::number);
+  if (!(map.scale >= 0.f)) fail("environment.scale", "must be >= 0");
+  try {
+    map.image = readRadianceImage(map.path);
+  } catch (const ImageError& e) {
+    fail("environment.file", e.what());
+  }
+  scene_.environment = Vec3f(0.f);
+  scene_.environmentMap = std::move(map);
 }
 
 void JsonScene::readLights(const json& j) {

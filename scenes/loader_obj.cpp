@@ -17,6 +17,20 @@ Vec3f vec(const tinyobj::real_t v[3]) {
   return {float(v[0]), float(v[1]), float(v[2])};
 }
 
+// Textures are decoded from sRGB as colours; heights and normals are data, so they get a copy
+// holding the file's own values (texture `index` re-encoded), shared by every material using it.
+int linearCopy(Scene& scene, int index) {
+  if (index < 0) return index;
+  const std::string key = scene.textures[size_t(index)].path + " (linear)";
+  for (size_t i = 0; i < scene.textures.size(); ++i)
+    if (scene.textures[i].path == key) return int(i);
+  Texture t = scene.textures[size_t(index)];
+  t.path = key;
+  for (Vec3f& v : t.texels) v = {linearToSrgb(v.x), linearToSrgb(v.y), linearToSrgb(v.z)};
+  scene.textures.push_back(std::move(t));
+  return int(scene.textures.size() - 1);
+}
+
 // The MTL → Material mapping (documented in scenes/README.md).
 Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::string& folder,
                     const std::string& objPath, LoadContext& ctx) {
@@ -38,14 +52,27 @@ Material toMaterial(const tinyobj::material_t& mtl, Scene& scene, const std::str
   } else if (!isBlack(m.ks) && m.ns > 0.f) {
     m.type = MaterialType::Glossy;
   }
-  if (!mtl.diffuse_texname.empty()) {
-    std::string tex = mtl.diffuse_texname;
+  auto texture = [&](std::string tex) {
     for (char& c : tex)
       if (c == '\\') c = '/';  // files exported on Windows
-    m.kdTexture = loadTexture(scene, resolveRelative(folder, tex),
-                              objPath + " (material '" + mtl.name + "')", ctx);
+    return loadTexture(scene, resolveRelative(folder, tex),
+                       objPath + " (material '" + mtl.name + "')", ctx);
+  };
+  if (!mtl.diffuse_texname.empty()) {
+    m.kdTexture = texture(mtl.diffuse_texname);
     if (m.kdTexture >= 0)
       m.kd = {1.f, 1.f, 1.f};  // the texture is the albedo, as MTL viewers show it
+  }
+  // A grey mask (its first channel); the alpha channel of an RGBA file is not read.
+  if (!mtl.alpha_texname.empty()) m.alphaTexture = texture(mtl.alpha_texname);
+  if (!mtl.bump_texname.empty()) {
+    m.bumpTexture = linearCopy(scene, texture(mtl.bump_texname));
+    m.bumpScale = float(mtl.bump_texopt.bump_multiplier);
+  }
+  if (!mtl.normal_texname.empty()) m.normalTexture = linearCopy(scene, texture(mtl.normal_texname));
+  if (!mtl.emissive_texname.empty()) {
+    m.keTexture = texture(mtl.emissive_texname);
+    if (m.keTexture >= 0 && isBlack(m.ke)) m.ke = {1.f, 1.f, 1.f};  // the map alone is the emission
   }
   return m;
 }

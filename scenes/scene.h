@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/image_io.h"
 #include "base/math.h"
 
 namespace srt {
@@ -23,10 +24,15 @@ struct Material {
   MaterialType type = MaterialType::Diffuse;
   Vec3f kd{0.8f, 0.8f, 0.8f};
   int kdTexture = -1;  // index into Scene::textures, multiplies kd
+  int alphaTexture = -1;  // MTL map_d: the surface is cut out where this mask is below half
   Vec3f ks{0.f, 0.f, 0.f};
   float ns = 0.f;           // Phong exponent from MTL; roughness alpha = sqrt(2 / (ns + 2))
   float ior = 1.5f;         // Ni
   Vec3f ke{0.f, 0.f, 0.f};  // emitted radiance
+  int keTexture = -1;       // MTL map_Ke, multiplies ke
+  int bumpTexture = -1;     // MTL bump/map_bump heights (linear texels), tilting the normal
+  float bumpScale = 1.f;    // its -bm
+  int normalTexture = -1;   // MTL norm: tangent-space normals (linear texels)
 };
 
 // Linear RGB float texels, row 0 at the top of the image (v = 1).
@@ -34,6 +40,17 @@ struct Texture {
   std::string path;
   int width = 0, height = 0;
   std::vector<Vec3f> texels;
+};
+
+// An equirectangular (latitude-longitude) map of the radiance arriving from infinitely far away,
+// +y up: row 0 is straight up, the bottom row straight down, and the middle column (u = 0.5) looks
+// along -z, where the default camera looks. `rotationDegrees` turns it about +y (right-handed).
+struct EnvironmentMap {
+  std::string path;  // for messages
+  Image image;       // linear RGB radiance, finite and >= 0 (base/image_read.h)
+  float scale = 1.f;
+  float rotationDegrees = 0.f;
+  bool importanceSampled = true;  // false: light samples uniform on the sphere (for comparisons)
 };
 
 struct Mesh {
@@ -85,6 +102,7 @@ struct Scene {
   std::vector<Texture> textures;
   std::vector<PointLight> pointLights;
   Vec3f environment{0.f, 0.f, 0.f};  // uniform radiance of rays that escape
+  std::optional<EnvironmentMap> environmentMap;  // when present, it replaces `environment`
   std::optional<Camera> camera;      // absent: frameScene() places one from the bounds
   float animationEnd = 0.f;          // last keyframe time, 0 for static scenes
 

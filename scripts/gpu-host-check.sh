@@ -27,18 +27,19 @@ for g in "$B"/scenes/*.gz; do
 done
 nvidia-smi -L | tee "$res/device.txt"
 
-for t in ${TESTS:-test_shading_gpu test_kdtree_gpu test_kdtree_gpu_build test_render_gpu test_compaction_gpu test_compaction_adaptive_gpu test_traversal_persistent test_furnace_gpu test_reduction_gpu test_gl test_viewer_interop}; do
+for t in ${TESTS:-test_shading_gpu test_kdtree_gpu test_kdtree_gpu_build test_render_gpu test_compaction_gpu test_compaction_adaptive_gpu test_traversal_persistent test_furnace_gpu test_reduction_gpu test_multi_gpu test_gl test_viewer_interop}; do
   [ -x "$B/bin/$t" ] || continue
   start=$(date +%s)
   filter_var="FILTER_$t"
-  "$B/bin/$t" --gtest_brief=1 --gtest_filter="${!filter_var:-*}" >"$res/$t.log" 2>&1
+  timeout "${TEST_TIMEOUT:-300}" "$B/bin/$t" --gtest_brief=1 --gtest_filter="${!filter_var:-*}" >"$res/$t.log" 2>&1
   echo "$t: exit $? in $(( $(date +%s) - start )) s: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$res/$t.log" | tr '\n' ' ')"
 done | tee "$res/tests.txt"
 
 scene=scenes/examples/conference-room.json
 render() {  # name spp extra...
   local name=$1 spp=$2; shift 2
-  "$B/bin/streamrt" render "$scene" -o "$res/conf-$name-$spp.pfm" --width 1920 --height 1080 \
+  # A render that hangs (a driver or interop fault) is cut off and reported, not waited on.
+  timeout "${RENDER_TIMEOUT:-120}" "$B/bin/streamrt" render "$scene" -o "$res/conf-$name-$spp.pfm" --width 1920 --height 1080 \
     --spp "$spp" --max-depth 8 --stats "$res/stats-$name-$spp.json" -q "$@" 2>"$res/err-$name-$spp.txt"
   local rc=$?
   local same="-"

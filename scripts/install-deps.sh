@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libtinyobjloader-dev libstb-dev libcli11-dev nlohmann-json3-dev libassimp-dev libtinyexr-dev
+  zlib1g-dev                         # PNG writing (our encoder over zlib)
   libgtest-dev libbenchmark-dev
   libtinygltf-dev                    # glTF/GLB reader
   clang libclang-rt-dev              # fuzz targets only (scripts/fuzz.sh); the build uses gcc/nvcc

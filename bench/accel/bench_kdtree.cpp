@@ -5,6 +5,7 @@
 // over repeats after warm-up builds, CUDA events.
 //
 //   streamrt-bench-kdtree --mesh conference.obj --mesh dragon.ply [--repeats 11] [--json out.json]
+//                         [--trace-rays 1000000]   (device trace time of the CPU and the GPU tree)
 //   streamrt-bench-kdtree --cpu-only --threads 16 --mesh conference.obj   (CPU SAH build only)
 #include <omp.h>
 
@@ -24,6 +25,7 @@
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
+#include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
 
@@ -60,6 +62,36 @@ double copyMs(size_t bytes, int repeats) {
   return median(ms);
 }
 
+GpuKdBuildOptions firstVariantOptions(const std::vector<std::string>& reductions,
+                                      const std::string& compaction) {
+  GpuKdBuildOptions o;
+  o.segreduce = reductions.front();
+  o.compaction = compaction;
+  return o;
+}
+
+// The same random rays through the CPU builder's tree and the GPU builder's, on the device (every
+// segmented reduction builds the same GPU tree).
+nlohmann::json traceBoth(const KdTree& cpuTree, const TriangleMeshView& dmesh,
+                         const GpuKdBuildOptions& o, size_t numRays, int repeats) {
+  const std::vector<Ray> hostRays = bench::randomRays(cpuTree.bounds, numRays, 12345);
+  const Buffer<Ray> rays(MemorySpace::Cuda, hostRays);
+  const DeviceKdTree cpu(cpuTree, MemorySpace::Cuda);
+  GpuKdTreeBuilder builder(o);
+  const DeviceKdTree gpu = builder.build(dmesh);
+  size_t cpuHits = 0, gpuHits = 0;
+  const uint32_t n = uint32_t(numRays);
+  const double cpuMs = bench::traceOnDevice(cpu.view(dmesh), rays.data(), n, repeats, &cpuHits);
+  const double gpuMs = bench::traceOnDevice(gpu.view(dmesh), rays.data(), n, repeats, &gpuHits);
+  std::printf(
+      "trace of %zu random rays on the device: CPU-built tree %.3f ms, GPU-built tree "
+      "%.3f ms (%.3fx)%s\n",
+      numRays, cpuMs, gpuMs, gpuMs / cpuMs,
+      cpuHits == gpuHits ? "" : " -- the trees disagree on hits");
+  return {{"rays", numRays},        {"cpuTreeMs", cpuMs}, {"gpuTreeMs", gpuMs},
+          {"ratio", gpuMs / cpuMs}, {"cpuHits", cpuHits}, {"gpuHits", gpuHits}};
+}
+
 double processCpuSeconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -88,6 +120,58 @@ void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warm
   }
 }
 
+// Median stage times of the GPU build with one segmented reduction, the tree's statistics.
+nlohmann::json timeReduction(const std::string& r, const std::string& compaction,
+                             const TriangleMeshView& dview, int warmup, int repeats,
+                             double cpuSah) {
+  GpuKdBuildOptions o;
+  o.segreduce = r;
+  o.compaction = compaction;
+  GpuKdTreeBuilder builder(o);
+  for (int w = 0; w < warmup; ++w) builder.build(dview);
+  std::vector<double> total, setup, bounds, bins, split, compact, small, fin;
+  GpuKdBuildStats st;
+  for (int k = 0; k < repeats; ++k) {
+    builder.build(dview, nullptr, &st);
+    total.push_back(st.totalMs), setup.push_back(st.setupMs), bounds.push_back(st.boundsMs);
+    bins.push_back(st.binsMs);
+    split.push_back(st.splitMs), compact.push_back(st.compactionMs);
+    small.push_back(st.smallNodeMs), fin.push_back(st.finalizeMs);
+  }
+  const KdTreeStats gs = computeStats(builder.buildToHost(dview));
+  std::fprintf(stderr, "  %s: %.3f ms\n", r.c_str(), median(total));
+  return {{"segreduce", r},
+          {"totalMs", median(total)},
+          {"setupMs", median(setup)},
+          {"boundsMs", median(bounds)},
+          {"binsMs", median(bins)},
+          {"splitMs", median(split)},
+          {"compactionMs", median(compact)},
+          {"smallNodeMs", median(small)},
+          {"finalizeMs", median(fin)},
+          {"nodes", st.nodes},
+          {"largeNodeLevels", st.largeNodeLevels},
+          {"terminals", st.terminals},
+          {"sah", gs.sahCost},
+          {"sahRatioToCpu", cpuSah > 0 ? gs.sahCost / cpuSah : 1.0}};
+}
+
+// One line per reduction, with its speed-up over cub-segmented's build (when that ran).
+void printRows(std::vector<nlohmann::json>& rows, double cubSegTotal) {
+  for (auto& row : rows) {
+    const double t = row["totalMs"];
+    if (cubSegTotal > 0) row["speedupVsCubSegmented"] = cubSegTotal / t;
+    char vsCub[32] = "-";
+    if (cubSegTotal > 0) std::snprintf(vsCub, sizeof vsCub, "%.2fx", cubSegTotal / t);
+    std::printf("%-20s %9.3f %7.3f %7.3f %7.3f %7.3f %8.3f %7.3f %8.3f %8zu %6zu %9.3f %9s\n",
+                std::string(row["segreduce"]).c_str(), t, double(row["setupMs"]),
+                double(row["boundsMs"]), double(row["binsMs"]), double(row["splitMs"]),
+                double(row["compactionMs"]), double(row["smallNodeMs"]), double(row["finalizeMs"]),
+                size_t(row["nodes"]), size_t(row["largeNodeLevels"]), double(row["sahRatioToCpu"]),
+                vsCub);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,12 +179,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> meshes, reductions;
   std::string compactionName = "cub", jsonPath = "bench_kdtree.json";
   int repeats = 11, warmup = 2;
+  size_t traceRays = 1000000;
   app.add_option("--mesh", meshes, "OBJ or PLY file (repeatable)")->required();
   app.add_option("--segreduce", reductions, "segmented reductions (default: all registered)");
   app.add_option("--compaction", compactionName, "ordered CUDA compaction for the child lists");
   app.add_option("--repeats", repeats, "timed builds per configuration (median reported)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--warmup", warmup, "untimed builds first")->check(CLI::Range(0, 100));
+  app.add_option("--trace-rays", traceRays,
+                 "random rays traced on the device through the CPU and the GPU tree (0: none)")
+      ->check(CLI::Range(size_t(0), size_t(100000000)));
   app.add_option("--json", jsonPath, "where to write the results");
   bool cpuOnly = false;
   int threads = 0;
@@ -152,53 +240,14 @@ int main(int argc, char** argv) {
       double cubSegTotal = 0;
       std::vector<nlohmann::json> rows;
       for (const std::string& r : reductions) {
-        GpuKdBuildOptions o;
-        o.segreduce = r;
-        o.compaction = compactionName;
-        GpuKdTreeBuilder builder(o);
-        for (int w = 0; w < warmup; ++w) builder.build(dview);
-        std::vector<double> total, setup, bounds, bins, split, compact, small, fin;
-        GpuKdBuildStats st;
-        for (int k = 0; k < repeats; ++k) {
-          builder.build(dview, nullptr, &st);
-          total.push_back(st.totalMs), setup.push_back(st.setupMs), bounds.push_back(st.boundsMs);
-          bins.push_back(st.binsMs);
-          split.push_back(st.splitMs), compact.push_back(st.compactionMs);
-          small.push_back(st.smallNodeMs), fin.push_back(st.finalizeMs);
-        }
-        const KdTreeStats gs = computeStats(builder.buildToHost(dview));
-        const double ratio = cpu.sahCost > 0 ? gs.sahCost / cpu.sahCost : 1.0;
-        const double t = median(total);
-        if (r == "cub-segmented") cubSegTotal = t;
-        rows.push_back({{"segreduce", r},
-                        {"totalMs", t},
-                        {"setupMs", median(setup)},
-                        {"boundsMs", median(bounds)},
-                        {"binsMs", median(bins)},
-                        {"splitMs", median(split)},
-                        {"compactionMs", median(compact)},
-                        {"smallNodeMs", median(small)},
-                        {"finalizeMs", median(fin)},
-                        {"nodes", st.nodes},
-                        {"largeNodeLevels", st.largeNodeLevels},
-                        {"terminals", st.terminals},
-                        {"sah", gs.sahCost},
-                        {"sahRatioToCpu", ratio}});
-        std::fprintf(stderr, "  %s: %.3f ms\n", r.c_str(), t);
+        rows.push_back(timeReduction(r, compactionName, dview, warmup, repeats, cpu.sahCost));
+        if (r == "cub-segmented") cubSegTotal = rows.back()["totalMs"];
       }
-      for (auto& row : rows) {
-        const double t = row["totalMs"];
-        if (cubSegTotal > 0) row["speedupVsCubSegmented"] = cubSegTotal / t;
-        char vsCub[32] = "-";
-        if (cubSegTotal > 0) std::snprintf(vsCub, sizeof vsCub, "%.2fx", cubSegTotal / t);
-        std::printf("%-20s %9.3f %7.3f %7.3f %7.3f %7.3f %8.3f %7.3f %8.3f %8zu %6zu %9.3f %9s\n",
-                    std::string(row["segreduce"]).c_str(), t, double(row["setupMs"]),
-                    double(row["boundsMs"]), double(row["binsMs"]), double(row["splitMs"]),
-                    double(row["compactionMs"]), double(row["smallNodeMs"]),
-                    double(row["finalizeMs"]), size_t(row["nodes"]), size_t(row["largeNodeLevels"]),
-                    double(row["sahRatioToCpu"]), vsCub);
-      }
+      printRows(rows, cubSegTotal);
       jm["gpu"] = rows;
+      if (traceRays > 0)
+        jm["trace"] = traceBoth(cpuTree, dview, firstVariantOptions(reductions, compactionName),
+                                traceRays, repeats);
       out["meshes"].push_back(jm);
     }
     std::ofstream(jsonPath) << out.dump(2) << "\n";

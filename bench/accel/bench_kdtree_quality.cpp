@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -24,21 +23,6 @@
 namespace {
 
 using namespace srt;
-
-// Origins uniform in the scene's bounds, directions uniform on the sphere: rays that start among
-// the geometry, as secondary rays do.
-std::vector<Ray> randomRays(const Bounds3f& b, size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  std::vector<Ray> rays(n);
-  for (Ray& r : rays) {
-    for (int k = 0; k < 3; ++k) r.o[k] = b.lo[k] + u(rng) * (b.hi[k] - b.lo[k]);
-    const float z = 1.f - 2.f * u(rng), phi = 6.2831853f * u(rng);
-    const float s = std::sqrt(std::max(0.f, 1.f - z * z));
-    r.d = Vec3f(s * std::cos(phi), s * std::sin(phi), z);
-  }
-  return rays;
-}
 
 struct TraceResult {
   double ms = 0;    // fastest of the repeats
@@ -141,7 +125,7 @@ int main(int argc, char** argv) {
       const KdTree gpuTree = buildKdTreeGpuAlgorithmOnHost(mesh.view(), gpu);
       const double gpuBuildMs =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      const std::vector<Ray> rays = randomRays(cpuTree.bounds, numRays, 12345);
+      const std::vector<Ray> rays = bench::randomRays(cpuTree.bounds, numRays, 12345);
       // Interleaved, so load on the machine falls on both trees alike.
       TraceResult tc, tg;
       for (int k = 0; k < repeats; ++k) {

@@ -5,6 +5,8 @@
 #include <tiny_obj_loader.h>
 
 #include <assimp/Importer.hpp>
+#include <cmath>
+#include <random>
 #include <stdexcept>
 
 namespace srt::bench {
@@ -59,6 +61,19 @@ HostMesh loadWithAssimp(const std::string& path) {
 HostMesh loadMesh(const std::string& path) {
   const std::string ext = path.size() > 4 ? path.substr(path.size() - 4) : "";
   return ext == ".obj" || ext == ".OBJ" ? loadObj(path) : loadWithAssimp(path);
+}
+
+std::vector<Ray> randomRays(const Bounds3f& b, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  std::vector<Ray> rays(n);
+  for (Ray& r : rays) {
+    for (int k = 0; k < 3; ++k) r.o[k] = b.lo[k] + u(rng) * (b.hi[k] - b.lo[k]);
+    const float z = 1.f - 2.f * u(rng), phi = 6.2831853f * u(rng);
+    const float s = std::sqrt(std::max(0.f, 1.f - z * z));
+    r.d = Vec3f(s * std::cos(phi), s * std::sin(phi), z);
+  }
+  return rays;
 }
 
 }  // namespace srt::bench

@@ -20,4 +20,13 @@ struct HostMesh {
 // Throws std::runtime_error naming the file when it cannot be read.
 HostMesh loadMesh(const std::string& path);
 
+// n rays with origins uniform in `b` and directions uniform on the sphere (rays that start among
+// the geometry, as secondary rays do), the same for a given seed on every machine.
+std::vector<Ray> randomRays(const Bounds3f& b, size_t n, uint64_t seed);
+
+// Milliseconds of the fastest of `repeats` closest-hit passes over `rays` (device memory) through
+// `tree` (device memory), one thread per ray; *hits receives how many hit. bench_trace.cu.
+double traceOnDevice(const KdTreeView& tree, const Ray* rays, uint32_t n, int repeats,
+                     size_t* hits);
+
 }  // namespace srt::bench

@@ -8,9 +8,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 #include "renderer/shading/sampling.h"
+#include "renderer/shading/texture.h"
 #include "scenes/scene.h"
 
 namespace srt {
@@ -24,6 +25,8 @@ struct EmitterTable {
   std::vector<float> cdf;                  // [e] Σ_{e' < e} pmf, n + 1 entries, cdf[n] = 1
   std::vector<float> pmf;                  // [e] cdf[e + 1] - cdf[e] ≈ power[e] / totalPower
   std::vector<int32_t> triangleToEmitter;  // [t] e, or -1 for triangles that do not emit
+  std::vector<int32_t> keTextures;         // [e] emission map of its material, -1: none; empty
+                                           // when no emitter has one
   double totalPower = 0.0;                 // Σ area × luminance(Ke)
   size_t size() const { return triangles.size(); }
 };
@@ -35,14 +38,22 @@ struct EmitterView {
   const float* cdf = nullptr;  // count + 1 entries
   const float* pmf = nullptr;
   const int32_t* triangleToEmitter = nullptr;
+  // Emission maps: keTextures[e] indexes textures, read at uvs interpolated over the triangle;
+  // null when no emitter has a map (or the mesh has no uvs).
+  const int32_t* keTextures = nullptr;
+  const Vec2f* uvs = nullptr;
+  const TextureView* textures = nullptr;
   uint32_t count = 0;          // emitters
   uint32_t triangleCount = 0;  // entries of triangleToEmitter
 };
 
 // Emitters are triangles whose material has luminance(Ke) > 0 and whose area is > 0. Throws
 // std::invalid_argument naming the triangle when a material id or vertex index is out of range,
-// or when a Ke is negative or not finite.
-EmitterTable buildEmitters(const FlatGeometry& geometry, const std::vector<Material>& materials);
+// or when a Ke is negative or not finite. With `textures`, a material's emission map (keTexture)
+// scales its triangles' power by the map's mean over each triangle (16 stratified lookups), and a
+// triangle where the map reads black there is left to BSDF sampling.
+EmitterTable buildEmitters(const FlatGeometry& geometry, const std::vector<Material>& materials,
+                           const std::vector<Texture>* textures = nullptr);
 EmitterView hostView(const EmitterTable& table);
 
 struct LightSample {
@@ -101,6 +112,12 @@ SRT_CPU_GPU inline bool sampleEmitter(const EmitterView& v, const Vec3f* positio
   out->p = p;
   out->n = n;
   out->Le = v.radiance[e];
+  if (v.keTextures && v.uvs && v.keTextures[e] >= 0) {
+    const Vec2f a = v.uvs[indices[3 * t]], b1 = v.uvs[indices[3 * t + 1]],
+                c = v.uvs[indices[3 * t + 2]];
+    const Vec2f uv{a.x * b.x + b1.x * b.y + c.x * b.z, a.y * b.x + b1.y * b.y + c.y * b.z};
+    out->Le = out->Le * lookup(v.textures[v.keTextures[e]], uv);
+  }
   out->wi = wi;
   out->distance = dist;
   out->pdf = pdf;

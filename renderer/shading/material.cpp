@@ -2,6 +2,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "renderer/shading/material.h"
 #include "renderer/shading/texture.h"
@@ -34,6 +35,11 @@ DeviceMaterial toDevice(const Material& m) {
   d.type = m.type;
   d.kd = m.kd;
   d.kdTexture = m.kdTexture;
+  d.alphaTexture = m.alphaTexture;
+  d.keTexture = m.keTexture;
+  d.bumpTexture = m.bumpTexture;
+  d.bumpScale = std::isfinite(m.bumpScale) ? m.bumpScale : 1.f;
+  d.normalTexture = m.normalTexture;
   d.ks = m.ks;
   const float ns = m.ns >= 0.f ? m.ns : 0.f;
   d.alpha = std::fmin(1.f, std::fmax(kMinAlpha, std::sqrt(2.f / (ns + 2.f))));
@@ -47,10 +53,15 @@ std::vector<DeviceMaterial> toDevice(const std::vector<Material>& materials, siz
   out.reserve(materials.size());
   for (size_t i = 0; i < materials.size(); ++i) {
     const Material& m = materials[i];
-    if (m.kdTexture < -1 || (m.kdTexture >= 0 && size_t(m.kdTexture) >= textureCount))
-      throw std::invalid_argument(describe(m) + " (index " + std::to_string(i) + "): kdTexture " +
-                                  std::to_string(m.kdTexture) + " out of range, the scene has " +
-                                  std::to_string(textureCount) + " textures");
+    for (const auto& [name, index] : {std::pair<const char*, int>{"kdTexture", m.kdTexture},
+                                      {"alphaTexture", m.alphaTexture},
+                                      {"keTexture", m.keTexture},
+                                      {"bumpTexture", m.bumpTexture},
+                                      {"normalTexture", m.normalTexture}})
+      if (index < -1 || (index >= 0 && size_t(index) >= textureCount))
+        throw std::invalid_argument(describe(m) + " (index " + std::to_string(i) + "): " + name +
+                                    " " + std::to_string(index) + " out of range, the scene has " +
+                                    std::to_string(textureCount) + " textures");
     out.push_back(toDevice(m));
   }
   return out;

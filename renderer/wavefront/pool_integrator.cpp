@@ -249,9 +249,9 @@ class PoolIntegrator final : public WavefrontIntegrator {
       else
         traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
     });
-    // No emitter and no point light (a scene lit by its environment alone): shading makes no
-    // shadow rays, so there is nothing to compact or trace.
-    const bool lights = scene.emitters.count > 0 || scene.numPointLights > 0;
+    // No light to sample (a scene lit by a uniform environment alone): shading makes no shadow
+    // rays, so there is nothing to compact or trace.
+    const bool lights = hasSampledLights(scene);
     if (whitted_) {
       const WhittedOutputs out{keep, filmView_, spillStacks(), ctl, depthCounters()};
       t.run(stage::kShade, [&] {  // shadow rays are traced inside

@@ -47,6 +47,7 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   view_.materials = materials_.data();
   view_.textures = textures_.data();
   view_.environment = scene.environment;
+  uploadEnvironment(scene);
   view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (offsetOrigin)
 }
 
@@ -101,7 +102,7 @@ void SceneData::buildAccel(const FlatGeometry& geo) {
 
 void SceneData::uploadEmitters(const FlatGeometry& geo, const Scene& scene) {
   const MemorySpace space = backend_.memory();
-  const EmitterTable emitters = buildEmitters(geo, scene.materials);
+  const EmitterTable emitters = buildEmitters(geo, scene.materials, &scene.textures);
   EmitterView ev;
   if (emitters.size() > 0) {
     emitterTriangles_ = Buffer<uint32_t>(space, emitters.triangles);
@@ -116,10 +117,28 @@ void SceneData::uploadEmitters(const FlatGeometry& geo, const Scene& scene) {
     ev.cdf = emitterCdf_.data();
     ev.pmf = emitterPmf_.data();
     ev.triangleToEmitter = triangleToEmitter_.data();
+    if (!emitters.keTextures.empty()) {  // emission maps
+      emitterTextures_ = Buffer<int32_t>(space, emitters.keTextures);
+      ev.keTextures = emitterTextures_.data();
+      ev.uvs = uvs_.data();
+      ev.textures = textures_.data();
+    }
     ev.count = uint32_t(emitters.size());
     ev.triangleCount = uint32_t(emitters.triangleToEmitter.size());
   }
   view_.emitters = ev;
+}
+
+void SceneData::uploadEnvironment(const Scene& scene) {
+  view_.environmentMap = {};
+  if (!scene.environmentMap) return;
+  const MemorySpace space = backend_.memory();
+  const EnvironmentTable env = buildEnvironment(*scene.environmentMap);
+  environmentTexels_ = Buffer<Vec3f>(space, env.texels);
+  environmentMarginal_ = Buffer<float>(space, env.distribution.marginalCdf);
+  environmentConditional_ = Buffer<float>(space, env.distribution.conditionalCdf);
+  view_.environmentMap = makeEnvironmentView(
+      env, environmentTexels_.data(), environmentMarginal_.data(), environmentConditional_.data());
 }
 
 }  // namespace srt

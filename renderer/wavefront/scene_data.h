@@ -13,6 +13,8 @@
 #include "renderer/accel/kdtree_build_sah.h"
 #include "renderer/backend/backend.h"
 #include "renderer/shading/bsdf.h"
+#include "renderer/shading/environment.h"
+#include "renderer/shading/light_pick.h"
 #include "renderer/shading/lights.h"
 #include "renderer/shading/material.h"
 #include "renderer/shading/texture.h"
@@ -31,6 +33,7 @@ struct SceneView {
   const PointLight* pointLights = nullptr;
   uint32_t numPointLights = 0;
   Vec3f environment;
+  EnvironmentView environmentMap;  // when present, it replaces `environment`
   float rayEpsilon = 1e-5f;  // offset of spawned rays, relative to |p| (offsetOrigin)
 };
 
@@ -78,10 +81,15 @@ SRT_CPU_GPU inline SurfaceHit surfaceAt(const SceneView& s, const Ray& ray, cons
   return h;
 }
 
-// Next-event estimation picks the emitters with this probability, a point light otherwise.
-SRT_CPU_GPU inline float emitterPickProbability(const SceneView& s) {
-  if (s.emitters.count == 0) return 0.f;
-  return s.numPointLights == 0 ? 1.f : 0.5f;
+// How next-event estimation picks among the kinds of light the scene has.
+SRT_CPU_GPU inline LightPickProbabilities lightPicks(const SceneView& s) {
+  return lightPickProbabilities(s.emitters.count > 0, s.numPointLights > 0,
+                                s.environmentMap.present());
+}
+
+// Whether shading makes shadow rays at all.
+SRT_CPU_GPU inline bool hasSampledLights(const SceneView& s) {
+  return s.emitters.count > 0 || s.numPointLights > 0 || s.environmentMap.present();
 }
 
 // The normal a BSDF is built around: the authored one for glass, the facing one otherwise.
@@ -132,6 +140,7 @@ class SceneData {
  private:
   void buildAccel(const FlatGeometry& geo);
   void uploadEmitters(const FlatGeometry& geo, const Scene& scene);
+  void uploadEnvironment(const Scene& scene);
 
   Backend backend_;
   AccelOptions accel_;
@@ -150,8 +159,10 @@ class SceneData {
   Buffer<uint32_t> emitterTriangles_;
   Buffer<Vec3f> emitterRadiance_;
   Buffer<float> emitterAreas_, emitterCdf_, emitterPmf_;
-  Buffer<int32_t> triangleToEmitter_;
+  Buffer<int32_t> triangleToEmitter_, emitterTextures_;
   Buffer<PointLight> pointLights_;
+  Buffer<Vec3f> environmentTexels_;
+  Buffer<float> environmentMarginal_, environmentConditional_;
 };
 
 }  // namespace srt

@@ -78,11 +78,11 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& ra
     bool keep = false;
 
     if (hit.triangle == kNoHit) {
-      L = scene.environment;
+      L = escapedRadiance(scene.environmentMap, scene.environment, ray.d, 0.f, 0.f);  // unsampled
     } else {
       const SurfaceHit h = surfaceAt(scene, ray, hit);
       const DeviceMaterial& m = scene.materials[h.material];
-      if (h.windingFront) L += m.ke;  // one-sided emitters
+      if (h.windingFront) L += emittedRadiance(m, scene.textures, h.uv);  // one-sided emitters
       const Bsdf bsdf = makeBsdf(m, scene.textures, bsdfNormal(h, m.type), h.uv);
       const Vec3f wo = -ray.d;
       if (!bsdf.isSpecular()) {

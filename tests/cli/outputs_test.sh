@@ -103,9 +103,12 @@ for setting in SRT_SHIM_FULL_AFTER=100 SRT_SHIM_FULL_AFTER=$((stats_bytes + 10))
   [ ! -e full/b.png ] && [ ! -e full/b.json ] || fail "$setting: a new file was left"
   check_no_temporaries "$setting"
 done
-# A sequence on a full disk: the frames written before stay, the statistics do not appear.
-"${full[@]}" SRT_SHIM_FULL_AFTER=$((stats_bytes * 2)) "${render[@]}" -o full/f.png --frames 6 \
-  --stats full/f.json 2>/dev/null && fail "frames on a full disk: exit 0"
+# A sequence on a full disk (frames are written on a thread of their own): the error names the
+# frame, the frames written before stay, the statistics do not appear.
+err=$("${full[@]}" SRT_SHIM_FULL_AFTER=$((stats_bytes * 2)) "${render[@]}" -o full/f.png \
+  --frames 6 --stats full/f.json 2>&1) && fail "frames on a full disk: exit 0"
+grep -Eq "^streamrt: error: cannot write (image|statistics) 'full/f(-000[0-5].png|.json)': No space left on device$" <<<"$err" ||
+  fail "frames on a full disk: message '$err'"
 [ ! -e full/f.json ] || fail "frames on a full disk: f.json was written"
 check_no_temporaries "frames on a full disk"
 

@@ -2,7 +2,7 @@
 # signal_test.sh STREAMRT SHIM DIR
 # SIGINT and SIGTERM mid-render, mid-write and between frames: exit 128 + the signal, the
 # progress line ended, one line saying what was kept, valid files where they are kept and no
-# temporary left anywhere.
+# temporary left anywhere. (A signal mid-render writes the image of the samples so far.)
 set -u
 cli=$1 shim=$2 dir=$3
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
@@ -50,16 +50,17 @@ run_paused() {
 for sig in INT TERM; do
   status=$([ $sig = INT ] && echo 130 || echo 143)
 
-  # Mid-render, with the progress bar drawn: nothing written, the bar's line ended.
+  # Mid-render, with the progress bar drawn: the pass in flight finishes and the image of the
+  # samples so far is written (partial_test.sh checks it further), the bar's line ended.
   "${render[@]}" --spp 1000000 --progress -o render-$sig.png --stats render-$sig.json \
     2>render-$sig.err &
   pid=$!
   wait_for render-$sig.err 'rendering \[' && kill -$sig $pid
   expect_exit $pid $status "SIG$sig mid-render"
-  grep -q "^streamrt: stopped by SIG$sig; nothing was written$" render-$sig.err ||
+  grep -q "^streamrt: stopped by SIG$sig after writing render-$sig.png$" render-$sig.err ||
     fail "SIG$sig mid-render: the last line is not on a line of its own: $(cat -A render-$sig.err)"
-  [ ! -e render-$sig.png ] && [ ! -e render-$sig.json ] ||
-    fail "SIG$sig mid-render: a file was written"
+  is_png render-$sig.png && grep -q '"stopped": true' render-$sig.json ||
+    fail "SIG$sig mid-render: no partial image and statistics"
   check_no_temporaries "SIG$sig mid-render"
 
   # Mid-write: the files being written are finished, both, then the process stops.

@@ -9,8 +9,10 @@
 #include "primitives/common/cuda_check.h"
 #include "primitives/common/memory.h"
 #include "renderer/shading/bsdf.h"
+#include "renderer/shading/environment.h"
 #include "renderer/shading/lights.h"
 #include "renderer/shading/rng.h"
+#include "tests/shading/env_test_util.h"
 
 namespace srt {
 namespace {
@@ -133,6 +135,63 @@ TEST(ShadingGpu, BsdfAndEmitterSamplesMatchCpu) {
       for (int k = 0; k < 3; ++k) ASSERT_TRUE(close(c.lightP[k], d.lightP[k])) << i;
     }
   }
+}
+
+struct EnvResult {
+  Vec3f wi, Le, lookup;
+  float pdf, pdfAgain;
+  int ok;
+};
+
+SRT_CPU_GPU EnvResult envSample(uint32_t i, EnvironmentView env) {
+  EnvResult r{};
+  Sampler s = Sampler::at(i, 0, 2, 11);
+  EnvironmentSample es;
+  r.ok = sampleEnvironment(env, s.next2D(), &es);
+  if (r.ok) r.wi = es.wi, r.Le = es.Le, r.pdf = es.pdf, r.pdfAgain = environmentPdf(env, es.wi);
+  r.lookup = environmentRadiance(env, sampleUniformSphere(s.next2D()));
+  return r;
+}
+
+__global__ void envKernel(uint32_t n, EnvironmentView env, EnvResult* out) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = envSample(i, env);
+}
+
+// The environment light's sampling, density and lookup give the CPU's numbers on the device
+// (to float precision: atan2f, acosf and sinf may differ in the last bits).
+TEST(ShadingGpu, EnvironmentSamplesMatchCpu) {
+  if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: shading runs on the CPU only";
+  EnvironmentMap map = test::mapOf(test::syntheticSky(67, 33, 6.f), "sky");
+  map.rotationDegrees = 41.f;
+  map.scale = 0.7f;
+  const EnvironmentTable table = buildEnvironment(map);
+  Buffer<Vec3f> texels(MemorySpace::Cuda, table.texels);
+  Buffer<float> marginal(MemorySpace::Cuda, table.distribution.marginalCdf),
+      conditional(MemorySpace::Cuda, table.distribution.conditionalCdf);
+  const EnvironmentView dv =
+      makeEnvironmentView(table, texels.data(), marginal.data(), conditional.data());
+  constexpr uint32_t n = 10007;
+  Buffer<EnvResult> out(MemorySpace::Cuda, n);
+  envKernel<<<(n + 127) / 128, 128>>>(n, dv, out.data());
+  SRT_CUDA_CHECK_LAUNCH();
+  const std::vector<EnvResult> gpu = out.download();
+  const EnvironmentView hv = hostView(table);
+  auto close = [](float a, float b) {
+    return std::fabs(a - b) <= 1e-3f * std::fmax(1.f, std::fabs(a));
+  };
+  int differ = 0;  // a sample on a texel edge may fall on either side on the two machines
+  for (uint32_t i = 0; i < n; ++i) {
+    const EnvResult c = envSample(i, hv), d = gpu[i];
+    ASSERT_EQ(c.ok, d.ok) << i;
+    bool same = true;
+    for (int k = 0; k < 3; ++k)
+      same = same && close(c.wi[k], d.wi[k]) && close(c.Le[k], d.Le[k]) &&
+             close(c.lookup[k], d.lookup[k]);
+    same = same && (!c.ok || (close(c.pdf, d.pdf) && close(c.pdfAgain, d.pdfAgain)));
+    differ += !same;
+  }
+  EXPECT_LE(differ, int(n / 1000));
 }
 
 }  // namespace

@@ -71,6 +71,13 @@ SRT_CPU_GPU inline void stepUnpack(uint32_t i, const Ref* ref, Aabb* box, uint32
   owner[i] = ref[i].owner;
 }
 
+// The bounds reduction's segment offsets of a level, read from its nodes (no pass over owners):
+// i in [0, numNodes].
+SRT_CPU_GPU inline void stepLevelOffset(uint32_t i, const LevelNode* nodes, uint32_t numNodes,
+                                        uint32_t count, uint32_t* offsets) {
+  offsets[i] = i < numNodes ? nodes[i].refStart : count;
+}
+
 // The root as the only terminal: its references in the terminal arrays.
 SRT_CPU_GPU inline void stepRootTerminalRef(uint32_t i, const Ref* ref, uint32_t* termTri,
                                             Aabb* termBox) {

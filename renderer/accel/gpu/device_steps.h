@@ -22,6 +22,10 @@ void launchTriangleBoxes(const TriangleMeshView& mesh, Ref* ref, uint8_t* keep,
 void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count, cudaStream_t stream);
 // Boxes and owners as arrays of their own (the segmented reduction's input).
 void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream);
+// Same, with the level's segment offsets from its nodes (numNodes + 1 entries).
+void launchUnpackLevel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+                       const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets,
+                       cudaStream_t stream);
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
 void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Terminal* terms,
                         uint32_t* termTri, Aabb* termBox, cudaStream_t stream);
@@ -35,14 +39,15 @@ void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs
 void launchClassifyChildren(const LargeNode* level, uint32_t numNodes, const uint32_t* start,
                             uint32_t threshold, int maxDepth, ChildInfo* info, ChildScan* scanIn,
                             cudaStream_t stream);
-// Inclusive scan of ChildScan (temp grows as needed) and the totals into counters.
+// Inclusive scan of ChildScan into `out` (temp reserved by the caller: scanChildrenTempBytes).
 void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, size_t* tempBytes,
-                  BuildCounters* counters, cudaStream_t stream);
+                  cudaStream_t stream);
 size_t scanChildrenTempBytes(uint32_t n);  // scratch scanChildren needs for n children
+// Also writes the scan's totals (next level's nodes and chunks, new terminals) into counters.
 void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
                           const ChildScan* inclusive, uint32_t nextBase, uint32_t termBase,
                           uint32_t termRefBase, LevelNode* next, Terminal* terms, uint32_t* handle,
-                          cudaStream_t stream);
+                          BuildCounters* counters, cudaStream_t stream);
 // References of terminal children go to the terminal arrays; the rest get keep flags and, in
 // place, their owner in the next level, for compaction B.
 void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,

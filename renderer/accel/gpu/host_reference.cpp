@@ -120,6 +120,9 @@ class HostBuild {
   void planLevel(const std::vector<LevelNode>& in, uint32_t A, uint32_t count, uint32_t chunks,
                  LargeNode* level) {
     unpack(count);
+    std::vector<uint32_t> offsets(A + 1);
+    for (uint32_t i = 0; i <= A; ++i) stepLevelOffset(i, in.data(), A, count, offsets.data());
+    checkSegments(curOwner_, offsets, count, A);
     const std::vector<Aabb> tight = reduceBoxes(curBox_, count, curOwner_, A);
     const size_t K = kBinCounters;
     grow(partial_, K * chunks), grow(binOwner_, K * chunks), grow(binOffsets_, K * A + 1);
@@ -138,11 +141,23 @@ class HostBuild {
       }
       stepChunkSegments(c, chunks, node, n, hist, layout, 0, 1);
     }
+    checkSegments(binOwner_, binOffsets_, K * chunks, K * A);
     const std::vector<int> bins =
         reduceByOwner(partial_, K * chunks, binOwner_, K * A, 0, reduction::Sum<int>());
     for (uint32_t i = 0; i < A; ++i)
       level[i] = chooseSplit(planCuts(in[i], tight[i], o_.emptySpaceRatio, maxDepth_), in[i].depth,
                              in[i].refCount, bins.data() + K * i, sah_, maxDepth_);
+  }
+
+  // The offsets the device's offset-layout reductions read describe the same segments as the
+  // owners this reference reduces by.
+  static void checkSegments(const std::vector<uint32_t>& owner,
+                            const std::vector<uint32_t>& offsets, size_t count, size_t segments) {
+    if (offsets[0] != 0 || offsets[segments] != count)
+      throw std::logic_error("host kd build: segment offsets do not span the input");
+    for (size_t s = 0; s < segments; ++s)
+      for (uint32_t e = offsets[s]; e < offsets[s + 1]; ++e)
+        if (owner[e] != s) throw std::logic_error("host kd build: owners and offsets differ");
   }
 
   // One large level: plan, route, child lists, classification, the next level's references.

@@ -76,15 +76,18 @@ class BuildScratch {
  private:
   const BuildCounters& host() const { return host_[0]; }
 
+  // `offsets` may be null: made from the owners when the variant reads offsets.
   void reduceBoxes(const Aabb* in, uint32_t count, Aabb* out, uint32_t segments,
-                   const uint32_t* owners) {
+                   const uint32_t* owners, const uint32_t* offsets = nullptr) {
     reduction::Request<Aabb> r;
     r.in = in;
     r.count = count;
     r.out = out;
     r.numSegments = segments;
     r.stream = stream_;
-    if (boxLayout_ == reduction::Layout::Offsets) {
+    if (boxLayout_ == reduction::Layout::Offsets && offsets) {
+      r.offsets = offsets;
+    } else if (boxLayout_ == reduction::Layout::Offsets) {
       r.offsets = a_.offsets.reserve(segments + 1, stream_);
       reduction::offsetsFromOwners(owners, count, a_.offsets.data(), segments, stream_);
     } else {
@@ -168,9 +171,11 @@ class BuildScratch {
   // each node's cuts and binned-SAH split.
   void planLevel(uint32_t A, uint32_t count, uint32_t chunks, LargeNode* level) {
     timer_.mark(kBounds);
-    launchUnpack(a_.curRef.data(), count, a_.curBox.reserve(count, stream_),
-                 a_.curOwner.reserve(count, stream_), stream_);
-    reduceBoxes(a_.curBox.data(), count, a_.tight.reserve(A, stream_), A, a_.curOwner.data());
+    launchUnpackLevel(a_.curRef.data(), count, a_.curBox.reserve(count, stream_),
+                      a_.curOwner.reserve(count, stream_), a_.levelIn.data(), A,
+                      a_.offsets.reserve(A + 1, stream_), stream_);
+    reduceBoxes(a_.curBox.data(), count, a_.tight.reserve(A, stream_), A, a_.curOwner.data(),
+                a_.offsets.data());
     timer_.mark(kBinning);
     const size_t K = kBinCounters;
     const BinLayout layout{a_.partial.reserve(K * chunks, stream_),
@@ -219,13 +224,13 @@ class BuildScratch {
     void* scanTemp = a_.scanTemp.reserve(scanBytes, stream_);
     size_t tempBytes = scanBytes;
     scanChildren(a_.scanIn.data(), a_.scanOut.reserve(C, stream_), C, &scanTemp, &tempBytes,
-                 counters_, stream_);
+                 stream_);
     Terminal* terms = a_.terms.reserve(size_t(numTerms_) + C, stream_, numTerms_);
     uint32_t* termTri = a_.termTri.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
     Aabb* termBox = a_.termBox.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
     launchAssignChildren(level, A, a_.info.data(), a_.scanOut.data(), nextBase, numTerms_,
                          numTermRefs_, a_.levelNext.data(), terms, a_.handle.reserve(C, stream_),
-                         stream_);
+                         counters_, stream_);
     launchRouteToChildren(a_.cRef.data(), &counters_->kept, D, a_.childStart.data(),
                           a_.handle.data(), nextBase, terms, termTri, termBox,
                           a_.keepB.reserve(D, stream_), stream_);

@@ -4,6 +4,7 @@
 // lists, large children).
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <cassert>
 #include <stdexcept>
 #include <string>
@@ -35,6 +36,13 @@ __global__ void widenBoxesKernel(const BuildCounters* counters, Ref* ref, uint32
 __global__ void unpackKernel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner) {
   const uint32_t i = globalIndex();
   if (i < count) stepUnpack(i, ref, box, owner);
+}
+
+__global__ void unpackLevelKernel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+                                  const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets) {
+  const uint32_t i = globalIndex();
+  if (i < count) stepUnpack(i, ref, box, owner);
+  if (i <= numNodes) stepLevelOffset(i, nodes, numNodes, count, offsets);
 }
 
 __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t* termTri,
@@ -72,22 +80,21 @@ struct ChildScanSum {
   __device__ ChildScan operator()(const ChildScan& a, const ChildScan& b) const { return a + b; }
 };
 
-__global__ void childTotalsKernel(const ChildScan* inclusive, uint32_t n, BuildCounters* c) {
-  const ChildScan last = inclusive[n - 1];
-  c->nextLarge = last.large;
-  c->newTerms = last.terms;
-  c->newTermRefs = last.termRefs;
-  c->nextChunks = last.chunks;
-}
-
 __global__ void assignChildrenKernel(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
                                      const ChildScan* inclusive, uint32_t nextBase,
                                      uint32_t termBase, uint32_t termRefBase, LevelNode* next,
-                                     Terminal* terms, uint32_t* handle) {
+                                     Terminal* terms, uint32_t* handle, BuildCounters* counters) {
   const uint32_t c = globalIndex();
   if (c < 2 * numNodes)
     stepAssignChild(c, level, numNodes, info, inclusive, nextBase, termBase, termRefBase, next,
                     terms, handle);
+  if (c == 2 * numNodes - 1) {  // the scan's totals, for the host's round trip
+    const ChildScan last = inclusive[c];
+    counters->nextLarge = last.large;
+    counters->newTerms = last.terms;
+    counters->newTermRefs = last.termRefs;
+    counters->nextChunks = last.chunks;
+  }
 }
 
 __global__ void routeToChildrenKernel(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
@@ -122,6 +129,15 @@ void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count,
 void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream) {
   if (count == 0) return;
   unpackKernel<<<blocks(count), kBlock, 0, stream>>>(ref, count, box, owner);
+  SRT_CUDA_CHECK_LAUNCH();
+}
+
+void launchUnpackLevel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+                       const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets,
+                       cudaStream_t stream) {
+  const uint64_t threads = std::max<uint64_t>(count, uint64_t(numNodes) + 1);
+  unpackLevelKernel<<<blocks(threads), kBlock, 0, stream>>>(ref, count, box, owner, nodes, numNodes,
+                                                            offsets);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
@@ -160,7 +176,7 @@ void launchClassifyChildren(const LargeNode* level, uint32_t numNodes, const uin
 }
 
 void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, size_t* tempBytes,
-                  BuildCounters* counters, cudaStream_t stream) {
+                  cudaStream_t stream) {
   if (n == 0) return;
   size_t bytes = 0;
   SRT_CUDA_CHECK(
@@ -170,8 +186,6 @@ void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, 
                            " bytes needed)");
   SRT_CUDA_CHECK(
       cub::DeviceScan::InclusiveScan(*temp, bytes, in, out, ChildScanSum(), int(n), stream));
-  childTotalsKernel<<<1, 1, 0, stream>>>(out, n, counters);
-  SRT_CUDA_CHECK_LAUNCH();
 }
 
 size_t scanChildrenTempBytes(uint32_t n) {
@@ -185,10 +199,11 @@ size_t scanChildrenTempBytes(uint32_t n) {
 void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
                           const ChildScan* inclusive, uint32_t nextBase, uint32_t termBase,
                           uint32_t termRefBase, LevelNode* next, Terminal* terms, uint32_t* handle,
-                          cudaStream_t stream) {
+                          BuildCounters* counters, cudaStream_t stream) {
   if (numNodes == 0) return;
   assignChildrenKernel<<<blocks(2ull * numNodes), kBlock, 0, stream>>>(
-      level, numNodes, info, inclusive, nextBase, termBase, termRefBase, next, terms, handle);
+      level, numNodes, info, inclusive, nextBase, termBase, termRefBase, next, terms, handle,
+      counters);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,0 +1,59 @@
+#include "apps/time_to_image.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace srt {
+
+double secondsSinceProcessStart() {
+  // Field 22 of /proc/self/stat, after the command name in parentheses (which may hold spaces).
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+  }
+  const long ticks = sysconf(_SC_CLK_TCK);
+  timespec now{};
+  if (!fields || ticks <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return 0;
+  const double started = double(std::stoull(field)) / double(ticks);
+  const double since = double(now.tv_sec) + double(now.tv_nsec) * 1e-9 - started;
+  return since > 0 ? since : 0;
+}
+
+std::string withTimeToImage(const std::string& statsJson, const TimeToImage& t) {
+  nlohmann::json j = nlohmann::json::parse(statsJson);
+  nlohmann::json& totals = j["totals"];
+  totals["wall_seconds"] = t.wallSeconds;
+  totals["startup_seconds"] = t.startupSeconds;
+  totals["device_start_seconds"] = t.deviceStartSeconds;
+  totals["device_wait_seconds"] = t.deviceWaitSeconds;
+  totals["setup_seconds"] = t.setupSeconds;
+  totals["first_pass_ms"] = t.firstPassSeconds * 1e3;
+  totals["image_readback_seconds"] = t.readbackSeconds;
+  totals["image_encode_seconds"] = t.encodeSeconds;
+  totals["image_write_seconds"] = t.encodeSeconds + t.writeSeconds;
+  return j.dump(2) + "\n";
+}
+
+std::string timeToImageLine(const TimeToImage& t, const RenderStats& s, bool sequence) {
+  char line[640];
+  std::snprintf(line, sizeof line,
+                "time to %s: start %.3f s, device %.3f s (%.3f s not hidden by the load), load "
+                "%.3f s, setup %.3f s (kd-tree %.1f ms), first pass %.1f ms, render %.3f s, "
+                "read-back %.3f s, encode %.3f s, write %.3f s; wall %.3f s%s\n",
+                sequence ? "the first image" : "image", t.startupSeconds, t.deviceStartSeconds,
+                t.deviceWaitSeconds, s.sceneLoadSeconds, t.setupSeconds, s.accel.buildMs,
+                t.firstPassSeconds * 1e3, s.renderSeconds, t.readbackSeconds, t.encodeSeconds,
+                t.writeSeconds, t.wallSeconds, sequence ? " (every frame)" : "");
+  return line;
+}
+
+}  // namespace srt
