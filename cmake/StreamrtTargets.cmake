@@ -22,5 +22,7 @@ function(srt_add_test name)
   file(RELATIVE_PATH _data "${CMAKE_CURRENT_BINARY_DIR}" "${STREAMRT_TEST_DATA_DIR}")
   target_compile_definitions(${name} PRIVATE SRT_TEST_SCENES_RELATIVE="${_scenes}"
     SRT_TEST_DATA_RELATIVE="${_data}")
-  gtest_discover_tests(${name} PROPERTIES LABELS ${T_LABEL} DISCOVERY_TIMEOUT 60)
+  # auto's calibration cache goes to the build tree, never the user's ~/.cache.
+  gtest_discover_tests(${name} PROPERTIES LABELS ${T_LABEL} DISCOVERY_TIMEOUT 60
+    ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test-xdg-cache")
 endfunction()

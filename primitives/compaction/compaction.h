@@ -55,12 +55,26 @@ struct Request {
 // Throws std::invalid_argument naming what is wrong (field size, count, null pointers).
 void validate(const Request& r);
 
+// What a caller will compact, told before its first frame (CUB's two-phase call, done once):
+// the largest count, the memory space and stream, and the byte sizes of each stream's fields.
+struct Preparation {
+  uint32_t maxCount = 0;
+  MemorySpace memory = MemorySpace::Cuda;
+  cudaStream_t stream = nullptr;
+  std::vector<std::vector<uint32_t>> layouts;  // per stream: its fields' element sizes
+};
+
 class Compactor {
  public:
   virtual ~Compactor() = default;
   // Grows scratch storage for streams of up to maxCount elements, so that compact() in a bounce
   // loop allocates nothing.
   virtual void reserve(uint32_t maxCount) {}
+  // Everything a first compact() would set up, done now, outside the caller's timed work:
+  // reserve(p.maxCount), then one compaction of a short stream of each layout (kernels load and
+  // scratch is sized on first use), waited for. Primitives that pick among others (auto) make
+  // and prepare their candidates.
+  virtual void prepare(const Preparation& p);
   // Asynchronous with respect to the host when memory is Cuda (unless the primitive says
   // otherwise).
   virtual void compact(const Request& r) = 0;

@@ -20,17 +20,24 @@ bool parseInt(const std::string& v, int* out) {
 }
 
 // "k=v,k=v" as pairs; `who` names the primitive in the error for an item that is not k=v.
+// A bare key ("auto:fresh") stands for key=1; `bare`, when given, says which items were bare
+// (only flags may be).
 std::vector<std::pair<std::string, std::string>> splitOptions(const std::string& who,
-                                                              std::string_view text) {
+                                                              std::string_view text,
+                                                              std::vector<bool>* bare = nullptr) {
   std::vector<std::pair<std::string, std::string>> out;
   while (!text.empty()) {
     const size_t comma = text.find(',');
     const std::string_view item = text.substr(0, comma);
     const size_t eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0)
+    if (eq == 0 || item.empty())
       throw std::invalid_argument(who + ": option '" + std::string(item) +
                                   "' is not of the form key=value");
-    out.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
+    if (bare) bare->push_back(eq == std::string_view::npos);
+    if (eq == std::string_view::npos)
+      out.emplace_back(std::string(item), "1");
+    else
+      out.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
   }
   return out;
@@ -76,9 +83,15 @@ OptionSpec flagOption(std::string key, bool fallback) {
 OptionValues OptionValues::read(const std::string& who, const std::vector<OptionSpec>& specs,
                                 std::string_view text) {
   OptionValues values;
-  for (const auto& [key, value] : splitOptions(who, text)) {
+  std::vector<bool> bare;
+  const auto items = splitOptions(who, text, &bare);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto& [key, value] = items[i];
     const OptionSpec* spec = nullptr;
     for (const OptionSpec& d : specs) spec = d.key == key ? &d : spec;
+    const bool flag = spec && spec->accepts("0") && spec->accepts("1") && !spec->accepts("2");
+    if (bare[i] && !flag)
+      throw std::invalid_argument(who + ": option '" + key + "' is not of the form key=value");
     if (!spec) {
       std::string keys;
       for (const OptionSpec& d : specs) keys += (keys.empty() ? "" : ", ") + d.key;

@@ -10,19 +10,6 @@
 
 namespace srt {
 
-Counters::Counters(const Backend& backend)
-    : device_(backend.memory(), kCount), host_(backend.memory(), backend.isCuda() ? kCount : 0) {
-  device_.fillBytes(0);
-}
-
-const uint32_t* Counters::readBack(const Backend& backend) {
-  if (!backend.isCuda()) return device_.data();
-  SRT_CUDA_CHECK(cudaMemcpyAsync(host_.data(), device_.data(), kCount * sizeof(uint32_t),
-                                 cudaMemcpyDeviceToHost, backend.stream));
-  backend.synchronize();
-  return host_.data();
-}
-
 Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt, int samples,
                   const Backend& backend) {
   // Divided where the film lives: half the bytes cross to the host, and no host loop.
@@ -44,9 +31,21 @@ namespace {
 constexpr size_t kBytesPerPoolPath = 2 * PathState::kBytesPerElement +
                                      ShadowRays::kBytesPerElement + sizeof(Hit) + 4 +
                                      3 * sizeof(uint32_t);
+// A Whitted slot: two copies of the ray (as a path), its spill stacks (one ray per depth), the
+// hit, flags and the index stream.
+size_t bytesPerWhittedSlot(const RenderOptions& opt) {
+  return 2 * PathState::kBytesPerElement + size_t(opt.maxDepth) * WhittedRays::kBytesPerElement +
+         sizeof(Hit) + 2 + 2 * sizeof(uint32_t);
+}
+size_t bytesPerSlot(const RenderOptions& opt) {
+  return opt.integrator == IntegratorKind::Whitted ? bytesPerWhittedSlot(opt) : kBytesPerPoolPath;
+}
+// Whitted's default pool on CUDA: a 1080p frame's camera rays in one pass; more only adds spill
+// stacks (maxDepth rays a slot) that a frame of Whitted rays seldom touches.
+constexpr uint64_t kWhittedCudaPool = 1u << 21;
 }  // namespace
 
-uint32_t defaultPoolSize(const Backend& backend, const RenderOptions&) {
+uint32_t defaultPoolSize(const Backend& backend, const RenderOptions& opt) {
   if (!backend.isCuda()) return 1u << 18;  // enough to keep the CPU's threads busy per stage
   int device = 0, sms = 0, threadsPerSm = 0;
   SRT_CUDA_CHECK(cudaGetDevice(&device));
@@ -58,22 +57,19 @@ uint32_t defaultPoolSize(const Backend& backend, const RenderOptions&) {
   // On the H100 that rendered every scene of bench/tracer 1-4% faster than 4.3M, and 4.3M 3-7%
   // faster than 2.2M (bench/tracer/RESULTS.md).
   uint64_t n = uint64_t(sms) * uint64_t(threadsPerSm) * 32;
+  if (opt.integrator == IntegratorKind::Whitted) n = std::min(n, kWhittedCudaPool);
   size_t freeBytes = 0, total = 0;
   SRT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
-  n = std::min<uint64_t>(n, freeBytes / 4 / kBytesPerPoolPath);
+  n = std::min<uint64_t>(n, freeBytes / 4 / bytesPerSlot(opt));
   return uint32_t(std::max<uint64_t>(n, 1024));
 }
 
 size_t estimateRenderBytes(const RenderOptions& opt, uint32_t poolSize) {
   const size_t n = size_t(opt.width) * size_t(opt.height);
   const size_t film = n * 3 * sizeof(unsigned long long);
-  if (opt.integrator == IntegratorKind::Whitted) {
-    // Two copies of the stream of rays and of their two children, hits, flags.
-    return n * (2 * 2 * WhittedRays::kBytesPerElement + sizeof(Hit) + 2) + film;
-  }
   const uint64_t work = uint64_t(n) * uint64_t(opt.spp);
   const size_t reorder = opt.reorder == Reorder::Octant ? kOctants * (1 + sizeof(uint32_t)) : 0;
-  return size_t(std::min<uint64_t>(poolSize, work)) * (kBytesPerPoolPath + reorder) + film;
+  return size_t(std::min<uint64_t>(poolSize, work)) * (bytesPerSlot(opt) + reorder) + film;
 }
 
 compaction::Info validateRenderOptions(const Backend& backend, const RenderOptions& opt) {
@@ -139,9 +135,7 @@ std::unique_ptr<Integrator> makeIntegrator(const Scene& scene, const SceneData& 
                                            const compaction::Info& checked) {
   if (!scene.camera) throw std::invalid_argument("the scene has no camera");
   auto compactor = compaction::Registry::global().create(opt.compaction);
-  if (opt.integrator == IntegratorKind::Whitted)
-    return makeWhittedIntegrator(scene, data, backend, opt, std::move(compactor), checked);
-  return makePathIntegrator(scene, data, backend, opt, std::move(compactor), checked);
+  return makePoolIntegrator(scene, data, backend, opt, std::move(compactor), checked);
 }
 
 }  // namespace srt

@@ -1,6 +1,5 @@
-// Pieces the integrators share: survivor counters read back once per bounce (Whitted's loop; the
-// path tracer keeps its counts in PoolControl), the film resolve, and the factories
-// makeIntegrator() dispatches to.
+// Pieces the integrators share: the primitive, the camera, the film resolve, and the factory
+// makeIntegrator() calls.
 #pragma once
 
 #include <memory>
@@ -10,20 +9,6 @@
 #include "renderer/wavefront/stages.h"
 
 namespace srt {
-
-// A few uint32 counters in the backend's memory, with a pinned host mirror for the read-back.
-class Counters {
- public:
-  static constexpr int kCount = 4;
-  explicit Counters(const Backend& backend);
-  uint32_t* device() const { return device_.data(); }
-  // Copies the counters to the host after the work queued so far; synchronises the backend.
-  const uint32_t* readBack(const Backend& backend);
-
- private:
-  Buffer<uint32_t> device_;
-  PinnedBuffer<uint32_t> host_;
-};
 
 // What both wavefront integrators hold: the scene, the options, the compaction primitive and the
 // camera; and the one way they call the primitive.
@@ -76,13 +61,10 @@ class WavefrontIntegrator : public Integrator {
 Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt, int samples,
                   const Backend& backend);
 
-std::unique_ptr<Integrator> makePathIntegrator(const Scene& scene, const SceneData& data,
+// The path tracer or the Whitted tracer (opt.integrator), both over the path pool.
+std::unique_ptr<Integrator> makePoolIntegrator(const Scene& scene, const SceneData& data,
                                                const Backend& backend, const RenderOptions& opt,
                                                std::unique_ptr<compaction::Compactor> compactor,
                                                const compaction::Info& info);
-std::unique_ptr<Integrator> makeWhittedIntegrator(const Scene& scene, const SceneData& data,
-                                                  const Backend& backend, const RenderOptions& opt,
-                                                  std::unique_ptr<compaction::Compactor> compactor,
-                                                  const compaction::Info& info);
 
 }  // namespace srt

@@ -36,9 +36,6 @@ inline constexpr Stage kRefill{"refill", StageColumn::Regenerate};
 inline constexpr Stage kCompactIndex{"compact index stream", StageColumn::Compaction};
 inline constexpr Stage kPartitionOctants{"partition by octant", StageColumn::Compaction};
 inline constexpr Stage kEndPass{"end pass", StageColumn::Regenerate};
-inline constexpr Stage kCamera{"camera rays", StageColumn::Regenerate};
-inline constexpr Stage kCompactChildren{"compact children", StageColumn::Compaction};
-inline constexpr Stage kCountChildren{"count children", StageColumn::Compaction};
 }  // namespace stage
 
 // The named stages of one pass. Each stage is timed from the end of the one before (the pass's

@@ -20,6 +20,8 @@ enum class Refill : uint32_t {
 };
 
 constexpr uint32_t kOctants = 8;
+// Whitted's spill stacks, one per depth 1..64 (index = depth; see SpillStacks).
+constexpr uint32_t kSpillDepths = 65;
 
 struct PoolControl {
   // The pass being run.
@@ -31,6 +33,8 @@ struct PoolControl {
   uint32_t regenerated = 0;  // new paths started after this pass
   uint32_t nextCount = 0;    // InPlaceIndexed: the next stream's length (its compaction's count)
   uint32_t octantCount[kOctants] = {};  // reordering: occupied slots per ray-direction octant
+  uint32_t claims = 0;      // in-place refill: free slots that asked for a ray this pass
+  uint32_t spillTaken = 0;  // Whitted: rays the refill takes off the spill stacks this pass
   // The whole render.
   unsigned long long nextWork = 0;   // next work item to start (claims may overshoot total)
   unsigned long long totalWork = 0;  // pixels x spp
@@ -39,6 +43,10 @@ struct PoolControl {
   // The last finished pass, for the host's statistics (endPass copies them here).
   uint32_t lastLanes = 0, lastLive = 0, lastKept = 0, lastRegenerated = 0, lastShadow = 0;
   uint32_t passes = 0;
+  // Whitted's spill stacks: rays on each (index = depth), their sum after the last pass, and
+  // whether a push ever found its stack full (never, by the bound in SpillStacks).
+  uint32_t spilled = 0, spillOverflow = 0;
+  uint32_t spillTop[kSpillDepths] = {};
 };
 
 // Per-depth ray counts over the whole render (64-bit: 4K at 4096 spp passes 2^32), striped: a

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/math.h"
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
-#include "base/math.h"
 
 namespace srt {
 
@@ -42,12 +42,12 @@ static_assert(sizeof(Vec3fAnd) == 16, "Vec3fAnd must stay 16 bytes");
   X(float, tMax)             \
   X(Vec3f, contribution)
 
-// A Whitted ray: one per pixel at first, then up to two children per ray at mirrors and glass.
-#define SRT_WHITTED_FIELDS(X) \
-  X(uint32_t, pixel)          \
-  X(Vec3f, origin)            \
-  X(Vec3f, direction)         \
-  X(Vec3f, weight)
+// A Whitted ray waiting on a spill stack (a glass hit's second child): the first three arrays of
+// a path, the weight in place of the throughput and the depth in its 4-byte companion.
+#define SRT_WHITTED_FIELDS(X)                                        \
+  X(Vec3fAnd, originPixel)     /* ray origin; .u: film pixel */      \
+  X(Vec3fAnd, directionSample) /* ray direction; .u: sample index */ \
+  X(Vec3fAnd, weightDepth)     /* weight; .u: depth */
 
 #define SRT_SOA_MEMBER(type, name) type* name = nullptr;
 #define SRT_SOA_BUFFER(type, name) Buffer<type> name;

@@ -130,6 +130,68 @@ std::string statsToJson(const RenderStats& s) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+// One row per pass, or per run of consecutive passes when there are more than kMaxPassRows
+// (counts averaged over the run, times summed), and a total.
+constexpr size_t kMaxPassRows = 32;
+
+std::string passTable(const RenderStats& s) {
+  std::string out =
+      "pass(es)        lanes      alive  regenerated       idle   trace ms   shade ms  shadow ms "
+      " compact ms  refill ms    idle ms\n";
+  char line[256];
+  const size_t n = s.iterations.size();
+  const size_t per = (n + kMaxPassRows - 1) / kMaxPassRows;
+  IterationStats total;
+  auto row = [&](const char* label, const IterationStats& sum, double passes) {
+    std::snprintf(line, sizeof line,
+                  "%-11s %10.0f %10.0f %12.0f %10.0f %10.2f %10.2f %10.2f %11.2f %10.2f %10.2f\n",
+                  label, sum.lanes / passes, sum.alive / passes, sum.regenerated / passes,
+                  sum.idle / passes, sum.traceMs, sum.shadeMs, sum.shadowMs, sum.compactionMs,
+                  sum.regenerateMs, sum.idleMs);
+    out += line;
+  };
+  for (size_t first = 0; first < n; first += per) {
+    const size_t last = std::min(n, first + per) - 1;
+    IterationStats sum;
+    // Counts summed in doubles' stead: a run of passes may pass 2^32 lanes.
+    double lanes = 0, alive = 0, regenerated = 0, idle = 0;
+    for (size_t i = first; i <= last; ++i) {
+      const IterationStats& it = s.iterations[i];
+      lanes += it.lanes, alive += it.alive, regenerated += it.regenerated, idle += it.idle;
+      sum.traceMs += it.traceMs, sum.shadeMs += it.shadeMs, sum.shadowMs += it.shadowMs;
+      sum.compactionMs += it.compactionMs, sum.regenerateMs += it.regenerateMs;
+      sum.idleMs += it.idleMs;
+    }
+    const double count = double(last - first + 1);
+    IterationStats mean = sum;
+    mean.lanes = uint32_t(lanes / count), mean.alive = uint32_t(alive / count);
+    mean.regenerated = uint32_t(regenerated / count), mean.idle = uint32_t(idle / count);
+    char label[32];
+    if (first == last)
+      std::snprintf(label, sizeof label, "%zu", first);
+    else
+      std::snprintf(label, sizeof label, "%zu-%zu", first, last);
+    row(label, mean, 1.0);
+    total.traceMs += sum.traceMs, total.shadeMs += sum.shadeMs, total.shadowMs += sum.shadowMs;
+    total.compactionMs += sum.compactionMs, total.regenerateMs += sum.regenerateMs;
+    total.idleMs += sum.idleMs;
+  }
+  // The total row: times summed, counts as the mean pass.
+  double lanes = 0, alive = 0, regenerated = 0, idle = 0;
+  for (const IterationStats& it : s.iterations)
+    lanes += it.lanes, alive += it.alive, regenerated += it.regenerated, idle += it.idle;
+  total.lanes = uint32_t(lanes / std::max<size_t>(n, 1));
+  total.alive = uint32_t(alive / std::max<size_t>(n, 1));
+  total.regenerated = uint32_t(regenerated / std::max<size_t>(n, 1));
+  total.idle = uint32_t(idle / std::max<size_t>(n, 1));
+  row("total/mean", total, 1.0);
+  return out;
+}
+
+}  // namespace
+
 std::string statsTable(const RenderStats& s) {
   std::string out;
   char line[256];
@@ -158,29 +220,39 @@ std::string statsTable(const RenderStats& s) {
         s.schedule == Schedule::Waves ? "" : " (passes mix depths: stage times are per pass)");
     out += line;
   }
-  out +=
-      "bounce      rays in   rays alive  shadow rays  compact ms  (xfer ms)   trace ms   "
-      "shade ms  shadow ms\n";
+  // Passes that mix depths (regenerate, and every Whitted pool) time their stages per pass:
+  // the bounce table gives counts and the pass table the times.
+  const bool perPass = !s.iterations.empty() &&
+                       (s.schedule != Schedule::Waves || s.integrator == IntegratorKind::Whitted);
+  out += perPass
+             ? "bounce      rays in   rays alive  shadow rays\n"
+             : "bounce      rays in   rays alive  shadow rays  compact ms  (xfer ms)   trace ms   "
+               "shade ms  shadow ms\n";
   BounceStats t;
   for (size_t d = 0; d < s.bounces.size(); ++d) {
     const BounceStats& b = s.bounces[d];
-    std::snprintf(line, sizeof line,
-                  "%6zu %12llu %12llu %12llu %11.2f %10.2f %10.2f %10.2f %10.2f\n", d,
-                  (unsigned long long)b.raysIn, (unsigned long long)b.raysAlive,
-                  (unsigned long long)b.shadowRays, b.compactionMs, b.transferMs, b.traceMs,
-                  b.shadeMs, b.shadowMs);
+    std::snprintf(line, sizeof line, "%6zu %12llu %12llu %12llu", d, (unsigned long long)b.raysIn,
+                  (unsigned long long)b.raysAlive, (unsigned long long)b.shadowRays);
     out += line;
+    if (!perPass) {
+      std::snprintf(line, sizeof line, " %11.2f %10.2f %10.2f %10.2f %10.2f", b.compactionMs,
+                    b.transferMs, b.traceMs, b.shadeMs, b.shadowMs);
+      out += line;
+    }
+    out += "\n";
     t.raysIn += b.raysIn, t.raysAlive += b.raysAlive, t.shadowRays += b.shadowRays;
-    t.compactionMs += b.compactionMs, t.transferMs += b.transferMs, t.traceMs += b.traceMs;
-    t.shadeMs += b.shadeMs, t.shadowMs += b.shadowMs;
   }
   const StageTotals tt = stageTotals(s);
-  std::snprintf(line, sizeof line,
-                " total %12llu %12llu %12llu %11.2f %10.2f %10.2f %10.2f %10.2f\n",
-                (unsigned long long)t.raysIn, (unsigned long long)t.raysAlive,
-                (unsigned long long)t.shadowRays, tt.compactionMs, tt.transferMs, tt.traceMs,
-                tt.shadeMs, tt.shadowMs);
+  std::snprintf(line, sizeof line, " total %12llu %12llu %12llu", (unsigned long long)t.raysIn,
+                (unsigned long long)t.raysAlive, (unsigned long long)t.shadowRays);
   out += line;
+  if (!perPass) {
+    std::snprintf(line, sizeof line, " %11.2f %10.2f %10.2f %10.2f %10.2f", tt.compactionMs,
+                  tt.transferMs, tt.traceMs, tt.shadeMs, tt.shadowMs);
+    out += line;
+  }
+  out += "\n";
+  if (perPass) out += passTable(s);
   if (!s.iterations.empty()) {
     uint64_t lanes = 0, alive = 0, regenerated = 0, idle = 0;
     for (const IterationStats& it : s.iterations)

@@ -1,6 +1,7 @@
 // Whitted's shading stage: local lighting from point lights and emitters (with shadow rays),
-// emission and environment, and up to two children per ray at mirrors and glass, written to
-// candidate slots 2i and 2i+1 for the compaction that forms the next stream.
+// emission and environment, added to the film at once; up to two children per ray at mirrors and
+// glass. The first child goes on in the ray's slot; a second one waits on the spill stack of its
+// depth (SpillStacks) until the refill gives it a slot.
 #include "renderer/backend/parallel_for.h"
 #include "renderer/shading/rng.h"
 #include "renderer/shading/sampling.h"
@@ -11,30 +12,70 @@ namespace {
 // Children weaker than this are not traced (Hall & Greenberg's adaptive depth control).
 constexpr float kMinChildWeight = 1e-3f;
 
-SRT_CPU_GPU inline void countShadowRay(uint32_t* counter) {
+SRT_CPU_GPU inline uint32_t pushIndex(uint32_t* top) {
 #if SRT_IS_GPU_CODE
-  atomicAdd(counter, 1u);
+  return atomicAdd(top, 1u);
 #else
-#pragma omp atomic
-  *counter += 1;
+  uint32_t at;
+#pragma omp atomic capture
+  at = (*top)++;
+  return at;
 #endif
+}
+
+// A ray's record in the pool (or on a spill stack): origin and pixel, direction and sample,
+// weight and depth.
+struct WhittedRay {
+  Vec3fAnd originPixel, directionSample, weightDepth;
+};
+
+SRT_CPU_GPU inline WhittedRay childRay(const SceneView& scene, const SurfaceHit& h, Vec3f dir,
+                                       Vec3f weight, uint32_t pixel, uint32_t sample,
+                                       uint32_t depth) {
+  WhittedRay r;
+  r.originPixel.v = offsetOrigin(scene, h.p, h.ng, dir), r.originPixel.u = pixel;
+  r.directionSample.v = dir, r.directionSample.u = sample;
+  r.weightDepth.v = weight, r.weightDepth.u = depth;
+  return r;
+}
+
+// Onto the stack of the child's depth; a full stack (never, see SpillStacks) is flagged for the
+// host rather than written past.
+SRT_CPU_GPU inline void spill(const WhittedOutputs& out, const WhittedRay& r) {
+  const uint32_t depth = r.weightDepth.u;
+  const uint32_t at = pushIndex(&out.ctl->spillTop[depth]);
+  if (at >= out.spill.perDepth) return;  // planSpillRefill flags the overflow
+  const size_t i = size_t(depth - 1) * out.spill.perDepth + at;
+  out.spill.rays.originPixel[i] = r.originPixel;
+  out.spill.rays.directionSample[i] = r.directionSample;
+  out.spill.rays.weightDepth[i] = r.weightDepth;
 }
 }  // namespace
 
-void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream& rays,
-                  const Hit* hits, SampleKey key, uint32_t bounce, uint32_t maxDepth,
-                  const WhittedOutputs& out) {
+void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& rays, const Hit* hits,
+                  uint32_t seed, uint32_t maxDepth, const WhittedOutputs& out) {
   parallelFor(b, rays.count, [=] SRT_CPU_GPU(uint32_t i) {
-    out.childKeep[2 * i] = 0;
-    out.childKeep[2 * i + 1] = 0;
-    if (rays.lanes && !rays.lanes[i]) return;
-    const uint32_t pixel = rays.rays.pixel[i];
-    const Vec3f weight = rays.rays.weight[i];
+    if (!rays.inStream(i)) {
+      if (!rays.slots) out.keep[i] = 0;  // past the stream: no stale flag for the compaction
+      return;
+    }
+    const PathState st = rays.state;
+    const uint32_t s = rays.slot(i);
+    if (!rays.live(i)) {
+      out.keep[s] = 0;  // a dead lane stays dead (nothing is compacted)
+      return;
+    }
+    const Vec3fAnd originPixel = st.originPixel[s], directionSample = st.directionSample[s];
+    const Vec3fAnd weightDepth = st.throughputPdf[s];
+    const uint32_t pixel = originPixel.u, sample = directionSample.u, bounce = weightDepth.u;
+    const Vec3f weight = weightDepth.v;
+    countByDepth(out.depths.raysIn, bounce);
     Ray ray;
-    ray.o = rays.rays.origin[i];
-    ray.d = rays.rays.direction[i];
+    ray.o = originPixel.v;
+    ray.d = directionSample.v;
     const Hit hit = hits[i];
     Vec3f L(0.f);
+    bool keep = false;
 
     if (hit.triangle == kNoHit) {
       L = escapedRadiance(scene.environmentMap, scene.environment, ray.d, 0.f, 0.f);  // unsampled
@@ -56,12 +97,12 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
           shadow.o = offsetOrigin(scene, h.p, h.ng, wi);
           shadow.d = wi;
           shadow.tMax = length(pl.position - shadow.o);
-          countShadowRay(out.shadowRays);
+          countByDepth(out.depths.shadowRays, bounce);
           if (intersectAny(scene.accel, shadow)) continue;
           L += bsdf.f(wo, wi) * pl.intensity * (absDot(wi, h.ns) / dist2);
         }
         // Emissive triangles: one sample, so area lights cast soft shadows over the samples.
-        Sampler sampler = Sampler::at(pixel, key.sample, bounce + 1, key.seed);
+        Sampler sampler = Sampler::at(pixel, sample, bounce + 1, seed);
         const Vec2f u = sampler.next2D();
         const float uc = sampler.next1D();
         LightSample ls;
@@ -74,7 +115,7 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
             shadow.o = offsetOrigin(scene, h.p, h.ng, wi);
             shadow.d = wi;
             shadow.tMax = length(ls.p - shadow.o) * (1.f - 1e-3f);
-            countShadowRay(out.shadowRays);
+            countByDepth(out.depths.shadowRays, bounce);
             if (!intersectAny(scene.accel, shadow))
               L += bsdf.f(wo, wi) * ls.Le * (absDot(wi, h.ns) / ls.pdf);
           }
@@ -99,24 +140,27 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream&
           reflectWeight = m.ks;
         }
         const Vec3f wr = reflect(wo, h.ns);
-        const Vec3f w0 = weight * reflectWeight;
-        if (maxComponent(w0) > kMinChildWeight) {
-          out.children.pixel[2 * i] = pixel;
-          out.children.origin[2 * i] = offsetOrigin(scene, h.p, h.ng, wr);
-          out.children.direction[2 * i] = wr;
-          out.children.weight[2 * i] = w0;
-          out.childKeep[2 * i] = 1;
+        const Vec3f w0 = weight * reflectWeight, w1 = weight * refractWeight;
+        const bool reflected = maxComponent(w0) > kMinChildWeight;
+        const bool refracted = maxComponent(w1) > kMinChildWeight;
+        // The first child takes the ray's slot; with two, the refracted one is spilled.
+        if (reflected || refracted) {
+          const WhittedRay c = reflected
+                                   ? childRay(scene, h, wr, w0, pixel, sample, bounce + 1)
+                                   : childRay(scene, h, refractDir, w1, pixel, sample, bounce + 1);
+          st.originPixel[s] = c.originPixel;
+          st.directionSample[s] = c.directionSample;
+          st.throughputPdf[s] = c.weightDepth;
+          keep = true;
+          countByDepth(out.depths.raysAlive, bounce);
         }
-        const Vec3f w1 = weight * refractWeight;
-        if (maxComponent(w1) > kMinChildWeight) {
-          out.children.pixel[2 * i + 1] = pixel;
-          out.children.origin[2 * i + 1] = offsetOrigin(scene, h.p, h.ng, refractDir);
-          out.children.direction[2 * i + 1] = refractDir;
-          out.children.weight[2 * i + 1] = w1;
-          out.childKeep[2 * i + 1] = 1;
+        if (reflected && refracted) {
+          spill(out, childRay(scene, h, refractDir, w1, pixel, sample, bounce + 1));
+          countByDepth(out.depths.raysAlive, bounce);
         }
       }
     }
+    out.keep[s] = keep;
     L *= weight;
     if (!isBlack(L)) out.film.add(pixel, L);
   });

@@ -83,25 +83,39 @@ struct ShadowStream {
   uint32_t maxCount = 0;                  // launch size
 };
 
-struct SampleKey {
-  uint32_t sample = 0, seed = 0;
+// Whitted's rays waiting for a slot: where a glass hit has two children, the first goes on in
+// the ray's slot and the second is pushed onto the stack of its depth (stack d - 1 holds depth
+// d, `perDepth` rays each). The refill pops the deepest first, and starts new camera rays only
+// once every stack is empty. So a stack d only fills from slots at depth d - 1 after it was last
+// empty, at most one ray per slot: no stack ever holds more than the pool's capacity.
+struct SpillStacks {
+  WhittedRays rays;
+  uint32_t perDepth = 0;  // 0: no spill (the path tracer)
+  uint32_t maxDepth = 0;  // the deepest stack in use
 };
 
-// Where new paths come from: work item w is pixel w % numPixels of sample
-// firstSample + w / numPixels.
+// Where new paths come from: the spill stacks first (deepest first), then work item w, pixel
+// w % numPixels of sample firstSample + w / numPixels.
 struct PathSource {
   CameraView camera;
   uint32_t numPixels = 0, firstSample = 0, seed = 0;
+  SpillStacks spill;
 };
 
-// regenerate.cu: after compaction, slots [kept, ...) take new camera paths, as many as fit and
-// remain (waves: only once the pool is empty). Reads kept and nextWork from ctl.
+// regenerate.cu: after compaction, slots [kept, ...) take the rays planned off the spill stacks,
+// then new camera paths, as many as fit and remain (waves: only once the pool is empty). Reads
+// kept, spillTaken and nextWork from ctl.
 void refillTail(const Backend& b, const PathSource& src, PathState state, PoolControl* ctl,
                 uint32_t capacity, bool waves);
-// regenerate.cu: every slot whose alive flag is 0 claims a work item in place and sets its flag
-// (waves: only once ctl->kept, the count of alive flags, is 0).
+// regenerate.cu: every slot whose alive flag is 0 claims a ray in place (off the spill stacks,
+// then a work item) and sets its flag (waves: only once ctl->kept, the count of alive flags, is
+// 0).
 void refillInPlace(const Backend& b, const PathSource& src, PathState state, uint8_t* alive,
                    PoolControl* ctl, uint32_t capacity, bool waves);
+// regenerate.cu: one thread plans the refill's take off the spill stacks: as many rays as there
+// are free slots (none while a wave is alive), from the deepest stack down.
+void planSpillRefill(const Backend& b, PoolControl* ctl, uint32_t capacity, bool waves,
+                     uint32_t perDepth);
 // regenerate.cu: one thread ends the render at the next sample boundary: totalWork becomes the
 // work issued rounded up to whole samples of `pixels`, so the samples begun finish and no new
 // one starts (a StopCondition). Runs between passes, after endPass.
@@ -129,26 +143,18 @@ struct ShadeOutputs {
 void shadePaths(const Backend& b, const SceneView& scene, const PathStream& paths, const Hit* hits,
                 uint32_t seed, uint32_t maxDepth, const ShadeOutputs& out);
 
-// camera.cu: one Whitted ray per pixel, weight 1.
-void generateCameraRays(const Backend& b, const CameraView& camera, SampleKey key,
-                        uint32_t numPixels, WhittedRays rays);
-
-struct WhittedStream {
-  WhittedRays rays;
-  const uint8_t* lanes = nullptr;  // null: every position is a ray
-  uint32_t count = 0;
-};
 struct WhittedOutputs {
-  WhittedRays children;  // two candidate slots per ray: 2i (reflection), 2i+1 (refraction)
-  uint8_t* childKeep = nullptr;
-  FixedFilm film;                  // several rays add to one pixel: fixed point, order-free
-  uint32_t* shadowRays = nullptr;  // counter of shadow rays traced
+  uint8_t* keep = nullptr;     // per slot, 1: a child goes on in the ray's slot
+  FixedFilm film;              // several rays add to one pixel: fixed point, order-free
+  SpillStacks spill;           // second children
+  PoolControl* ctl = nullptr;  // the spill stacks' tops
+  DepthCounters depths;        // rays in, children and shadow rays per depth
 };
 // shade_whitted.cu: direct light from point lights and emitters with shadow rays, emission,
-// environment; mirror and glass spawn children for the next bounce.
-void shadeWhitted(const Backend& b, const SceneView& scene, const WhittedStream& rays,
-                  const Hit* hits, SampleKey key, uint32_t bounce, uint32_t maxDepth,
-                  const WhittedOutputs& out);
+// environment, added to the film at once; mirror and glass spawn children for the next pass.
+// Positions past the stream's device count get keep 0 (when slots are positions).
+void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& rays, const Hit* hits,
+                  uint32_t seed, uint32_t maxDepth, const WhittedOutputs& out);
 
 // film.cu: out[p] = the film's sums for pixel p times scale (1 / (2^24 spp): the mean).
 void resolveFixedFilm(const Backend& b, const unsigned long long* film, uint32_t pixels,

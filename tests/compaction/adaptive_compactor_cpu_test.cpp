@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -17,6 +20,28 @@
 
 namespace srt::compaction {
 namespace {
+
+// A temporary XDG_CACHE_HOME for auto's calibration cache, removed afterwards (the one before is
+// restored): one per TestRegistry, so no test reads what an earlier one learnt.
+struct TempCache {
+  std::string dir, previous;
+  bool hadPrevious = false;
+  TempCache() {
+    if (const char* p = std::getenv("XDG_CACHE_HOME")) previous = p, hadPrevious = true;
+    char tmpl[] = "/tmp/srt-auto-cache-XXXXXX";
+    dir = mkdtemp(tmpl);
+    setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  }
+  ~TempCache() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    if (hadPrevious)
+      setenv("XDG_CACHE_HOME", previous.c_str(), 1);
+    else
+      unsetenv("XDG_CACHE_HOME");
+  }
+  std::string file() const { return dir + "/streamrt/auto-calibration.txt"; }
+};
 
 // A plain host compaction with a configurable cost (a sleep) and order (reversed = unordered).
 struct FakeState {
@@ -56,6 +81,7 @@ class FakeCompactor final : public Compactor {
 
 // A local registry: "fast", "slow" (ordered) and "reverse" (unordered), plus "none" and "auto".
 struct TestRegistry {
+  TempCache cache;
   Registry registry;
   FakeState fast, slow, reverse;
   TestRegistry() {
@@ -71,7 +97,10 @@ struct TestRegistry {
                  [](OptionReader&) -> std::unique_ptr<Compactor> { return nullptr; });
     registerAdaptiveCompactors(registry);
   }
-  std::unique_ptr<AdaptiveCompactor> create(const std::string& spec) {
+  // The tests' streams are short: unless a test says otherwise, auto explores them anyway.
+  std::unique_ptr<AdaptiveCompactor> create(std::string spec) {
+    if (spec.find("tiny=") == std::string::npos)
+      spec += spec.find(':') == std::string::npos ? ":tiny=0" : ",tiny=0";
     std::unique_ptr<Compactor> c = registry.create(spec);
     auto* a = dynamic_cast<AdaptiveCompactor*>(c.get());
     if (!a) throw std::logic_error("auto is not an AdaptiveCompactor");
@@ -297,6 +326,117 @@ TEST(AdaptiveCompactor, GlobalAutoIsRegisteredAndRunsCpuOnHostMemory) {
   }
   ASSERT_EQ(a->shapeStats().size(), 1u);
   EXPECT_EQ(a->shapeStats()[0].candidates.size(), 1u) << "on host memory only 'cpu' compacts";
+}
+
+void run(AdaptiveCompactor& a, HostStream& s, int calls) {
+  for (int i = 0; i < calls; ++i) {
+    s.poison();
+    Request r = s.request();
+    a.compact(r);
+    ASSERT_EQ(s.check(true), "") << "call " << i << " ran " << a.lastChoice();
+  }
+}
+
+TEST(AdaptiveCompactor, ShortStreamsAreNeitherExploredNorTimed) {
+  TestRegistry t;
+  const TempCache& cache = t.cache;
+  t.slow.sleepUs = 3000;
+  auto a = t.create("auto:candidates=fast+slow,tiny=2048");
+  HostStream s(1000, 0.5, 1);
+  run(*a, s, 30);
+  EXPECT_EQ(t.slow.calls, 1) << "only its warm-up: a short stream is not explored";
+  ASSERT_EQ(a->shapeStats().size(), 1u);
+  EXPECT_TRUE(a->shapeStats()[0].tiny);
+  for (const auto& c : a->shapeStats()[0].candidates) EXPECT_EQ(c.samples, 0u) << c.name;
+
+  // A short stream after a long one runs what the long one learnt.
+  auto b = t.create("auto:candidates=slow+fast,tiny=2048");
+  HostStream large(5000, 0.5, 2);
+  run(*b, large, 20);
+  const int slowCalls = t.slow.calls;
+  run(*b, s, 20);
+  EXPECT_EQ(t.slow.calls, slowCalls);
+  EXPECT_EQ(b->lastChoice(), "fast");
+}
+
+TEST(AdaptiveCompactor, CalibrationCacheSkipsTheExplorationOfAFreshProcess) {
+  TestRegistry t;
+  const TempCache& cache = t.cache;
+  t.slow.sleepUs = 3000;
+  HostStream s(1000, 0.5, 1);
+  {
+    auto a = t.create("auto:candidates=slow+fast");
+    run(*a, s, 20);
+  }  // written when destroyed
+  std::string text;
+  {
+    std::ifstream in(cache.file());
+    ASSERT_TRUE(in) << cache.file();
+    std::getline(in, text, '\0');
+  }
+  EXPECT_EQ(text.rfind("streamrt-auto-calibration 1\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\tslow "), std::string::npos) << text;
+
+  const int before = t.slow.calls;
+  auto b = t.create("auto:candidates=slow+fast");
+  run(*b, s, 20);
+  EXPECT_EQ(t.slow.calls, before + 1) << "its warm-up only: the cached costs say it loses";
+  EXPECT_TRUE(b->shapeStats()[0].calibrated);
+  EXPECT_EQ(b->lastChoice(), "fast");
+
+  auto fresh = t.create("auto:candidates=slow+fast,fresh");
+  run(*fresh, s, 20);
+  EXPECT_EQ(t.slow.calls, before + 1 + 2) << "fresh ignores the cache: warm-up and a sample";
+  EXPECT_FALSE(fresh->shapeStats()[0].calibrated);
+
+  // Another device or version: no entry applies.
+  std::filesystem::remove(cache.file());
+  auto other = t.create("auto:candidates=slow+fast");
+  run(*other, s, 5);
+  EXPECT_FALSE(other->shapeStats()[0].calibrated);
+}
+
+TEST(AdaptiveCompactor, CorruptOrOtherVersionCacheIsIgnoredAndReplaced) {
+  TestRegistry t;
+  const TempCache& cache = t.cache;
+  t.slow.sleepUs = 3000;
+  HostStream s(1000, 0.5, 1);
+  std::filesystem::create_directories(cache.dir + "/streamrt");
+  const char* bad[] = {"not a cache\n", "streamrt-auto-calibration 1\nhost\tcuda\tx\n",
+                       "streamrt-auto-calibration 1\nd\thost\t2\t16\t10\tfast nan\n"};
+  testing::internal::CaptureStderr();
+  for (const char* text : bad) {
+    std::ofstream(cache.file()) << text;
+    const int before = t.slow.calls;
+    {
+      auto a = t.create("auto:candidates=slow+fast");
+      run(*a, s, 20);
+      EXPECT_FALSE(a->shapeStats()[0].calibrated);
+      EXPECT_EQ(t.slow.calls, before + 2) << "explored as without a cache";
+    }
+    std::ifstream in(cache.file());
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "streamrt-auto-calibration 1") << "replaced by a valid file";
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("warning: ignoring the auto calibration cache"), std::string::npos) << err;
+  EXPECT_EQ(err.find("warning"), err.rfind("warning")) << "one warning a process: " << err;
+
+  std::ofstream(cache.file()) << "streamrt-auto-calibration 999\nwhatever\n";
+  testing::internal::CaptureStderr();
+  auto a = t.create("auto:candidates=slow+fast");
+  run(*a, s, 3);
+  EXPECT_FALSE(a->shapeStats()[0].calibrated);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "another version is not an error";
+}
+
+TEST(AdaptiveCompactor, FlagsMayBeGivenBare) {
+  TestRegistry t;
+  EXPECT_NO_THROW(t.registry.check("auto:fresh"));
+  EXPECT_NO_THROW(t.registry.check("auto:candidates=fast+slow,fresh,tiny=0"));
+  EXPECT_THROW(t.registry.check("auto:samples"), std::invalid_argument);
+  EXPECT_THROW(t.registry.check("auto:fresh=2"), std::invalid_argument);
 }
 
 }  // namespace

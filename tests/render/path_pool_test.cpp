@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <sstream>
 
 #include "primitives/compaction/compaction.h"
 #include "tests/render/render_test_util.h"
@@ -253,6 +254,40 @@ TEST(PathPool, OctantReorderingChangesNothingButTheOrder) {
   }
   o.payload = Payload::State;  // the state payload moves whole paths: no partition
   EXPECT_THROW(renderer.setOptions(o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace srt
+
+namespace srt {
+namespace {
+
+// -v under regenerate: passes mix depths, so the bounce table gives counts and a pass table the
+// stage times (none of them all zero) and the pool's occupancy, long renders in grouped rows.
+TEST(PathPool, VerboseTableGivesPerPassTimesUnderRegenerate) {
+  for (IntegratorKind integrator : {IntegratorKind::Path, IntegratorKind::Whitted}) {
+    RenderOptions o = small(16, 12, 4, 6);
+    o.integrator = integrator, o.poolSize = 30, o.schedule = Schedule::Regenerate;
+    const RenderStats s =
+        renderScene(loadScene(integrator == IntegratorKind::Path ? "cornell" : "cornell-whitted"),
+                    kCpu, o)
+            .stats;
+    const std::string table = statsTable(s);
+    ASSERT_GT(s.iterations.size(), 32u);
+    EXPECT_EQ(table.find("compact ms  (xfer ms)"), std::string::npos) << table;
+    const size_t header = table.find("pass(es)");
+    ASSERT_NE(header, std::string::npos) << table;
+    const size_t total = table.find("total/mean");
+    ASSERT_NE(total, std::string::npos) << table;
+    EXPECT_NE(table.find("\n0-"), std::string::npos) << "grouped rows: " << table;
+    // total/mean lanes alive regenerated idle trace shade shadow compact refill idle
+    std::istringstream row(table.substr(total + 10));
+    double lanes, alive, regenerated, idle, trace, shade;
+    row >> lanes >> alive >> regenerated >> idle >> trace >> shade;
+    EXPECT_GT(lanes, 0) << table;
+    EXPECT_GT(trace, 0) << table;
+    EXPECT_GT(shade, 0) << table;
+  }
 }
 
 }  // namespace

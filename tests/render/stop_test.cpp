@@ -42,8 +42,9 @@ TEST(RenderStop, StoppedRenderHoldsWholeSamplesOfTheSameImage) {
       {IntegratorKind::Path, "none", Payload::State, Schedule::Regenerate, 1000},
       {IntegratorKind::Path, "cpu", Payload::Index, Schedule::Regenerate, 3 * pixels},
       {IntegratorKind::Path, "cpu", Payload::State, Schedule::Regenerate, 7},
-      {IntegratorKind::Whitted, "cpu", Payload::State, Schedule::Regenerate, 0},
-      {IntegratorKind::Whitted, "none", Payload::State, Schedule::Regenerate, 0},
+      {IntegratorKind::Whitted, "cpu", Payload::State, Schedule::Regenerate, 97},
+      {IntegratorKind::Whitted, "none", Payload::State, Schedule::Regenerate, 1000},
+      {IntegratorKind::Whitted, "cpu", Payload::Index, Schedule::Waves, pixels},
   };
   for (const Mode& m : modes) {
     const std::string what = std::string(toString(m.integrator)) + " / " + m.compaction + " / " +

@@ -60,6 +60,18 @@ std::vector<std::string> candidatesFor(const Registry& registry, const AdaptiveO
   return specs;
 }
 
+// Where nothing was measured: the single-pass designs first (cub's per-call cost shows on short
+// streams, bench/compaction/RESULTS.md), then registration order.
+std::vector<double> defaultPrior(const std::vector<std::string>& specs) {
+  std::vector<double> prior(specs.size(), 1.1);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string_view name = Registry::nameOf(specs[i]);
+    if (name == "lookback") prior[i] = 1.0;
+    if (name == "tile-atomic") prior[i] = 1.01;
+  }
+  return prior;
+}
+
 }  // namespace
 
 AdaptiveOptions AdaptiveOptions::read(OptionReader& o) {
@@ -69,6 +81,8 @@ AdaptiveOptions AdaptiveOptions::read(OptionReader& o) {
   a.ordered = o.getInt("ordered", 0) == 1;
   a.policy.samples = o.getInt("samples", a.policy.samples);
   a.policy.probeEvery = o.getInt("probe", a.policy.probeEvery);
+  a.tiny = uint32_t(o.getInt("tiny", int(a.tiny)));
+  a.fresh = o.getInt("fresh", 0) == 1;
   if (!list.empty())
     for (std::string spec : split(list, '+')) {
       std::replace(spec.begin(), spec.end(), ';', ',');  // a candidate's own options
@@ -92,6 +106,8 @@ struct AdaptiveCompactor::Shape {
   uint32_t bytes;
   Family* family;
   ChoicePolicy policy;
+  bool calibrated = false;  // started from the cache
+  bool tiny = false;        // never explored nor timed
   bool same(MemorySpace m, int c, int f, uint32_t b) const {
     return memory == m && countLog2 == c && numFields == f && bytes == b;
   }
@@ -125,7 +141,58 @@ AdaptiveCompactor::AdaptiveCompactor(const Registry& registry, AdaptiveOptions o
   if (!any) throw std::invalid_argument("compaction 'auto': no candidate primitive");
 }
 
-AdaptiveCompactor::~AdaptiveCompactor() = default;
+AdaptiveCompactor::~AdaptiveCompactor() {
+  try {
+    saveCalibration();
+  } catch (...) {  // a cache that cannot be written never fails a render
+  }
+}
+
+CalibrationCache* AdaptiveCompactor::cache() {
+  if (!cache_) {
+    cache_ = std::make_unique<CalibrationCache>(
+        options_.cachePath.empty() ? CalibrationCache::defaultPath() : options_.cachePath);
+    if (!options_.fresh) cache_->load();
+  }
+  return cache_->path().empty() ? nullptr : cache_.get();
+}
+
+// Shapes explored to the end (not tiny, not still exploring, every candidate's cost known) go to
+// the cache, keyed by the device their memory runs on.
+void AdaptiveCompactor::saveCalibration() {
+  if (!timings_.empty()) {
+    cudaDeviceSynchronize();  // the samples still in flight count too
+    harvest();
+  }
+  bool any = false;
+  for (const auto& s : shapes_) {
+    if (s->tiny || s->policy.exploring() || s->policy.best() < 0) continue;
+    if (s->policy.numCandidates() < 2) continue;
+    CalibrationCache* c = cache();
+    if (!c) return;
+    const std::string device = CalibrationCache::deviceIdentity(s->memory);
+    if (device.empty()) continue;
+    const std::vector<double> costs = s->policy.relativeCosts();
+    CalibrationCosts entry;
+    for (size_t i = 0; i < costs.size(); ++i) entry.emplace_back(s->family->specs[i], costs[i]);
+    c->put({device, s->memory, s->numFields, s->bytes, s->countLog2}, std::move(entry));
+    any = true;
+  }
+  if (any) cache_->save();
+}
+
+void AdaptiveCompactor::prepare(const Preparation& p) {
+  reserve(p.maxCount);
+  Family& f = family(p.memory);
+  for (auto& c : f.compactors) c->prepare(p);
+  for (const std::vector<uint32_t>& layout : p.layouts) {
+    uint32_t bytes = 0;
+    for (uint32_t b : layout) bytes += b;
+    const std::pair<int, uint32_t> key{int(layout.size()), bytes};
+    if (std::find(f.warmed.begin(), f.warmed.end(), key) == f.warmed.end()) f.warmed.push_back(key);
+  }
+  cache();
+}
 
 void AdaptiveCompactor::reserve(uint32_t maxCount) {
   maxCount_ = std::max(maxCount_, maxCount);
@@ -171,10 +238,26 @@ AdaptiveCompactor::Shape& AdaptiveCompactor::shape(const Request& r, Family& f) 
     if (!seed || d < seedDistance) seed = s.get(), seedDistance = d;
   }
   const int n = int(f.specs.size());
-  shapes_.push_back(std::make_unique<Shape>(
-      Shape{r.memory, c, r.numFields, bytes, &f,
-            ChoicePolicy(n, options_.policy,
-                         seed ? seed->policy.relativeCosts() : std::vector<double>())}));
+  std::vector<double> prior = seed ? seed->policy.relativeCosts() : std::vector<double>();
+  ChoiceParams params = options_.policy;
+  const bool tiny = r.count < options_.tiny;
+  bool calibrated = false;
+  if (CalibrationCache* cc = n > 1 ? cache() : nullptr) {
+    const std::string device = CalibrationCache::deviceIdentity(r.memory);
+    std::vector<double> cached = device.empty()
+                                     ? std::vector<double>()
+                                     : cc->find({device, r.memory, r.numFields, bytes, c}, f.specs);
+    if (!cached.empty()) prior = std::move(cached), calibrated = true;
+  }
+  if (calibrated) params.samples = 0;  // exploit at once; probes still follow the workload
+  if (tiny) {
+    // Exploring a short stream costs more than the best choice saves: run the likeliest.
+    params.samples = 0, params.measureEvery = 0, params.probeEvery = 0;
+    if (prior.empty()) prior = defaultPrior(f.specs);
+  }
+  shapes_.push_back(
+      std::make_unique<Shape>(Shape{r.memory, c, r.numFields, bytes, &f,
+                                    ChoicePolicy(n, params, std::move(prior)), calibrated, tiny}));
   return *shapes_.back();
 }
 
@@ -253,6 +336,8 @@ std::vector<AdaptiveShapeStats> AdaptiveCompactor::shapeStats() const {
     st.calls = s->policy.calls();
     st.choice = s->family->specs[s->policy.choice()];
     st.exploring = s->policy.exploring();
+    st.calibrated = s->calibrated;
+    st.tiny = s->tiny;
     for (int c = 0; c < s->policy.numCandidates(); ++c)
       st.candidates.push_back({s->family->specs[c], s->policy.runs(c), s->policy.samples(c),
                                s->policy.median(c), s->policy.contender(c)});
@@ -268,7 +353,10 @@ std::string AdaptiveCompactor::choiceSummary() const {
     std::snprintf(buf, sizeof buf, "%s n<2^%d x %d fields %u B: %s (%llu calls%s",
                   toString(st.memory), st.countLog2, st.numFields, st.bytesPerElement,
                   st.choice.c_str(), static_cast<unsigned long long>(st.calls),
-                  st.exploring ? ", exploring" : "");
+                  st.exploring    ? ", exploring"
+                  : st.calibrated ? ", calibrated"
+                  : st.tiny       ? ", short: untimed"
+                                  : "");
     out += buf;
     auto ranked = st.candidates;
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
@@ -305,7 +393,9 @@ void registerAdaptiveCompactors(Registry& r) {
                   flagOption("gl", false),
                   flagOption("ordered", false),
                   intOption("samples", defaults.samples, 1, 100),
-                  intOption("probe", defaults.probeEvery, 0, 1 << 30)};
+                  intOption("probe", defaults.probeEvery, 0, 1 << 30),
+                  intOption("tiny", int(AdaptiveOptions().tiny), 0, 1 << 30),
+                  flagOption("fresh", false)};
   info.picks = true;
   // The candidates are checked here, by name and options, without making any of them.
   info.resolve = [registry](Info& i, const OptionValues& v) {

@@ -7,7 +7,13 @@
 // CPU ones (`cpu`). Never `none` (it does not compact) and never `auto` itself.
 // Options: `auto:candidates=cub+lookback+tile-atomic` (names joined by '+'; a candidate's own
 // options follow its name with ';' between them: `tile-atomic:items=8;preload=0`), `gl=1`,
-// `ordered=1` (only ordered candidates), `samples=2`, `probe=64` (see ChoiceParams).
+// `ordered=1` (only ordered candidates), `samples=2`, `probe=64` (see ChoiceParams), `tiny=N`
+// (streams shorter than N run the likeliest candidate untimed: exploring them costs more than
+// any choice saves), `fresh` (ignore the calibration cache; what is learnt still goes to it).
+//
+// Calibration cache (calibration_cache.h): a shape whose relative costs the cache holds for this
+// device starts exploiting them at once (timed every measureEvery-th call and re-probed as
+// usual); shapes explored to the end are written back when the compactor is destroyed.
 //
 // The key of a decision is the request's shape: memory space, log2 bucket of count, number of
 // fields and bytes per element (the renderer's path state and its shadow rays get separate
@@ -30,6 +36,7 @@
 #include <tuple>
 #include <vector>
 
+#include "primitives/compaction/adaptive/calibration_cache.h"
 #include "primitives/compaction/adaptive/choice_policy.h"
 #include "primitives/compaction/compaction.h"
 
@@ -40,6 +47,9 @@ struct AdaptiveOptions {
   bool gl = false;                      // default candidates include the OpenGL family
   bool ordered = false;                 // only ordered candidates
   ChoiceParams policy;
+  uint32_t tiny = 1u << 14;  // streams shorter than this are never explored nor timed
+  bool fresh = false;        // ignore the calibration cache
+  std::string cachePath;     // empty: CalibrationCache::defaultPath()
   // Reads candidates, gl, ordered, samples and probe; throws std::invalid_argument on bad values.
   static AdaptiveOptions read(OptionReader& o);
 };
@@ -53,6 +63,8 @@ struct AdaptiveShapeStats {
   uint64_t calls = 0;
   std::string choice;  // what the next call of this shape runs
   bool exploring = false;
+  bool calibrated = false;  // started from the calibration cache
+  bool tiny = false;        // shorter than the tiny option: untimed
   struct Candidate {
     std::string name;
     uint64_t runs = 0, samples = 0;
@@ -70,6 +82,9 @@ class AdaptiveCompactor final : public Compactor {
   ~AdaptiveCompactor() override;
 
   void reserve(uint32_t maxCount) override;
+  // Makes and prepares the candidates for p.memory (each loads its kernels on every layout) and
+  // reads the calibration cache, so the first frame neither warms up nor waits.
+  void prepare(const Preparation& p) override;
   void compact(const Request& r) override;
   double lastTransferMs() const override { return lastTransferMs_; }
 
@@ -91,6 +106,8 @@ class AdaptiveCompactor final : public Compactor {
   Family& family(MemorySpace m);
   Shape& shape(const Request& r, Family& f);
   void harvest();
+  CalibrationCache* cache();
+  void saveCalibration();
 
   const Registry& registry_;
   AdaptiveOptions options_;
@@ -100,6 +117,7 @@ class AdaptiveCompactor final : public Compactor {
   std::vector<std::unique_ptr<Shape>> shapes_;
   std::vector<std::unique_ptr<Timing>> timings_;  // event pairs, free or pending
   std::string lastChoice_;
+  std::unique_ptr<CalibrationCache> cache_;  // read on first use
   double lastTransferMs_ = 0;
 };
 

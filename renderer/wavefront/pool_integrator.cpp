@@ -1,6 +1,9 @@
-// The wavefront path tracer over a fixed-size path pool. A pass: extend (closest hit), shade
-// (emission, NEE candidates, next direction, roulette), compact the shadow candidates and trace
-// them, add dead paths to the film, then make room and refill it with new camera paths:
+// Both wavefront integrators over a fixed-size pool of paths. A path tracer pass: extend
+// (closest hit), shade (emission, NEE candidates, next direction, roulette), compact the shadow
+// candidates and trace them, add dead paths to the film, then make room and refill it with new
+// camera paths. A Whitted pass: closest hit, shading (local light to the film, shadow rays
+// inline; a mirror or glass child into the ray's slot, a second glass child onto a spill stack
+// that the refill empties before new camera rays start: SpillStacks). Making room:
 //   - a compacting primitive moves the survivors to the front and new paths fill the tail (every
 //     pass, or every few: --compact-every; the hold passes between keep their dead lanes and
 //     start nothing);
@@ -38,20 +41,21 @@ struct PassRecord {
   bool shadows = false;    // the shadow rays' positions were compacted (the scene has lights)
 };
 
-class PathIntegrator final : public WavefrontIntegrator {
+class PoolIntegrator final : public WavefrontIntegrator {
  public:
-  PathIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
+  PoolIntegrator(const Scene& scene, const SceneData& data, const Backend& backend,
                  const RenderOptions& opt, std::unique_ptr<compaction::Compactor> compactor,
                  const compaction::Info& info)
       : WavefrontIntegrator(scene, data, backend, opt, std::move(compactor), info),
         capacity_(poolCapacity(backend, opt)),
+        whitted_(opt.integrator == IntegratorKind::Whitted),
         waves_(opt.schedule == Schedule::Waves),
         persistent_(opt.traversal == Traversal::Persistent ||
                     (opt.traversal == Traversal::Auto && backend.isCuda())),
         refill_(!info.compacts                  ? Refill::InPlace
                 : opt.payload == Payload::Index ? Refill::InPlaceIndexed
                                                 : Refill::Tail),
-        compactEvery_(refill_ == Refill::Tail ? opt.compactEvery : 1),
+        compactEvery_(refill_ == Refill::Tail && !whitted_ ? opt.compactEvery : 1),
         control_(backend.memory(), 1),
         passes_{{PassRecord(backend), PassRecord(backend), PassRecord(backend)}},
         snapshots_(backend.memory(), kRing) {
@@ -63,7 +67,8 @@ class PathIntegrator final : public WavefrontIntegrator {
     keep_[0] = Buffer<uint8_t>(space, n);
     // In place (and between spaced-out compactions) a pass's flags are the next pass's lanes.
     if (refill_ == Refill::InPlace || compactEvery_ != 1) keep_[1] = Buffer<uint8_t>(space, n);
-    shadowCandidates_.allocate(space, n);
+    if (!whitted_) shadowCandidates_.allocate(space, n);
+    if (whitted_ && opt.maxDepth > 0) spill_.allocate(space, size_t(opt.maxDepth) * n);
     if (refill_ == Refill::InPlaceIndexed) {
       // Index payload: paths stay where they were written; positions move.
       slots_ = Buffer<uint32_t>(space, n);
@@ -77,18 +82,18 @@ class PathIntegrator final : public WavefrontIntegrator {
       // shadow trace, so moving its 44 bytes would cost more than gathering them through it.
       identity_ = Buffer<uint32_t>(space, n);
       fillIdentity(backend, identity_.data(), uint32_t(n));
-      shadowIndex_ = Buffer<uint32_t>(space, n);
+      if (!whitted_) shadowIndex_ = Buffer<uint32_t>(space, n);
     }
-    shadowKeep_ = Buffer<uint8_t>(space, n);
+    if (!whitted_) shadowKeep_ = Buffer<uint8_t>(space, n);
     film_ = Buffer<unsigned long long>(space, 3 * size_t(opt.width) * opt.height);
     for (auto& d : depthCounts_)
       d = Buffer<unsigned long long>(space, size_t(kDepthSlots) * kCounterStripes);
-    if (info.compacts) compactor_->reserve(uint32_t(n));
+    if (info.compacts) compactor_->prepare(preparation());
     if (backend.isCuda())
       for (auto& e : readBackDone_) e = CudaEvent(cudaEventDisableTiming);
   }
 
-  ~PathIntegrator() override {
+  ~PoolIntegrator() override {
     // The device may still copy into the snapshots (pinned memory freed below).
     if (backend_.isCuda()) cudaStreamSynchronize(backend_.stream);
   }
@@ -107,7 +112,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     PoolControl init;
     init.totalWork = (unsigned long long)pixels * uint32_t(opt_.spp);
     control_.upload(&init, 1);
-    source_ = PathSource{camera_, pixels, opt_.firstSample, opt_.seed};
+    source_ = PathSource{camera_, pixels, opt_.firstSample, opt_.seed, spillStacks()};
     filmView_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.filmClampSamples())};
     stats.schedule = opt_.schedule;
     stats.poolSize = capacity_;
@@ -142,14 +147,7 @@ class PathIntegrator final : public WavefrontIntegrator {
                  nextDepth);
       previous = done;
       const bool allIssued = c.nextWork >= c.totalWork;
-      if (refill_ != Refill::InPlace) {
-        // Unlagged, c.count is the next pass's count. Lagged, once no work is left the stream
-        // only shrinks, so the count one pass back bounds the passes still to queue.
-        if (!lagged)
-          bound = std::max<uint32_t>(c.count, 1);
-        else if (allIssued)
-          bound = std::min(bound, std::max<uint32_t>(c.count, 1));
-      }
+      if (refill_ != Refill::InPlace) bound = nextBound(bound, c, lagged, allIssued);
       const int samples = int(c.finished / pixels);
       if (progress && samples != lastSamples) {
         progress(samples, opt_.spp, c.raysTraced + c.shadowRaysTraced);
@@ -161,6 +159,8 @@ class PathIntegrator final : public WavefrontIntegrator {
       }
     }
     backend_.synchronize();  // (on CUDA one more pass was queued; it found nothing to do)
+    if (whitted_ && control_.download()[0].spillOverflow)
+      throw std::logic_error("Whitted: a spill stack overflowed (rays were lost)");
     collectDepthStats(stats);
     stats.compactionChoice = compactor_->choiceSummary();
     samplesDone_ = int(totalWork / pixels);
@@ -184,6 +184,42 @@ class PathIntegrator final : public WavefrontIntegrator {
 
   DepthCounters depthCounters() const {
     return {depthCounts_[0].data(), depthCounts_[1].data(), depthCounts_[2].data()};
+  }
+  SpillStacks spillStacks() const {
+    return {spill_.view(), spill_.capacity ? capacity_ : 0, uint32_t(opt_.maxDepth)};
+  }
+
+  // The streams the primitive will compact, so it sets up before the first pass.
+  compaction::Preparation preparation() const {
+    compaction::Preparation p{capacity_, backend_.memory(), backend_.stream, {}};
+    std::vector<compaction::Field> fields;
+    stateFields(fields);
+    if (refill_ == Refill::Tail) p.layouts.emplace_back();
+    for (const auto& f : fields)
+      if (refill_ == Refill::Tail) p.layouts.back().push_back(f.bytes);
+    if (!whitted_ || refill_ == Refill::InPlaceIndexed) p.layouts.push_back({sizeof(uint32_t)});
+    return p;
+  }
+
+  // The fields a state compaction moves: a path's four, or a Whitted ray's three (its radiance
+  // goes to the film as it is found).
+  void stateFields(std::vector<compaction::Field>& out) const {
+    out.clear();
+    PathStateStorage::compactionFields(state_[cur_], state_[1 - cur_], out);
+    if (whitted_) out.pop_back();  // radianceDepth, the last of SRT_PATH_FIELDS
+  }
+
+  // The launch size of the next pass to queue. Unlagged, c.count is the next pass's count.
+  // Lagged, once no work is left a path stream only shrinks, so the count one pass back bounds
+  // the passes still to queue; a Whitted stream may double in the pass between (each ray's two
+  // children), and once nothing is spilled either, twice the count bounds it.
+  uint32_t nextBound(uint32_t bound, const PoolControl& c, bool lagged, bool allIssued) const {
+    const uint32_t count = std::max<uint32_t>(c.count, 1);
+    if (!lagged) return count;
+    if (!allIssued) return bound;
+    if (!whitted_) return std::min(bound, count);
+    if (c.spilled > 0) return capacity_;
+    return uint32_t(std::min<uint64_t>(capacity_, 2ull * count));
   }
 
   // One pass over the stream, launched at `bound` (the device count decides who works), its
@@ -214,20 +250,26 @@ class PathIntegrator final : public WavefrontIntegrator {
       else
         traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
     });
-    const ShadeOutputs out{keep, shadowCandidates_.view(), shadowKeep_.data(), depthCounters()};
-    t.run(stage::kShade, [&] {
-      shadePaths(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
-    });
     // No light to sample (a scene lit by a uniform environment alone): shading makes no shadow
     // rays, so there is nothing to compact or trace.
     const bool lights = hasSampledLights(scene);
-    if (lights) traceShadowRays(t, rec, bound, paths.state);
-    t.run(stage::kFilm, [&] { finishPaths(backend_, paths, keep, filmView_); });
+    if (whitted_) {
+      const WhittedOutputs out{keep, filmView_, spillStacks(), ctl, depthCounters()};
+      t.run(stage::kShade, [&] {  // shadow rays are traced inside
+        shadeWhitted(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
+      });
+    } else {
+      const ShadeOutputs out{keep, shadowCandidates_.view(), shadowKeep_.data(), depthCounters()};
+      t.run(stage::kShade, [&] {
+        shadePaths(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
+      });
+      if (lights) traceShadowRays(t, rec, bound, paths.state);
+      t.run(stage::kFilm, [&] { finishPaths(backend_, paths, keep, filmView_); });
+    }
 
     if (compactNow) {
       t.run(stage::kCompactPaths, [&] {
-        fields_.clear();
-        PathStateStorage::compactionFields(state_[cur_], state_[1 - cur_], fields_);
+        stateFields(fields_);
         rec.transferMs += compact(keep, fields_, bound, &ctl->kept);
       });
       cur_ = 1 - cur_;
@@ -245,7 +287,7 @@ class PathIntegrator final : public WavefrontIntegrator {
     if (refill_ == Refill::Tail) holding_ = hold;
     rec.bound = bound;
     rec.compacted = compactNow || refill_ == Refill::InPlaceIndexed;
-    rec.shadows = lights && info_.compacts;
+    rec.shadows = lights && info_.compacts && !whitted_;
   }
 
   // The shadow candidates shading wrote: compacted into a stream of positions (or, without a
@@ -292,7 +334,12 @@ class PathIntegrator final : public WavefrontIntegrator {
   // pass), the index payload's next stream, the bookkeeping that closes it. `alive`: the flags per
   // slot after the pass (in-place refills set them for the paths they start).
   void closePass(PassTimer& t, PassRecord& rec, uint8_t* alive, bool hold) {
-    if (!hold) t.run(stage::kRefill, [&] { refill(alive); });
+    if (!hold)
+      t.run(stage::kRefill, [&] {
+        if (whitted_)
+          planSpillRefill(backend_, control_.data(), capacity_, waves_, spillStacks().perDepth);
+        refill(alive);
+      });
     if (refill_ == Refill::InPlaceIndexed && !octantFlags_.empty())
       t.run(stage::kPartitionOctants, [&] { rec.transferMs += partitionByOctant(alive); });
     else if (refill_ == Refill::InPlaceIndexed)
@@ -353,7 +400,8 @@ class PathIntegrator final : public WavefrontIntegrator {
     const uint64_t shadows = rec.shadows ? uint64_t(bound) + 8ull * c.lastShadow : 0;
     if (refill_ == Refill::InPlaceIndexed) return shadows + capacity_ + 8ull * c.count;
     if (!rec.compacted) return shadows;
-    return shadows + bound + 2ull * c.lastKept * PathState::kBytesPerElement;
+    const uint64_t bytes = whitted_ ? WhittedRays::kBytesPerElement : PathState::kBytesPerElement;
+    return shadows + bound + 2ull * c.lastKept * bytes;
   }
 
   // A harvested pass into the statistics: occupancy from its snapshot, stage times by name, the
@@ -371,8 +419,9 @@ class PathIntegrator final : public WavefrontIntegrator {
     it.idleMs = previous ? PassTimer::gapMs(previous->timer, rec.timer) : 0;
     it.compactionBytes = compactionBytes(c, rec);
     stats.iterations.push_back(it);
-    // Waves: every pass is one depth of one wave, so stage times can be given per depth too.
-    if (waves_) {
+    // Waves: every pass is one depth of one wave, so stage times can be given per depth too
+    // (not Whitted's, whose spilled rays join a wave at their own depth).
+    if (waves_ && !whitted_) {
       BounceStats& b = stats.bounce(size_t(nextDepth));
       b.lanes += c.lastLanes;
       b.traceMs += it.traceMs;
@@ -400,11 +449,13 @@ class PathIntegrator final : public WavefrontIntegrator {
       b.raysIn = in[d];
       b.raysAlive = alive[d];
       b.shadowRays = shadow[d];
-      if (!waves_) b.lanes = in[d];  // paths of all depths share each pass: no lanes per depth
+      // Paths of all depths share each pass: no lanes per depth.
+      if (!waves_ || whitted_) b.lanes = in[d];
     }
   }
 
   const uint32_t capacity_;
+  const bool whitted_;  // Whitted rays (shadeWhitted, spill stacks) instead of paths
   const bool waves_;
   const bool persistent_;  // persistent-thread traversal for closest hits and shadow rays
   const Refill refill_;
@@ -427,6 +478,7 @@ class PathIntegrator final : public WavefrontIntegrator {
   Buffer<uint8_t> octantFlags_;              // --reorder octant: a flag array per octant
   Buffer<uint32_t> octantQueues_;            // and a queue of slots per octant
   ShadowRaysStorage shadowCandidates_;
+  WhittedRaysStorage spill_;  // Whitted: a stack of capacity_ rays per depth 1..maxDepth
   Buffer<uint8_t> shadowKeep_;
   Buffer<unsigned long long> film_;
   Buffer<unsigned long long> depthCounts_[3];  // rays in, alive, shadow rays per depth
@@ -438,11 +490,11 @@ class PathIntegrator final : public WavefrontIntegrator {
 
 }  // namespace
 
-std::unique_ptr<Integrator> makePathIntegrator(const Scene& scene, const SceneData& data,
+std::unique_ptr<Integrator> makePoolIntegrator(const Scene& scene, const SceneData& data,
                                                const Backend& backend, const RenderOptions& opt,
                                                std::unique_ptr<compaction::Compactor> compactor,
                                                const compaction::Info& info) {
-  return std::make_unique<PathIntegrator>(scene, data, backend, opt, std::move(compactor), info);
+  return std::make_unique<PoolIntegrator>(scene, data, backend, opt, std::move(compactor), info);
 }
 
 }  // namespace srt
