@@ -8,11 +8,13 @@ out=${1:-.gpu}
 rm -rf "$out" && mkdir -p "$out/scenes"
 stage=$(mktemp -d)
 bins=(build/apps/streamrt)
-for t in build/tests/*/test_*gpu* build/tests/accel/test_traversal_persistent build/tests/gl/test_gl \
+[ -n "${BINS:-}" ] || for t in build/tests/*/test_*gpu* build/tests/accel/test_traversal_persistent build/tests/gl/test_gl \
     build/tests/viewer/test_viewer_interop \
     build/bench/*/streamrt-bench-*; do
   [[ $t == *.cmake || $t == *_cpu ]] || bins+=("$t")
 done
+# BINS="a b" replaces the default list (a smaller bundle for one run); EXTRA_BINS adds to it.
+if [ -n "${BINS:-}" ]; then read -ra bins <<<"$BINS"; fi
 # Optional extra binaries, e.g. a streamrt built with different settings: EXTRA_BINS="a b"
 for b in ${EXTRA_BINS:-}; do bins+=("$b"); done
 ../shared/gpu-host/bundle.sh "$stage" "${bins[@]}" >/dev/null

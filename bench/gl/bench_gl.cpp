@@ -14,6 +14,7 @@
 #include <map>
 
 #include "bench/gl/bench_timing.h"
+#include "bench/gl/interop_diagnose.h"
 #include "bench/gl/roof.h"
 #include "primitives/gl/gl_context.h"
 
@@ -115,7 +116,18 @@ int main(int argc, char** argv) {
   app.add_flag("--no-sweeps", noSweeps, "skip the keep-ratio and block sweeps and the variants");
   app.add_option("--interop-n", interopN, "stream size of the interop section (CUDA)");
   app.add_flag("--interop-only", interopOnly, "only the interop section (CUDA)");
+  bool diagnose = false;
+  double diagnoseSeconds = 30;
+  std::string diagnoseOne;
+  app.add_flag("--interop-diagnose", diagnose,
+               "every CUDA-GL interop step by step, each in a child process with a time limit");
+  app.add_option("--interop-diagnose-seconds", diagnoseSeconds,
+                 "time limit of each --interop-diagnose child (seconds)")
+      ->check(CLI::Range(5.0, 600.0));
+  app.add_option("--interop-diagnose-one", diagnoseOne, "(a child of --interop-diagnose: one spec)");
   CLI11_PARSE(app, argc, argv);
+  if (!diagnoseOne.empty()) return runInteropDiagnoseOne(diagnoseOne);
+  if (diagnose) return runInteropDiagnose(diagnoseSeconds);
   if (quick) {
     sizes = {1u << 14, 1u << 16};
     sweepN = 1u << 16;

@@ -12,15 +12,19 @@ namespace srt::bench {
 
 void runInterop(uint32_t n, double ratio, int repeats, nlohmann::json& json) {
   using compaction::Registry;
+  // External memory last: where it fails it can leave GL or CUDA unusable for what follows (a
+  // wedged hand-off, a fatal CUDA error); --interop-diagnose runs each in a process of its own.
   const char* specs[] = {"gl-roger",
                          "gl-roger:payload=gl",
+                         "gl-roger:interop=registered",
+                         "gl-roger:interop=registered,payload=gl",
+                         "gl-roger:interop=host",
+                         "gl-roger:interop=host,payload=gl",
                          "gl-roger:interop=vulkan",
                          "gl-roger:interop=vulkan,sync=fences",
                          "gl-roger:interop=vulkan,payload=gl",
                          "gl-roger:interop=vmm",
-                         "gl-roger:interop=vmm,sync=fences",
-                         "gl-roger:interop=registered",
-                         "gl-roger:interop=registered,payload=gl"};
+                         "gl-roger:interop=vmm,sync=fences"};
   struct Shape {
     const char* name;
     uint32_t fields, bytes;

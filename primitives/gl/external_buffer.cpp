@@ -8,6 +8,7 @@
 
 #include "primitives/common/cuda_check.h"
 #include "primitives/gl/gl_context.h"
+#include "primitives/gl/interop_wait.h"
 
 namespace srt::gl {
 namespace {
@@ -120,6 +121,8 @@ ExternalBuffer::ExternalBuffer(ExternalSource source, StreamSide side, size_t by
     if (source == ExternalSource::Vulkan) {
       vulkan::Uuid uuid{};
       if (!glDeviceUuid(&uuid)) throw std::runtime_error("GL gives no device UUID");
+      interopTrace("Vulkan: allocate " + std::to_string(bytes + kTailRoom) +
+                   " exportable bytes");
       vulkan_ = std::make_unique<vulkan::ExportableMemory>(uuid, bytes + kTailRoom,
                                                            side == StreamSide::Host);
       const size_t allocation = vulkan_->allocationBytes();
@@ -131,12 +134,15 @@ ExternalBuffer::ExternalBuffer(ExternalSource source, StreamSide side, size_t by
         desc.handle.fd = vulkan_->exportFd();
         desc.size = allocation;
         desc.flags = cudaExternalMemoryDedicated;
+        interopTrace("CUDA: cudaImportExternalMemory(opaque fd, dedicated, " +
+                     std::to_string(allocation) + " bytes)");
         if (const cudaError_t e = cudaImportExternalMemory(&cudaMemory_, &desc); e != cudaSuccess) {
           close(desc.handle.fd);  // a failed import leaves the descriptor with us
           SRT_CUDA_CHECK(e);
         }
         cudaExternalMemoryBufferDesc buffer{};
         buffer.size = allocation;
+        interopTrace("CUDA: cudaExternalMemoryGetMappedBuffer");
         SRT_CUDA_CHECK(cudaExternalMemoryGetMappedBuffer(&pointer_, cudaMemory_, &buffer));
       }
       importIntoGl(vulkan_->exportFd(), allocation, bytes, true);
@@ -156,6 +162,8 @@ ExternalBuffer::ExternalBuffer(ExternalSource source, StreamSide side, size_t by
     cuCheck(v.granularity(&grain, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
             "cuMemGetAllocationGranularity");
     vmmBytes_ = (bytes + kTailRoom + grain - 1) / grain * grain;
+    interopTrace("CUDA VMM: cuMemCreate(POSIX fd) " + std::to_string(vmmBytes_) +
+                 " bytes (granularity " + std::to_string(grain) + "), reserve, map, set access");
     cuCheck(v.create(&vmmHandle_, vmmBytes_, &prop, 0), "cuMemCreate(POSIX file descriptor)");
     cuCheck(v.reserve(&vmmAddress_, vmmBytes_, grain, 0, 0), "cuMemAddressReserve");
     cuCheck(v.map(vmmAddress_, vmmBytes_, 0, vmmHandle_, 0), "cuMemMap");
@@ -165,6 +173,7 @@ ExternalBuffer::ExternalBuffer(ExternalSource source, StreamSide side, size_t by
     cuCheck(v.setAccess(vmmAddress_, vmmBytes_, &access, 1), "cuMemSetAccess");
     pointer_ = reinterpret_cast<void*>(uintptr_t(vmmAddress_));
     int fd = -1;
+    interopTrace("CUDA VMM: cuMemExportToShareableHandle");
     cuCheck(v.exportHandle(&fd, vmmHandle_, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
             "cuMemExportToShareableHandle");
     importIntoGl(fd, vmmBytes_, bytes, false);
@@ -176,6 +185,8 @@ ExternalBuffer::ExternalBuffer(ExternalSource source, StreamSide side, size_t by
 
 void ExternalBuffer::importIntoGl(int fd, size_t allocationBytes, size_t bufferBytes,
                                   bool dedicated) {
+  interopTrace(std::string("GL: glImportMemoryFdEXT(") + std::to_string(allocationBytes) +
+               " bytes" + (dedicated ? ", dedicated" : "") + "), glNamedBufferStorageMemEXT");
   SRT_GL_CHECK(glCreateMemoryObjectsEXT(1, &memoryObject_));
   if (dedicated) {
     const GLint yes = GL_TRUE;
@@ -229,6 +240,8 @@ HandOff::HandOff(StreamSide side, bool semaphores) : side_(side) {
     if (!glDeviceUuid(&uuid)) throw std::runtime_error("GL gives no device UUID");
     if (!vulkan::available(uuid, true, &why)) throw std::runtime_error(why);
     for (int k = 0; k < 2; ++k) {
+      interopTrace("semaphore " + std::to_string(k) +
+                   ": Vulkan makes it (opaque fd), CUDA and GL import it");
       made_[k] = std::make_unique<vulkan::ExportableSemaphore>(uuid);
       cudaExternalSemaphoreHandleDesc desc{};
       desc.type = cudaExternalSemaphoreHandleTypeOpaqueFd;
@@ -269,29 +282,39 @@ void HandOff::release() noexcept {
 void HandOff::toGl(cudaStream_t stream, const std::vector<GLuint>& buffers) {
   if (side_ == StreamSide::Host) return;  // the host's writes are done when its calls return
   if (!semaphores()) {
-    SRT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    interopTrace("to GL: host waits for the CUDA stream");
+    waitCudaStream(stream, "interop hand-off to GL (CUDA stream synchronize)");
     return;
   }
+  interopTrace("to GL: CUDA signals semaphore 0, GL waits on it");
   cudaExternalSemaphoreSignalParams signal{};
   SRT_CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&cudaSemaphores_[0], &signal, 1, stream));
   SRT_GL_CHECK(glWaitSemaphoreEXT(glSemaphores_[0], GLuint(buffers.size()), buffers.data(), 0,
                                   nullptr, nullptr));
+  // The first hand-offs are checked under the deadline (a fence after GL's wait): a signal GL
+  // never sees is then an error naming this step, not a hang in the passes after it.
+  if (checkedToGl_ < kCheckedHandOffs) {
+    ++checkedToGl_;
+    waitGl("interop hand-off to GL: GL's wait on semaphore 0 (signalled by CUDA)");
+  }
 }
 
 void HandOff::toStream(cudaStream_t stream, const std::vector<GLuint>& buffers) {
   if (!semaphores()) {
-    const GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    const GLenum r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000);
-    glDeleteSync(fence);
-    if (r != GL_ALREADY_SIGNALED && r != GL_CONDITION_SATISFIED)
-      throw GlError("GL fence: the GL commands did not finish within 60 s");
+    interopTrace("to CUDA: host waits for a GL fence");
+    waitGl("interop hand-off to CUDA (GL fence)");
     return;
   }
+  interopTrace("to CUDA: GL signals semaphore 1 (buffers listed), flush, CUDA waits on it");
   SRT_GL_CHECK(glSignalSemaphoreEXT(glSemaphores_[1], GLuint(buffers.size()), buffers.data(), 0,
                                     nullptr, nullptr));
   SRT_GL_CHECK(glFlush());  // the signal must reach the GPU before CUDA waits for it
   cudaExternalSemaphoreWaitParams wait{};
   SRT_CUDA_CHECK(cudaWaitExternalSemaphoresAsync(&cudaSemaphores_[1], &wait, 1, stream));
+  if (checkedToStream_ < kCheckedHandOffs) {
+    ++checkedToStream_;
+    waitCudaStream(stream, "interop hand-off to CUDA: CUDA's wait on semaphore 1 (signalled by GL)");
+  }
 }
 
 }  // namespace srt::gl

@@ -85,6 +85,9 @@ class HandOff {
   std::unique_ptr<vulkan::ExportableSemaphore> made_[2];
   GLuint glSemaphores_[2] = {0, 0};
   cudaExternalSemaphore_t cudaSemaphores_[2] = {nullptr, nullptr};
+  // Hand-offs checked by a host wait with a deadline (the first few; then trusted).
+  static constexpr int kCheckedHandOffs = 3;
+  int checkedToGl_ = 0, checkedToStream_ = 0;
 };
 
 }  // namespace srt::gl

@@ -11,12 +11,19 @@
 // produce trees with at most kKdMaxDepth interior levels on any root-to-leaf path (the SAH builder
 // enforces it, computeStats() checks it). Hits are accepted in (0, ray.tMax); hits are not clipped
 // to a node's interval, so a triangle in several leaves needs no mailbox. No recursion, no std::.
+//
+// The closest hit is the least (t, triangle index) over every triangle the ray hits, whatever the
+// tree: each triangle is tested against ray.tMax alone (never against the running nearest t,
+// whose early-out could round differently), so its t does not depend on the order of the tests,
+// and a node is skipped only when its interval starts strictly after the nearest t, so every leaf
+// that could hold a hit at that t, and thus every tie, is tested. Different trees over the same
+// mesh therefore give the same triangle and t on every ray.
 #pragma once
 
 #include <cstdint>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 
 namespace srt {
 
@@ -221,6 +228,23 @@ SRT_CPU_GPU inline bool intersectMeshTriangle(const TriangleMeshView& mesh, uint
   return intersectMeshTriangle(mesh, tri, ray, watertightRay(ray.d), tMax, hit);
 }
 
+// Whether a hit at (t, tri) is nearer than `best`: lower t, or the same t and a lower triangle.
+SRT_CPU_GPU inline bool nearerHit(float t, uint32_t tri, bool haveBest, const Hit& best) {
+  return !haveBest || t < best.t || (t == best.t && tri < best.triangle);
+}
+
+// The closest-hit step of every traversal: tests `tri` against ray.tMax and keeps it in *best
+// when it is nearer (nearerHit). Returns whether *best changed.
+SRT_CPU_GPU SRT_INLINE bool updateClosest(const TriangleMeshView& mesh, uint32_t tri,
+                                          const Ray& ray, const WatertightRay& w, bool haveBest,
+                                          Hit* best) {
+  Hit h;
+  if (!intersectMeshTriangle(mesh, tri, ray, w, ray.tMax, &h)) return false;
+  if (!nearerHit(h.t, tri, haveBest, *best)) return false;
+  *best = h;
+  return true;
+}
+
 namespace detail {
 
 // Parametric range of the ray inside b, clamped to [0, ray.tMax] and widened by kKdIntervalSlack.
@@ -254,7 +278,8 @@ struct KdStackEntry {
   float tMin, tMax;
 };
 
-// Front-to-back traversal; kAnyHit stops at the first hit in (0, ray.tMax).
+// Front-to-back traversal; kAnyHit stops at the first hit in (0, ray.tMax), otherwise *hit ends
+// as the least (t, triangle) (see the file comment).
 template <bool kAnyHit>
 SRT_CPU_GPU inline bool traverseKdTree(const KdTreeView& tree, const Ray& ray, Hit* hit) {
   float tMin, tMax;
@@ -306,8 +331,9 @@ SRT_CPU_GPU inline bool traverseKdTree(const KdTreeView& tree, const Ray& ray, H
       for (uint32_t i = 0; i < count; ++i) {
         const uint32_t tri =
             count == 1 ? node.onePrimitive : loadIndex(tree.primIndices + node.primitiveOffset + i);
-        if (intersectMeshTriangle(tree.mesh, tri, ray, shear, closest, hit)) {
-          if (kAnyHit) return true;
+        if (kAnyHit) {
+          if (intersectMeshTriangle(tree.mesh, tri, ray, shear, ray.tMax, hit)) return true;
+        } else if (updateClosest(tree.mesh, tri, ray, shear, found, hit)) {
           closest = hit->t;
           found = true;
         }

@@ -23,35 +23,17 @@
 #include <string>
 
 #include "renderer/accel/clip.h"
+#include "renderer/accel/kdtree_build_sah_events.h"
 #include "renderer/accel/kdtree_build_sah_fragment.h"
 
 namespace srt {
 namespace {
 
+using namespace kdsah;
+
 // Below these triangle counts a subtree is built inline / a node's axes are handled in turn.
-constexpr size_t kTaskTriangles = 1024;
+constexpr size_t kTaskTriangles = 256;
 constexpr size_t kWideNodeTriangles = 16384;
-
-enum EventType : uint32_t { kEnd = 0, kPlanar = 1, kStart = 2 };
-
-struct Event {
-  float pos;      // never -0: the radix sort orders by bits
-  uint32_t code;  // triangle << 2 | type
-  uint32_t tri() const { return code >> 2; }
-  uint32_t type() const { return code & 3u; }
-};
-inline bool operator<(const Event& a, const Event& b) {
-  return a.pos < b.pos || (a.pos == b.pos && (a.code & 3u) < (b.code & 3u));
-}
-
-// A node's three event lists in one allocation: axis k is [begin[k], end[k]).
-struct NodeEvents {
-  std::unique_ptr<Event[]> data;
-  size_t begin[3] = {}, end[3] = {};
-  size_t count = 0;  // triangles
-  const Event* first(int k) const { return data.get() + begin[k]; }
-  const Event* last(int k) const { return data.get() + end[k]; }
-};
 
 enum Side : uint8_t { kBoth, kLeftOnly, kRightOnly };
 
@@ -76,39 +58,6 @@ struct SplitScratch {
   std::vector<Event> newL, newR;
 };
 thread_local SplitScratch tScratch;
-
-float orderable(float x) {
-  return x + 0.f;
-}  // -0 -> +0
-
-void addAxisEvents(uint32_t tri, float lo, float hi, std::vector<Event>& out) {
-  if (lo == hi) {
-    out.push_back({orderable(lo), tri << 2 | kPlanar});
-  } else {
-    out.push_back({orderable(lo), tri << 2 | kStart});
-    out.push_back({orderable(hi), tri << 2 | kEnd});
-  }
-}
-
-// LSD radix sort by (position, type): three passes of 12 bits over a 34-bit key. Stable.
-uint64_t sortKey(const Event& e) {
-  uint32_t u;
-  std::memcpy(&u, &e.pos, 4);
-  u = (u & 0x80000000u) ? ~u : u | 0x80000000u;
-  return uint64_t(u) << 2 | e.type();
-}
-void radixSort(Event* a, Event* tmp, size_t n) {
-  Event* src = a;
-  Event* dst = tmp;
-  for (int shift = 0; shift < 36; shift += 12) {
-    std::vector<size_t> offset(4097, 0);
-    for (size_t i = 0; i < n; ++i) ++offset[((sortKey(src[i]) >> shift) & 4095) + 1];
-    for (size_t d = 1; d <= 4096; ++d) offset[d] += offset[d - 1];
-    for (size_t i = 0; i < n; ++i) dst[offset[(sortKey(src[i]) >> shift) & 4095]++] = src[i];
-    std::swap(src, dst);
-  }
-  if (src != a) std::memcpy(a, src, n * sizeof(Event));
-}
 
 class SahBuilder {
  public:
@@ -210,11 +159,14 @@ class SahBuilder {
     const Event *e = ev.first(k), *end = ev.last(k);
     size_t nl = 0, nr = ev.count;
     while (e < end) {
-      const float p = e->pos;
+      const uint32_t bits = e->posBits();
+      const float p = Event::fromOrderedBits(bits);
+      const uint64_t endKey = uint64_t(bits) << 2 | kEnd, planarKey = uint64_t(bits) << 2 | kPlanar;
+      const uint64_t startKey = uint64_t(bits) << 2 | kStart;
       size_t ends = 0, planars = 0, starts = 0;
-      for (; e < end && e->pos == p && e->type() == kEnd; ++e) ++ends;
-      for (; e < end && e->pos == p && e->type() == kPlanar; ++e) ++planars;
-      for (; e < end && e->pos == p && e->type() == kStart; ++e) ++starts;
+      for (; e < end && e->key >> 30 == endKey; ++e) ++ends;
+      for (; e < end && e->key >> 30 == planarKey; ++e) ++planars;
+      for (; e < end && e->key >> 30 == startKey; ++e) ++starts;
       nr -= planars + ends;
       if (p > lo && p < hi) {
         const double dl = double(p) - lo, dr = double(hi) - p;
@@ -276,12 +228,13 @@ class SahBuilder {
                 std::vector<Clipped>& straddling, size_t* onlyL, size_t* onlyR) const {
     for (const Event* e = ev.first(0); e < ev.last(0); ++e)
       if (e->type() != kEnd) side[e->tri()] = kBoth;
+    const uint32_t split = Event::orderedBits(s.pos);  // compares like the position
     for (const Event* e = ev.first(s.axis); e < ev.last(s.axis); ++e) {
-      const uint32_t t = e->type();
-      if (t == kEnd && e->pos <= s.pos) side[e->tri()] = kLeftOnly;
-      if (t == kStart && e->pos >= s.pos) side[e->tri()] = kRightOnly;
+      const uint32_t t = e->type(), p = e->posBits();
+      if (t == kEnd && p <= split) side[e->tri()] = kLeftOnly;
+      if (t == kStart && p >= split) side[e->tri()] = kRightOnly;
       if (t == kPlanar) {
-        const bool toLeft = e->pos < s.pos || (e->pos == s.pos && s.planarLeft);
+        const bool toLeft = p < split || (p == split && s.planarLeft);
         side[e->tri()] = toLeft ? kLeftOnly : kRightOnly;
       }
     }
@@ -301,20 +254,18 @@ class SahBuilder {
   static void splitAxis(const NodeEvents& ev, int k, const uint8_t* side,
                         const std::vector<Clipped>& clipped, std::vector<Event>& newL,
                         std::vector<Event>& newR, NodeEvents& outL, NodeEvents& outR) {
-    newL.clear();
-    newR.clear();
-    newL.reserve(2 * clipped.size());
-    newR.reserve(2 * clipped.size());
+    if (newL.size() < 2 * clipped.size()) newL.resize(2 * clipped.size());  // grows only
+    if (newR.size() < 2 * clipped.size()) newR.resize(2 * clipped.size());
+    Event *nlEnd = newL.data(), *nrEnd = newR.data();
     for (const Clipped& c : clipped) {
-      if (c.inL) addAxisEvents(c.tri, c.l.lo[k], c.l.hi[k], newL);
-      if (c.inR) addAxisEvents(c.tri, c.r.lo[k], c.r.hi[k], newR);
+      if (c.inL) nlEnd = addAxisEvents(c.tri, c.l.lo[k], c.l.hi[k], nlEnd);
+      if (c.inR) nrEnd = addAxisEvents(c.tri, c.r.lo[k], c.r.hi[k], nrEnd);
     }
-    std::sort(newL.begin(), newL.end());
-    std::sort(newR.begin(), newR.end());
+    std::sort(newL.data(), nlEnd);
+    std::sort(newR.data(), nrEnd);
     Event* l = outL.data.get() + outL.begin[k];
     Event* r = outR.data.get() + outR.begin[k];
-    const Event *nl = newL.data(), *nlEnd = nl + newL.size();
-    const Event *nr = newR.data(), *nrEnd = nr + newR.size();
+    const Event *nl = newL.data(), *nr = newR.data();
     for (const Event* e = ev.first(k); e < ev.last(k); ++e) {
       const uint8_t sd = side[e->tri()];
       if (sd == kLeftOnly) {
@@ -413,18 +364,11 @@ NodeEvents rootEvents(const std::vector<Bounds3f>& boxes, const std::vector<uint
   for (int k = 0; k < 3; ++k) {
 #pragma omp task shared(ev, boxes, usable, tmp) firstprivate(k)
     {
-      Event* out = ev.data.get() + 2 * count * size_t(k);
-      size_t n = 0;
-      for (uint32_t t = 0; t < uint32_t(boxes.size()); ++t) {
-        if (!usable[t]) continue;
-        const float lo = orderable(boxes[t].lo[k]), hi = orderable(boxes[t].hi[k]);
-        if (lo == hi) {
-          out[n++] = {lo, t << 2 | kPlanar};
-        } else {
-          out[n++] = {lo, t << 2 | kStart};
-          out[n++] = {hi, t << 2 | kEnd};
-        }
-      }
+      Event* const out = ev.data.get() + 2 * count * size_t(k);
+      Event* end = out;
+      for (uint32_t t = 0; t < uint32_t(boxes.size()); ++t)
+        if (usable[t]) end = addAxisEvents(t, boxes[t].lo[k], boxes[t].hi[k], end);
+      const size_t n = size_t(end - out);
       radixSort(out, tmp.get() + 2 * count * size_t(k), n);
       ev.begin[k] = 2 * count * size_t(k);
       ev.end[k] = ev.begin[k] + n;

@@ -5,8 +5,8 @@
 // each other once per leaf instead of once per node (the if-if loop of a plain kernel).
 //
 // Results are bit-identical to intersectClosest(): the same front-to-back order, the same interval
-// arithmetic, the same triangle test with the same running tMax, so the same triangles are tested
-// in the same order and the first of equal-t hits wins as there.
+// arithmetic and the same closest-hit rule (updateClosest: the least (t, triangle)), so the same
+// triangles are tested and the same hit wins.
 //
 // Speculative traversal (Aila & Laine 2009, section 4): a lane that found a leaf keeps walking
 // until every lane of the warp holds one, so the warp tests triangles together. It walks with a
@@ -34,7 +34,7 @@ struct KdLane {
   Ray ray;
   Vec3f invDir;
   float tMin, tMax;  // the interval of `node`
-  float closest;     // tMax of the triangle tests: the nearest hit so far, or ray.tMax
+  float closest;     // the nearest hit so far, or ray.tMax: nodes starting after it are skipped
   uint32_t node;     // next node to visit; kNoNode once the stack ran empty
   uint32_t leaf;     // a leaf waiting for its triangle tests; kNoNode when none
   float leafTMin;    // that leaf's tMin, for the skip test redone with the final `closest`
@@ -147,12 +147,14 @@ SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
     for (uint32_t i = 0; i < count; ++i) {
       const uint32_t tri =
           count == 1 ? node.onePrimitive : loadIndex(tree.primIndices + node.primitiveOffset + i);
-      if (intersectMeshTriangle(tree.mesh, tri, l.ray, shear, l.closest, &l.hit)) {
-        l.found = true;
-        if (kAnyHit) {
+      if (kAnyHit) {
+        if (intersectMeshTriangle(tree.mesh, tri, l.ray, shear, l.ray.tMax, &l.hit)) {
+          l.found = true;
           l.node = kNoNode;
           break;
         }
+      } else if (updateClosest(tree.mesh, tri, l.ray, shear, l.found, &l.hit)) {
+        l.found = true;
         l.closest = l.hit.t;
       }
     }

@@ -10,7 +10,9 @@ namespace srt {
 SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
                      const AccelOptions& accel)
     : backend_(backend), accel_(accel) {
-  if (accel.builder == "gpu") {
+  // auto: the GPU builder on CUDA, where the mesh already is; the CPU builder on the CPU backend.
+  if (accel_.builder == "auto") accel_.builder = backend.isCuda() ? "gpu" : "cpu";
+  if (accel_.builder == "gpu") {
     if (!backend.isCuda())
       throw std::invalid_argument("--kd-build gpu needs the CUDA backend (--backend cuda)");
     GpuKdBuildOptions gpu = accel.gpu;
@@ -19,8 +21,9 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
     gpu.emptyBonus = accel.sah.emptyBonus;
     gpu.maxDepth = accel.sah.maxDepth;
     gpuBuilder_ = std::make_unique<GpuKdTreeBuilder>(gpu);  // checks the names and numbers
-  } else if (accel.builder != "cpu") {
-    throw std::invalid_argument("--kd-build must be cpu or gpu (got '" + accel.builder + "')");
+  } else if (accel_.builder != "cpu") {
+    throw std::invalid_argument("--kd-build must be auto, cpu or gpu (got '" + accel.builder +
+                                "')");
   }
   const MemorySpace space = backend.memory();
   const FlatGeometry geo = flatten(scene, time);

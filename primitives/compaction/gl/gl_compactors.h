@@ -30,15 +30,18 @@
 namespace srt::compaction::gl {
 
 enum class ScanKind { HillisSteele, Blelloch, Sengupta };
-enum class InteropKind { Auto, Vulkan, Vmm, Registered };
+enum class InteropKind { Auto, Vulkan, Vmm, Registered, Host };
 enum class SyncKind { Auto, Semaphores, Fences };
 enum class PayloadSide { Auto, Gl, Stream };
 
 // How streams cross between their memory and GL (every GL primitive takes these options):
-// interop=auto|vulkan|vmm|registered, sync=auto|semaphores|fences, payload=auto|gl|cuda.
-// auto: external memory from Vulkan, else from CUDA VMM, else registered buffers; semaphores
-// where they can be made, else host waits; the payload gathered by CUDA for CUDA streams and
-// written by GL for host streams (payload=cuda on host streams gathers on the host).
+// interop=auto|vulkan|vmm|registered|host, sync=auto|semaphores|fences, payload=auto|gl|cuda.
+// auto: registered buffers, else host copies (CUDA <-> host <-> GL), each checked by a round
+// trip under a deadline first; external memory (Vulkan, then CUDA VMM) is tried before them only
+// with SRT_GL_INTEROP_EXTERNAL=1 (a failed external path can wedge GL or CUDA, see
+// bench/gl/RESULTS.md). Semaphores where they can be made, else host waits; the payload gathered
+// by CUDA for CUDA streams and written by GL for host streams (payload=cuda on host streams
+// gathers on the host).
 struct InteropOptions {
   InteropKind interop = InteropKind::Auto;
   SyncKind sync = SyncKind::Auto;

@@ -1,11 +1,14 @@
 #include "primitives/compaction/gl/gl_interop.h"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 #include "primitives/compaction/gl/gl_stream_gather.h"
 #include "primitives/gl/gl_context.h"
+#include "primitives/gl/interop_wait.h"
 
 namespace srt::compaction::gl {
 namespace {
@@ -13,18 +16,35 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using srt::gl::ExternalSource;
 using srt::gl::StreamSide;
+using srt::gl::interopTrace;
+using srt::gl::waitCudaStream;
+using srt::gl::waitGl;
 
 double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
+// Registered inputs: CUDA writes only the stream's bytes, not the whole buffer, so the buffer is
+// not write-discard (which promises every byte is overwritten).
+constexpr unsigned kRegisterInput = cudaGraphicsRegisterFlagsNone;
 // Room for `bytes` rounded up to whole 16-byte texels.
 size_t room(size_t bytes) {
   return (std::max<size_t>(bytes, 16) + 15) / 16 * 16;
 }
 const char* interopName(InteropKind k) {
-  return k == InteropKind::Vulkan ? "vulkan" : k == InteropKind::Vmm ? "vmm" : "registered";
+  switch (k) {
+    case InteropKind::Vulkan:
+      return "vulkan";
+    case InteropKind::Vmm:
+      return "vmm";
+    case InteropKind::Registered:
+      return "registered";
+    case InteropKind::Host:
+      return "host";
+    case InteropKind::Auto:
+      break;
+  }
+  return "auto";
 }
-
 }  // namespace
 
 GLuint StreamBuffers::slotId(const Slot& s) {
@@ -49,8 +69,9 @@ StreamBuffers::~StreamBuffers() {
 }
 
 void StreamBuffers::quiesce() {
-  if (space_ == MemorySpace::Cuda && recorded_[3]) SRT_CUDA_CHECK(cudaEventSynchronize(events_[3]));
-  if (mode_ != Mode::None) glFinish();
+  if (space_ == MemorySpace::Cuda && recorded_[3])
+    srt::gl::waitCudaEvent(events_[3], "GL interop: the last call's CUDA work");
+  if (mode_ != Mode::None) waitGl("GL interop: the last call's GL work");
 }
 
 void StreamBuffers::recordEvent(int k, cudaStream_t stream) {
@@ -72,49 +93,6 @@ std::vector<GLuint> StreamBuffers::sharedIds() const {
       if (s.external) ids.push_back(s.external->id());
   if (index_.external) ids.push_back(index_.external->id());
   return ids;
-}
-
-// A round trip through a small buffer of the candidate kind, with the candidate hand-offs: the
-// stream side writes, GL reads and then writes, the stream side reads.
-bool StreamBuffers::tryExternal(ExternalSource source, bool semaphores, std::string* why) {
-  const StreamSide side = space_ == MemorySpace::Cuda ? StreamSide::Cuda : StreamSide::Host;
-  try {
-    // (A GL context on another GPU than CUDA's fails the imports or the round trip below.)
-    auto handOff = std::make_unique<srt::gl::HandOff>(side, semaphores);
-    const size_t words = 4096, bytes = words * 4;
-    srt::gl::ExternalBuffer probe(source, side, bytes);
-    std::vector<uint32_t> pattern(words), back(words);
-    for (size_t i = 0; i < words; ++i) pattern[i] = 0x9e3779b9u * uint32_t(i + 1);
-    if (side == StreamSide::Cuda)
-      SRT_CUDA_CHECK(cudaMemcpy(probe.pointer(), pattern.data(), bytes, cudaMemcpyHostToDevice));
-    else
-      std::memcpy(probe.pointer(), pattern.data(), bytes);
-    handOff->toGl(nullptr, {probe.id()});
-    SRT_GL_CHECK(glGetNamedBufferSubData(probe.id(), 0, GLsizeiptr(bytes), back.data()));
-    if (back != pattern) throw std::runtime_error("GL read other bytes than the stream side wrote");
-    const uint32_t value = 0x5aa5c33cu;
-    SRT_GL_CHECK(glClearNamedBufferSubData(probe.id(), GL_R32UI, 0, GLsizeiptr(bytes),
-                                           GL_RED_INTEGER, GL_UNSIGNED_INT, &value));
-    handOff->toStream(nullptr, {probe.id()});
-    if (side == StreamSide::Cuda) {
-      SRT_CUDA_CHECK(cudaMemcpyAsync(back.data(), probe.pointer(), bytes, cudaMemcpyDeviceToHost));
-      SRT_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    } else {
-      std::memcpy(back.data(), probe.pointer(), bytes);
-    }
-    for (uint32_t v : back)
-      if (v != value) throw std::runtime_error("the stream side read other bytes than GL wrote");
-    handOff_ = std::move(handOff);
-    source_ = source;
-    mode_ = Mode::External;
-    description_ = std::string("external memory (") + srt::gl::toString(source) +
-                   ", GL_EXT_memory_object_fd), " +
-                   (semaphores ? "Vulkan-made semaphores (GL_EXT_semaphore_fd)" : "host waits");
-    return true;
-  } catch (const std::exception& e) {
-    *why = e.what();
-    return false;
-  }
 }
 
 void StreamBuffers::resolve(MemorySpace space) {
@@ -147,33 +125,79 @@ void StreamBuffers::resolve(MemorySpace space) {
   }
   for (cudaEvent_t& e : events_)
     if (!e) SRT_CUDA_CHECK(cudaEventCreate(&e));
+  resolveCuda();
+  interopTrace("interop chosen: " + description_);
+}
+
+// CUDA streams: the asked interop, or auto's first candidate whose round trip passes.
+void StreamBuffers::resolveCuda() {
+  const InteropKind kind = options_.interop;
+  const std::string asked = std::string("GL compaction: interop=") + interopName(kind);
+  if (kind == InteropKind::Host || kind == InteropKind::Registered) {
+    if (options_.sync != SyncKind::Auto)
+      throw std::invalid_argument("GL compaction: sync= applies to external memory (interop=" +
+                                  std::string(interopName(kind)) + ")");
+  }
   std::string reasons;
+  auto note = [&](const std::string& what, const std::string& why) {
+    reasons += (reasons.empty() ? "" : "; ") + what + ": " + why;
+  };
   auto attempt = [&](ExternalSource source) {
     for (bool semaphores : {true, false}) {
       if (options_.sync == (semaphores ? SyncKind::Fences : SyncKind::Semaphores)) continue;
       std::string why;
-      if (tryExternal(source, semaphores, &why)) {
-        if (!reasons.empty()) description_ += " [not: " + reasons + "]";
-        return true;
-      }
-      reasons += std::string(reasons.empty() ? "" : "; ") + srt::gl::toString(source) +
-                 (semaphores ? " with semaphores" : "") + ": " + why;
+      if (tryExternal(source, semaphores, &why)) return true;
+      note(std::string(srt::gl::toString(source)) + (semaphores ? " with semaphores" : ""), why);
     }
     return false;
   };
-  if ((kind == InteropKind::Auto || kind == InteropKind::Vulkan) && attempt(ExternalSource::Vulkan))
-    return;
-  if ((kind == InteropKind::Auto || kind == InteropKind::Vmm) && attempt(ExternalSource::CudaVmm))
-    return;
+  // sync= asks for external memory, which auto otherwise leaves out.
+  const bool autoExternal = kind == InteropKind::Auto &&
+                            (std::getenv("SRT_GL_INTEROP_EXTERNAL") || options_.sync != SyncKind::Auto);
+  if (kind == InteropKind::Vulkan || autoExternal) {
+    if (attempt(ExternalSource::Vulkan)) return;
+  }
+  if (kind == InteropKind::Vmm || autoExternal) {
+    if (attempt(ExternalSource::CudaVmm)) return;
+  }
   if (kind == InteropKind::Vulkan || kind == InteropKind::Vmm)
     throw std::runtime_error(asked + " failed: " + reasons);
-  if (options_.sync != SyncKind::Auto)
-    throw std::invalid_argument("GL compaction: sync= applies to external memory (interop=" +
-                                std::string(interopName(kind)) +
-                                (reasons.empty() ? ")" : "; " + reasons + ")"));
-  mode_ = Mode::Registered;
-  description_ = "registered GL buffers, mapped per call";
-  if (!reasons.empty()) description_ += " [external memory failed: " + reasons + "]";
+  if (kind == InteropKind::Registered || kind == InteropKind::Auto) {
+    std::string why;
+    if (tryRegistered(&why)) {
+      mode_ = Mode::Registered;
+      description_ = "registered GL buffers, mapped per call";
+      if (!reasons.empty()) description_ += " [not: " + reasons + "]";
+      return;
+    }
+    if (kind == InteropKind::Registered)
+      throw std::runtime_error(asked + ": the round trip through a registered buffer failed: " +
+                               why);
+    note("registered", why);
+    std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s)\n",
+                 reasons.c_str());
+  }
+  mode_ = Mode::HostUploads;
+  description_ = "host copies (CUDA to host to GL and back)";
+  if (!reasons.empty()) description_ += " [not: " + reasons + "]";
+}
+
+void StreamBuffers::fallBackToHostCopies(const std::string& why) {
+  try {
+    quiesce();
+  } catch (const std::exception& e) {
+    interopTrace(std::string("fall back: the old interop did not finish: ") + e.what());
+  }
+  in_.clear();
+  out_.clear();
+  index_ = Slot();
+  handOff_.reset();
+  for (bool& r : recorded_) r = false;
+  pending_ = false;
+  std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s: %s)\n",
+               description_.c_str(), why.c_str());
+  description_ = "host copies (CUDA to host to GL and back) [not: " + description_ + ": " + why + "]";
+  mode_ = Mode::HostUploads;
 }
 
 void StreamBuffers::ensure(Slot& s, size_t bytes, unsigned registerFlags) {
@@ -202,7 +226,7 @@ void StreamBuffers::prepare(MemorySpace space, uint32_t count) {
   resolve(space);
   if (mode_ == Mode::HostUploads) return;  // uploads grow their buffers on first use
   if (in_.empty()) in_.resize(1);
-  ensure(in_[0], room(count), cudaGraphicsRegisterFlagsWriteDiscard);
+  ensure(in_[0], room(count), kRegisterInput);
   ensure(index_, room(size_t(count) * 4), cudaGraphicsRegisterFlagsReadOnly);
 }
 
@@ -220,14 +244,15 @@ void StreamBuffers::upload(const Request& r, bool fields) {
   if (cuda && recorded_[3] && lastStream_ != r.stream)
     SRT_CUDA_CHECK(cudaStreamWaitEvent(r.stream, events_[3]));
   for (size_t i = 0; i < bytes.size(); ++i)
-    ensure(in_[i], bytes[i], cudaGraphicsRegisterFlagsWriteDiscard);
+    ensure(in_[i], bytes[i], kRegisterInput);
   auto sourceOf = [&](size_t i) { return i == 0 ? (const void*)r.keep : r.fields[i - 1].src; };
   auto sizeOf = [&](size_t i) {
     return i == 0 ? size_t(r.count) : size_t(r.count) * r.fields[i - 1].bytes;
   };
   if (mode_ == Mode::HostUploads) {
     for (size_t i = 0; i < bytes.size(); ++i)
-      SRT_GL_CHECK(glNamedBufferSubData(slotId(in_[i]), 0, GLsizeiptr(sizeOf(i)), sourceOf(i)));
+      SRT_GL_CHECK(glNamedBufferSubData(slotId(in_[i]), 0, GLsizeiptr(sizeOf(i)),
+                                        staged(r, i, sourceOf(i), sizeOf(i))));
   } else if (mode_ == Mode::External && !cuda) {
     for (size_t i = 0; i < bytes.size(); ++i) std::memcpy(pointer(in_[i]), sourceOf(i), sizeOf(i));
     handOff_->toGl(nullptr, sharedIds());
@@ -246,10 +271,21 @@ void StreamBuffers::upload(const Request& r, bool fields) {
       SRT_CUDA_CHECK(cudaMemcpyAsync(map.pointer(i), sourceOf(i), sizeOf(i),
                                      cudaMemcpyDeviceToDevice, r.stream));
     map.unmap();
-    SRT_CUDA_CHECK(cudaStreamSynchronize(r.stream));  // the host time covers the copies
+    waitCudaStream(r.stream, "interop=registered: copies into the mapped buffers");
   }
   lastStream_ = r.stream;
   times_.hostMs += msSince(t0);
+}
+
+// Host copies of CUDA streams: stream i's bytes brought to the host first (the host time covers
+// the copy); host streams as they are.
+const void* StreamBuffers::staged(const Request& r, size_t i, const void* src, size_t bytes) {
+  if (!hostCopies()) return src;
+  if (stageIn_.size() <= i) stageIn_.resize(i + 1);
+  stageIn_[i].resize(bytes);
+  SRT_CUDA_CHECK(cudaMemcpyAsync(stageIn_[i].data(), src, bytes, cudaMemcpyDeviceToHost, r.stream));
+  waitCudaStream(r.stream, "interop=host: copy from CUDA to the host");
+  return stageIn_[i].data();
 }
 
 void StreamBuffers::readToSlot(const Output& from, Slot& to, uint64_t bytes) {
@@ -267,15 +303,21 @@ void StreamBuffers::readOutputs(const Request& r, uint32_t kept,
                                 const std::vector<Output>& outputs) {
   const auto t0 = Clock::now();
   if (mode_ == Mode::HostUploads) {
-    // Straight into the request's fields; the host waits for GL here.
+    // Straight into the request's fields (host copies: into host memory first); the host waits
+    // for GL here.
     SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+    if (hostCopies() && stageOut_.size() < size_t(r.numFields)) stageOut_.resize(r.numFields);
     for (int f = 0; f < r.numFields && kept > 0; ++f) {
       const uint64_t bytes = uint64_t(kept) * r.fields[f].bytes;
+      void* to = r.fields[f].dst;
+      if (hostCopies()) {
+        stageOut_[f].resize(bytes);
+        to = stageOut_[f].data();
+      }
       if (outputs[f].texture)
-        srt::gl::downloadStream(*outputs[f].texture, bytes, r.fields[f].dst, false);
+        srt::gl::downloadStream(*outputs[f].texture, bytes, to, false);
       else
-        SRT_GL_CHECK(
-            glGetNamedBufferSubData(outputs[f].buffer, 0, GLsizeiptr(bytes), r.fields[f].dst));
+        SRT_GL_CHECK(glGetNamedBufferSubData(outputs[f].buffer, 0, GLsizeiptr(bytes), to));
     }
     times_.readbackWaited = true;
   } else {
@@ -314,7 +356,16 @@ void StreamBuffers::handToStream(const Request& r) {
 
 void StreamBuffers::copyOutputs(const Request& r, uint32_t kept) {
   const auto t0 = Clock::now();
-  if (mode_ == Mode::HostUploads) {
+  if (hostCopies()) {
+    recordEvent(2, r.stream);
+    for (int f = 0; f < r.numFields && kept > 0; ++f)
+      SRT_CUDA_CHECK(cudaMemcpyAsync(r.fields[f].dst, stageOut_[f].data(),
+                                     size_t(kept) * r.fields[f].bytes, cudaMemcpyHostToDevice,
+                                     r.stream));
+    gatherOnCuda(r, nullptr, kept, r.stream);  // the count alone
+    recordEvent(3, r.stream);
+    pending_ = true;
+  } else if (mode_ == Mode::HostUploads) {
     *r.numKept = kept;
   } else if (mode_ == Mode::External && space_ == MemorySpace::Host) {
     handToStream(r);
@@ -366,6 +417,13 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
   if (mode_ == Mode::External) {
     handToStream(r);
     indices = static_cast<const uint32_t*>(pointer(index_));
+  } else if (hostCopies()) {
+    if (deviceIndices_.bytes() < size_t(kept) * 4 + 4)
+      deviceIndices_ = RawBuffer(MemorySpace::Cuda, room(size_t(r.count) * 4));
+    if (kept > 0)
+      SRT_CUDA_CHECK(cudaMemcpyAsync(deviceIndices_.data(), hostIndices_.data(), size_t(kept) * 4,
+                                     cudaMemcpyHostToDevice, r.stream));
+    indices = static_cast<const uint32_t*>(deviceIndices_.data());
   } else {
     map = std::make_unique<srt::gl::CudaGlMapping>(
         std::vector<srt::gl::CudaGlBuffer*>{index_.registered.get()}, r.stream);
@@ -382,7 +440,8 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
 StreamBuffers::Times StreamBuffers::finish() {
   if (!pending_) return times_;
   pending_ = false;
-  SRT_CUDA_CHECK(cudaEventSynchronize(events_[3]));
+  srt::gl::waitCudaEvent(events_[3], std::string("GL interop (") + description_ +
+                                         "): the stream side's gather or copies out");
   // Copies in that no host wait covered: with semaphores the host never waited for them.
   if (mode_ == Mode::External && handOff_->semaphores()) times_.streamCopyMs += eventMs(0, 1);
   (times_.gathered ? times_.gatherMs : times_.streamCopyMs) += eventMs(2, 3);

@@ -7,7 +7,11 @@
 //     addressed by CUDA and GL at once; hand-offs by Vulkan-made semaphores both import, else by
 //     host waits (sync=semaphores|fences). A small round trip through each candidate checks it
 //     before it is used, so a driver that accepts an import but shows other bytes is refused;
-//   - registered GL buffers (cudaGraphicsGLRegisterBuffer), mapped per call: the fallback.
+//   - registered GL buffers (cudaGraphicsGLRegisterBuffer), mapped per call;
+//   - host copies (interop=host): CUDA to host memory, uploaded to GL, read back to the host and
+//     copied to CUDA; always works where GL does, and is auto's last resort.
+// auto checks each candidate by a round trip under a deadline before it is used, registered then
+// host copies (external memory first only with SRT_GL_INTEROP_EXTERNAL=1).
 // Only the keep flags cross in, and the survivors' indices out, when the stream's side moves the
 // payload (payload=cuda): CUDA (or the host) gathers every field from the indices. With
 // payload=gl the fields cross in, GL's final pass writes them, and they cross out.
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/compaction/gl/gl_compactors.h"
 #include "primitives/gl/cuda_gl_buffer.h"
@@ -68,8 +73,14 @@ class StreamBuffers {
   Times finish();
   // What runs, and why not something faster ("external memory (Vulkan), Vulkan semaphores").
   const std::string& description() const { return description_; }
+  // CUDA streams: whether the interop is host copies (nothing shared with GL).
+  bool usesHostCopies() const { return hostCopies(); }
+  // Drops the shared buffers and takes host copies from now on (a check of the interop failed).
+  void fallBackToHostCopies(const std::string& why);
 
  private:
+  // HostUploads: plain GL buffers filled from host memory (host streams, and CUDA streams
+  // through host copies).
   enum class Mode { None, HostUploads, External, Registered };
   // A buffer GL reads or writes, in the current mode's kind.
   struct Slot {
@@ -83,6 +94,10 @@ class StreamBuffers {
 
   void resolve(MemorySpace space);
   bool tryExternal(srt::gl::ExternalSource source, bool semaphores, std::string* why);
+  bool tryRegistered(std::string* why);
+  void resolveCuda();
+  bool hostCopies() const { return mode_ == Mode::HostUploads && space_ == MemorySpace::Cuda; }
+  const void* staged(const Request& r, size_t i, const void* src, size_t bytes);
   void ensure(Slot& s, size_t bytes, unsigned registerFlags);
   void quiesce();  // neither side uses the buffers any more (before they are freed)
   std::vector<GLuint> sharedIds() const;
@@ -100,6 +115,9 @@ class StreamBuffers {
   std::vector<Slot> in_, out_;  // in: keep, then one per field; out: one per field
   Slot index_;                  // the survivors' indices, for the stream side
   std::vector<uint32_t> hostIndices_;
+  // Host copies of CUDA streams: the streams staged on the host, and the indices back on CUDA.
+  std::vector<std::vector<char>> stageIn_, stageOut_;
+  RawBuffer deviceIndices_;
   // CUDA events: 0-1 the copies in, 2-3 the copies out or the gather (3: the last use).
   cudaEvent_t events_[4] = {};
   bool recorded_[4] = {};

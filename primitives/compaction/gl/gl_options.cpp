@@ -31,9 +31,11 @@ InteropOptions readInteropOptions(OptionReader& r) {
     o.interop = InteropKind::Vmm;
   else if (interop == "registered")
     o.interop = InteropKind::Registered;
+  else if (interop == "host")
+    o.interop = InteropKind::Host;
   else if (interop != "auto")
     throw std::invalid_argument("GL compaction: interop=" + interop +
-                                " (takes auto, vulkan, vmm or registered)");
+                                " (takes auto, vulkan, vmm, registered or host)");
   const std::string sync = r.get("sync", "auto");
   if (sync == "semaphores")
     o.sync = SyncKind::Semaphores;

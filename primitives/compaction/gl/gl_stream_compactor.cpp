@@ -7,6 +7,7 @@
 #include "primitives/common/memory.h"
 #include "primitives/gl/external_buffer.h"
 #include "primitives/gl/gl_context.h"
+#include "primitives/gl/interop_wait.h"
 
 namespace srt::compaction::gl {
 
@@ -195,8 +196,11 @@ void GlStreamCompactor::compact(const Request& r) {
   run(r.count, emit);
   // Every pass done before the count is read (it waits anyway): the host time measured as interop
   // from here on then holds no pass still running.
-  SRT_GL_CHECK(glFinish());
+  srt::gl::waitGl("GL compaction: the passes (after the hand-off to GL: " +
+                      buffers_.description() + ")",
+                  std::max(60.0, srt::gl::interopDeadlineSeconds()));
   const uint32_t kept = keptCount();
+  if (!checkedOnCuda(r, kept)) return compact(r);
   passes_.settle(kept);
   if (byIndices) {
     StreamBuffers::Output indices;
@@ -213,6 +217,41 @@ void GlStreamCompactor::compact(const Request& r) {
   pending_ = true;
   lastOnStream_ = byIndices;
   lastHost_ = r.memory == MemorySpace::Host;
+  if (r.memory == MemorySpace::Cuda && !checkedCuda_) {
+    // The count as CUDA received it, after the stream side's work.
+    checkedCuda_ = true;
+    uint32_t received = 0;
+    SRT_CUDA_CHECK(
+        cudaMemcpyAsync(&received, r.numKept, 4, cudaMemcpyDeviceToHost, r.stream));
+    srt::gl::waitCudaStream(r.stream, "GL compaction: the first count on CUDA (" +
+                                          buffers_.description() + ")");
+    if (received != kept && buffers_.usesHostCopies())
+      throw std::runtime_error("GL compaction (" + buffers_.description() +
+                               "): CUDA received the count " + std::to_string(received) +
+                               ", GL computed " + std::to_string(kept));
+    if (received != kept) {
+      buffers_.fallBackToHostCopies("CUDA received the count " + std::to_string(received) +
+                                    ", GL computed " + std::to_string(kept));
+      checkedCuda_ = false;
+      pending_ = false;
+      compact(r);
+    }
+  }
+}
+
+bool GlStreamCompactor::checkedOnCuda(const Request& r, uint32_t kept) {
+  if (r.memory != MemorySpace::Cuda || checkedCuda_ || buffers_.usesHostCopies()) return true;
+  std::vector<uint8_t> keep(r.count);
+  SRT_CUDA_CHECK(
+      cudaMemcpyAsync(keep.data(), r.keep, r.count, cudaMemcpyDeviceToHost, r.stream));
+  srt::gl::waitCudaStream(r.stream, "GL compaction: the keep flags for the first check");
+  uint32_t want = 0;
+  for (uint8_t k : keep) want += k != 0;
+  if (want == kept) return true;
+  buffers_.fallBackToHostCopies("GL counted " + std::to_string(kept) + " kept of " +
+                                std::to_string(r.count) + ", the flags say " +
+                                std::to_string(want));
+  return false;
 }
 
 void GlStreamCompactor::viewFields(const Request& r) {

@@ -89,6 +89,9 @@ class GlStreamCompactor : public GlCompactor {
   void moveOutputs(const Request& r, uint32_t kept, const Emit& emit);
   // Reads the last call's GL timer queries and waits for its stream-side work (once).
   void finalize();
+  // The first call on CUDA streams: GL's count and the count CUDA receives against the keep
+  // flags themselves; a mismatch moves to host copies and the call runs again. Returns false then.
+  bool checkedOnCuda(const Request& r, uint32_t kept);
 
   std::vector<Field> fields_;
   std::vector<std::unique_ptr<BufferTexture>> fieldViews_;
@@ -98,6 +101,7 @@ class GlStreamCompactor : public GlCompactor {
   BufferTexture indexView_;                       // transform feedback's indices, for gather passes
   bool pending_ = false;                          // finalize() has work left from the last call
   bool warmedUp_ = false;                         // reserve() has compiled the programs
+  bool checkedCuda_ = false;                      // the interop on CUDA streams was checked
   bool lastOnStream_ = false, lastHost_ = false;  // the last call's payload side and memory
   double transferMs_ = 0;
   std::vector<std::pair<std::string, double>> steps_;

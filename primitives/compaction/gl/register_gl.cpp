@@ -26,7 +26,7 @@ void registerGlCompactors(Registry& r) {
   // How the stream is shared with CUDA and which side moves the payload: every variant.
   auto interopOptions = [] {
     return std::vector<OptionSpec>{
-        choiceOption("interop", "auto", {"auto", "vulkan", "vmm", "registered"}),
+        choiceOption("interop", "auto", {"auto", "vulkan", "vmm", "registered", "host"}),
         choiceOption("sync", "auto", {"auto", "semaphores", "fences"}),
         choiceOption("payload", "auto", {"auto", "gl", "cuda"})};
   };

@@ -97,53 +97,17 @@ SRT_CPU_GPU inline void triangleVertices(const TriangleMeshView& mesh, uint32_t 
   for (int i = 0; i < 3; ++i) v[i] = mesh.positions[mesh.indices[3 * size_t(tri) + i]];
 }
 
-// Bounds of the part of the triangle inside `voxel`, widened by eps where it is not flat (the CPU
-// builder's clippedBounds, so both builders reference a triangle from the same voxels). False when
-// the triangle misses the voxel.
+// Bounds of the part of the triangle inside `voxel`, widened by eps where it is not flat: the one
+// clipping routine of both builders (clip.h), so both reference a triangle from the same voxels.
+// False when the triangle misses the voxel.
 SRT_CPU_GPU inline bool clippedBounds(const Vec3f v[3], const Aabb& voxel, float eps, Aabb* out) {
-  Vec3f poly[2][12];
-  for (int i = 0; i < 3; ++i) poly[0][i] = v[i];
-  Aabb tb;
+  const Vec3f lo(voxel.lo[0], voxel.lo[1], voxel.lo[2]), hi(voxel.hi[0], voxel.hi[1], voxel.hi[2]);
+  Vec3f bLo, bHi;
+  if (!clipTriangleBounds(v, lo, hi, eps, &bLo, &bHi)) return false;
   for (int k = 0; k < 3; ++k) {
-    tb.lo[k] = fminf(v[0][k], fminf(v[1][k], v[2][k]));
-    tb.hi[k] = fmaxf(v[0][k], fmaxf(v[1][k], v[2][k]));
+    out->lo[k] = bLo[k];
+    out->hi[k] = bHi[k];
   }
-  Aabb b = tb;
-  int n = 3, cur = 0;
-  bool clipped = false;
-  for (int k = 0; k < 3 && n > 0; ++k) {
-    if (tb.lo[k] < voxel.lo[k] - eps) {
-      n = clipPolygon(poly[cur], n, k, voxel.lo[k] - eps, true, poly[1 - cur]);
-      cur = 1 - cur;
-      clipped = true;
-    }
-    if (n > 0 && tb.hi[k] > voxel.hi[k] + eps) {
-      n = clipPolygon(poly[cur], n, k, voxel.hi[k] + eps, false, poly[1 - cur]);
-      cur = 1 - cur;
-      clipped = true;
-    }
-  }
-  if (n == 0) return false;
-  if (clipped) {
-    for (int k = 0; k < 3; ++k) b.lo[k] = b.hi[k] = poly[cur][0][k];
-    for (int i = 1; i < n; ++i)
-      for (int k = 0; k < 3; ++k) {
-        b.lo[k] = fminf(b.lo[k], poly[cur][i][k]);
-        b.hi[k] = fmaxf(b.hi[k], poly[cur][i][k]);
-      }
-  }
-  for (int k = 0; k < 3; ++k) {
-    if (tb.lo[k] < tb.hi[k]) {  // flat triangles stay flat
-      b.lo[k] = fmaxf(b.lo[k] - eps, tb.lo[k] - eps);
-      b.hi[k] = fminf(b.hi[k] + eps, tb.hi[k] + eps);
-    }
-  }
-  for (int k = 0; k < 3; ++k) {
-    b.lo[k] = fmaxf(b.lo[k], voxel.lo[k]);
-    b.hi[k] = fminf(b.hi[k], voxel.hi[k]);
-    if (b.lo[k] > b.hi[k]) return false;
-  }
-  *out = b;
   return true;
 }
 

@@ -1,0 +1,108 @@
+#include "primitives/gl/interop_wait.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+#include "primitives/common/cuda_check.h"
+#include "primitives/gl/gl_context.h"
+
+namespace srt::gl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int traceState = -1;  // -1: not read from the environment yet
+
+std::string secondsText(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+// Polls `ready` (true: done) until the deadline, sleeping a little between polls after the first
+// millisecond so short waits stay short.
+template <typename Ready>
+bool pollUntil(double seconds, Ready ready) {
+  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  for (int i = 0;; ++i) {
+    if (ready()) return true;
+    if (Clock::now() > end) return false;
+    if (i > 100) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+void waitCuda(cudaError_t (*query)(void*), void* object, const std::string& what, double seconds) {
+  if (seconds <= 0) seconds = interopDeadlineSeconds();
+  cudaError_t status = cudaSuccess;
+  const bool done = pollUntil(seconds, [&] {
+    status = query(object);
+    return status != cudaErrorNotReady;
+  });
+  if (!done)
+    throw std::runtime_error(what + ": the CUDA work did not finish within " +
+                             secondsText(seconds) +
+                             " (a hand-off CUDA waits for never came; SRT_GL_INTEROP_TIMEOUT "
+                             "sets the deadline)");
+  if (status != cudaSuccess)
+    throwCudaError(status, what.c_str(), __FILE__, __LINE__);
+}
+
+}  // namespace
+
+double interopDeadlineSeconds() {
+  static const double s = [] {
+    const char* e = std::getenv("SRT_GL_INTEROP_TIMEOUT");
+    const double v = e ? std::atof(e) : 0;
+    return v > 0 ? v : 5.0;
+  }();
+  return s;
+}
+
+void waitGl(const std::string& what, double seconds) {
+  if (seconds <= 0) seconds = interopDeadlineSeconds();
+  const GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  if (!fence) throw GlError(what + ": glFenceSync failed");
+  GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
+  GLenum r = GL_TIMEOUT_EXPIRED;
+  const bool done = pollUntil(seconds, [&] {
+    r = glClientWaitSync(fence, flags, 1000000);  // 1 ms per try
+    flags = 0;
+    return r != GL_TIMEOUT_EXPIRED;
+  });
+  glDeleteSync(fence);
+  if (!done)
+    throw GlError(what + ": GL did not finish within " + secondsText(seconds) +
+                  " (a hand-off GL waits for never came; SRT_GL_INTEROP_TIMEOUT sets the "
+                  "deadline)");
+  if (r == GL_WAIT_FAILED) throw GlError(what + ": glClientWaitSync failed");
+}
+
+void waitCudaStream(cudaStream_t stream, const std::string& what, double seconds) {
+  waitCuda([](void* s) { return cudaStreamQuery(static_cast<cudaStream_t>(s)); }, stream, what,
+           seconds);
+}
+
+void waitCudaEvent(cudaEvent_t event, const std::string& what, double seconds) {
+  waitCuda([](void* e) { return cudaEventQuery(static_cast<cudaEvent_t>(e)); }, event, what,
+           seconds);
+}
+
+void setInteropTrace(bool on) {
+  traceState = on ? 1 : 0;
+}
+
+bool interopTraceOn() {
+  if (traceState < 0) traceState = std::getenv("SRT_GL_INTEROP_TRACE") ? 1 : 0;
+  return traceState == 1;
+}
+
+void interopTrace(const std::string& step) {
+  if (!interopTraceOn()) return;
+  std::fprintf(stderr, "[interop] %s\n", step.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace srt::gl
