@@ -306,7 +306,9 @@ int runRender(const RenderCommand& cmd) {
   };
   const float time0 = frameTime(0);
   const auto setup0 = std::chrono::steady_clock::now();
-  SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, time0, cmd.devices);
+  AccelOptions accel = cmd.accel;  // every frame's tree statistics, when they are written
+  accel.rebuildTreeStats = cmd.statsGiven || cmd.verbose;
+  SplitRenderer renderer(std::move(scene), backend, cmd.options, accel, time0, cmd.devices);
   times.setupSeconds = secondsSince(setup0);
   std::deque<RenderStats> announced;  // frames queued for writing, to say when they are written
   TimeToImage first = times;          // the first frame's phases, for -v

@@ -60,13 +60,14 @@ std::string statsToJson(const RenderStats& s) {
   j["time"] = s.time;
   if (!s.accel.builder.empty()) {
     const AccelBuildReport& a = s.accel;
-    nlohmann::json accel = {{"builder", a.builder},
-                            {"build_ms", a.buildMs},
-                            {"nodes", a.tree.nodes},
-                            {"leaves", a.tree.leaves},
-                            {"empty_leaves", a.tree.emptyLeaves},
-                            {"max_depth", a.tree.maxDepth},
-                            {"sah_cost", a.tree.sahCost}};
+    nlohmann::json accel = {{"builder", a.builder}, {"build_ms", a.buildMs}};
+    if (a.treeComputed) {  // a per-frame rebuild leaves them out unless asked for
+      accel["nodes"] = a.tree.nodes;
+      accel["leaves"] = a.tree.leaves;
+      accel["empty_leaves"] = a.tree.emptyLeaves;
+      accel["max_depth"] = a.tree.maxDepth;
+      accel["sah_cost"] = a.tree.sahCost;
+    }
     if (a.builder == "gpu") {
       const GpuKdBuildStats& g = a.gpuStages;
       accel["stages_ms"] = {{"setup", g.setupMs},

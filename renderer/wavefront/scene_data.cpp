@@ -3,6 +3,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "renderer/wavefront/scene_data_motion.h"
+
 namespace srt {
 
 SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
@@ -32,7 +34,12 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   materialIds_ = Buffer<uint32_t>(space, geo.materialIds);
   if (!geo.normals.empty()) normals_ = Buffer<Vec3f>(space, geo.normals);
   if (!geo.uvs.empty()) uvs_ = Buffer<Vec2f>(space, geo.uvs);
-  buildAccel(geo);
+  if (!gpuBuilder_ && backend.isCuda()) hostIndices_ = geo.indices;
+  corners_ = Buffer<PackedVertex>(space, 3 * triangles_);
+  gatherCorners(backend, positions_.data(), indices_.data(), corners_.data(), 0,
+                uint32_t(3 * triangles_));
+  keepAnimatedInstances(scene);
+  buildAccel(geo.positions.data(), /*withStats=*/true);
 
   const PackedTextures packed = packTextures(scene.textures);
   if (!packed.texels.empty()) texels_ = Buffer<Vec3f>(space, packed.texels);
@@ -57,47 +64,90 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
 SceneData::~SceneData() = default;
 
 void SceneData::setTime(const Scene& scene, float time) {
-  const FlatGeometry geo = flatten(scene, time);
-  if (geo.positions.size() != positions_.size() || geo.triangleCount() != triangles_)
+  if (scene.triangleCount() != triangles_)
     throw std::logic_error("SceneData::setTime: the scene's topology changed");
-  positions_.upload(geo.positions);
-  if (!geo.normals.empty()) normals_.upload(geo.normals);
-  buildAccel(geo);
-  uploadEmitters(geo, scene);  // areas change under scaling
+  moveAnimatedInstances(scene, time);
+  std::vector<Vec3f> downloaded;
+  const Vec3f* hostPositions = positions_.data();
+  if (!gpuBuilder_ && backend_.isCuda()) {  // the CPU builder reads the host's copy
+    backend_.synchronize();
+    downloaded = positions_.download();
+    hostPositions = downloaded.data();
+  }
+  buildAccel(hostPositions, accel_.rebuildTreeStats);
+  for (const AnimatedInstance& a : animated_)
+    if (a.emissive) {  // a moving light's areas change under scaling: the host path, rarely taken
+      uploadEmitters(flatten(scene, time), scene);
+      break;
+    }
 }
 
-void SceneData::buildAccel(const FlatGeometry& geo) {
+void SceneData::keepAnimatedInstances(const Scene& scene) {
+  std::vector<Vec3f> objectPositions, objectNormals;
+  uint32_t vertex = 0, triangle = 0;
+  for (size_t i = 0; i < scene.instances.size(); ++i) {
+    const Instance& inst = scene.instances[i];
+    const Mesh& m = scene.meshes[inst.mesh];
+    if (!inst.keyframes.empty()) {
+      AnimatedInstance a;
+      a.instance = uint32_t(i);
+      a.firstVertex = vertex;
+      a.vertexCount = uint32_t(m.positions.size());
+      a.objectFirst = uint32_t(objectPositions.size());
+      a.firstTriangle = triangle;
+      a.triangleCount = uint32_t(m.triangleCount());
+      for (uint32_t id : m.materialIds)
+        a.emissive |= id < scene.materials.size() && luminance(scene.materials[id].ke) > 0.f;
+      objectPositions.insert(objectPositions.end(), m.positions.begin(), m.positions.end());
+      if (!normals_.empty())  // flatten() kept normals: every mesh has them
+        objectNormals.insert(objectNormals.end(), m.normals.begin(), m.normals.end());
+      animated_.push_back(a);
+    }
+    vertex += uint32_t(m.positions.size());
+    triangle += uint32_t(m.triangleCount());
+  }
+  const MemorySpace space = backend_.memory();
+  if (!objectPositions.empty()) objectPositions_ = Buffer<Vec3f>(space, objectPositions);
+  if (!objectNormals.empty()) objectNormals_ = Buffer<Vec3f>(space, objectNormals);
+}
+
+void SceneData::moveAnimatedInstances(const Scene& scene, float time) {
+  for (const AnimatedInstance& a : animated_) {
+    const Transform x = scene.instances[a.instance].transformAt(time);
+    transformPoints(backend_, objectPositions_.data() + a.objectFirst,
+                    positions_.data() + a.firstVertex, a.vertexCount, x);
+    if (!normals_.empty())
+      transformNormals(backend_, objectNormals_.data() + a.objectFirst,
+                       normals_.data() + a.firstVertex, a.vertexCount, x.inverse());
+    gatherCorners(backend_, positions_.data(), indices_.data(), corners_.data(),
+                  3 * a.firstTriangle, 3 * a.triangleCount);
+  }
+}
+
+void SceneData::buildAccel(const Vec3f* hostPositions, bool withStats) {
   const TriangleMeshView mesh{positions_.data(), indices_.data(), uint32_t(triangles_)};
   report_ = {};
   report_.builder = accel_.builder;
+  report_.treeComputed = withStats;
   const auto t0 = std::chrono::steady_clock::now();
   if (gpuBuilder_) {
-    // Built where the geometry already is; only the SAH statistics come back to the host.
+    // Built where the geometry already is; the tree crosses to the host only for its statistics.
     GpuKdBuildStats stages;
     tree_ = std::make_unique<DeviceKdTree>(gpuBuilder_->build(mesh, backend_.stream, &stages));
     report_.gpuStages = stages;
     report_.buildMs = stages.totalMs;
-    report_.tree = computeStats(tree_->toHost());
+    if (withStats) report_.tree = computeStats(tree_->toHost());
   } else {
     // The CPU builder reads host pointers, then the tree is copied to the backend.
-    const TriangleMeshView hostMesh{geo.positions.data(), geo.indices.data(), uint32_t(triangles_)};
+    const uint32_t* hostIndices = backend_.isCuda() ? hostIndices_.data() : indices_.data();
+    const TriangleMeshView hostMesh{hostPositions, hostIndices, uint32_t(triangles_)};
     const KdTree tree = buildKdTreeSah(hostMesh, accel_.sah);
     report_.buildMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    report_.tree = computeStats(tree);
+    if (withStats) report_.tree = computeStats(tree);
     tree_ = std::make_unique<DeviceKdTree>(tree, backend_.memory());
   }
   report_.tree.buildSeconds = report_.buildMs / 1e3;
-  // Traversal reads each triangle's corners in one place, without the index indirection.
-  std::vector<PackedVertex> corners(3 * size_t(triangles_));
-  for (size_t i = 0; i < corners.size(); ++i) {
-    const Vec3f& p = geo.positions[geo.indices[i]];
-    corners[i] = {p.x, p.y, p.z, 0.f};
-  }
-  if (corners_.size() == corners.size())
-    corners_.upload(corners);  // an animated frame: same topology, new positions
-  else
-    corners_ = Buffer<PackedVertex>(backend_.memory(), corners);
   TriangleMeshView traced = mesh;
   traced.corners = corners_.data();
   view_.accel = tree_->view(traced);

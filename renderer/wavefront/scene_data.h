@@ -34,7 +34,7 @@ struct SceneView {
   uint32_t numPointLights = 0;
   Vec3f environment;
   EnvironmentView environmentMap;  // when present, it replaces `environment`
-  float rayEpsilon = 1e-5f;  // offset of spawned rays, relative to |p| (offsetOrigin)
+  float rayEpsilon = 1e-5f;        // offset of spawned rays, relative to |p| (offsetOrigin)
 };
 
 // What shading needs to know about a hit point. Surfaces are two-sided for everything but glass:
@@ -112,6 +112,9 @@ struct AccelOptions {
   // them over its own; its other options stay in `gpu`).
   KdBuildOptions sah;
   GpuKdBuildOptions gpu;
+  // Whether per-frame rebuilds (SceneData::setTime) compute KdTreeStats too. The first build's
+  // always are; off, later GPU builds leave them zero rather than copy the tree to the host.
+  bool rebuildTreeStats = false;
 };
 
 // What one build reported, for --stats: time per stage (the GPU builder's), size and SAH cost.
@@ -120,6 +123,7 @@ struct AccelBuildReport {
   double buildMs = 0;
   GpuKdBuildStats gpuStages;  // zero for the CPU builder
   KdTreeStats tree;           // nodes, leaves, depth, SAH cost (computed on the host)
+  bool treeComputed = false;  // `tree` holds this build's figures (see rebuildTreeStats)
 };
 
 class SceneData {
@@ -130,7 +134,8 @@ class SceneData {
             const AccelOptions& accel = {});
   ~SceneData();
   // Moves the geometry to `time` and rebuilds the kd-tree (the per-frame rebuild of animated
-  // scenes). Buffers are reused: the topology does not change with time.
+  // scenes). Only the animated instances' vertices move, from object-space copies kept in the
+  // backend's memory, to the bits flatten(scene, time) gives. `scene` must be the constructor's.
   void setTime(const Scene& scene, float time);
 
   const SceneView& view() const { return view_; }
@@ -138,7 +143,17 @@ class SceneData {
   const AccelBuildReport& accelReport() const { return report_; }
 
  private:
-  void buildAccel(const FlatGeometry& geo);
+  // Where one animated instance's vertices and triangles sit in the flattened arrays.
+  struct AnimatedInstance {
+    uint32_t instance = 0;
+    uint32_t firstVertex = 0, vertexCount = 0;  // in positions_/normals_
+    uint32_t objectFirst = 0;                   // in objectPositions_/objectNormals_
+    uint32_t firstTriangle = 0, triangleCount = 0;
+    bool emissive = false;  // its emitters' areas change with the transform
+  };
+  void keepAnimatedInstances(const Scene& scene);
+  void moveAnimatedInstances(const Scene& scene, float time);
+  void buildAccel(const Vec3f* hostPositions, bool withStats);
   void uploadEmitters(const FlatGeometry& geo, const Scene& scene);
   void uploadEnvironment(const Scene& scene);
 
@@ -152,6 +167,9 @@ class SceneData {
   Buffer<Vec2f> uvs_;
   Buffer<uint32_t> indices_, materialIds_;
   Buffer<PackedVertex> corners_;  // 3 per triangle, for traversal (TriangleMeshView::corners)
+  std::vector<AnimatedInstance> animated_;
+  Buffer<Vec3f> objectPositions_, objectNormals_;  // the animated instances', concatenated
+  std::vector<uint32_t> hostIndices_;  // for the CPU builder when the geometry lives on the GPU
   Buffer<DeviceMaterial> materials_;
   Buffer<Vec3f> texels_;
   Buffer<TextureView> textures_;
