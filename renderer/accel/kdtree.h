@@ -233,13 +233,19 @@ SRT_CPU_GPU inline bool nearerHit(float t, uint32_t tri, bool haveBest, const Hi
   return !haveBest || t < best.t || (t == best.t && tri < best.triangle);
 }
 
-// The closest-hit step of every traversal: tests `tri` against ray.tMax and keeps it in *best
-// when it is nearer (nearerHit). Returns whether *best changed.
+// The closest-hit step of every traversal: tests `tri` and keeps it in *best when it is nearer
+// (nearerHit). The test's limit is the best t so far widened by kTieMargin, not the exact best t:
+// the scaled test rounds differently from the final t, and a hit whose t equals the best (a tie
+// the lower index must win whatever order a tree visits them in) must never be cut by it. A
+// margin far above the few ulps of rounding keeps every possible winner, so the result is the
+// one a test against ray.tMax gives, without a division for every farther triangle.
+constexpr float kTieMargin = 1e-5f;
 SRT_CPU_GPU SRT_INLINE bool updateClosest(const TriangleMeshView& mesh, uint32_t tri,
                                           const Ray& ray, const WatertightRay& w, bool haveBest,
                                           Hit* best) {
   Hit h;
-  if (!intersectMeshTriangle(mesh, tri, ray, w, ray.tMax, &h)) return false;
+  const float limit = haveBest ? fminf(ray.tMax, best->t * (1.f + kTieMargin)) : ray.tMax;
+  if (!intersectMeshTriangle(mesh, tri, ray, w, limit, &h)) return false;
   if (!nearerHit(h.t, tri, haveBest, *best)) return false;
   *best = h;
   return true;

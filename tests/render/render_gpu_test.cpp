@@ -222,6 +222,7 @@ TEST(RenderGpuAnimation, GpuBuiltTreeRendersLikeTheCpuOne) {
   o.width = 96, o.height = 96, o.spp = 16, o.maxDepth = 6;
   AccelOptions gpu;
   gpu.builder = "gpu";
+  gpu.rebuildTreeStats = true;  // a rebuilt frame's tree figures are computed only when asked
   const float t = 0.61f * scene.animationEnd;
   Renderer animated(scene, cuda, o, gpu, 0.f);
   animated.render(0.f);
