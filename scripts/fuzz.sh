@@ -28,8 +28,13 @@ if [ "$do_build" = 1 ]; then
   command -v clang++ >/dev/null || { echo "streamrt: error: fuzz.sh needs clang++ (apt-get install clang libclang-rt-dev)" >&2; exit 1; }
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  cmake -S tests/fuzz/targets -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" >/dev/null
-  cmake --build "$build" -j "$(nproc)" >/dev/null
+  # Quiet when it works; a failed configure or build shows its output and says so.
+  if ! out=$(cmake -S tests/fuzz/targets -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+      "${launcher[@]}" 2>&1 && cmake --build "$build" -j "$(nproc)" 2>&1); then
+    printf '%s\n' "$out" | grep -E 'error|FAILED|undefined' | head -20 >&2
+    echo "streamrt: error: fuzz.sh: the fuzz targets did not build (tests/fuzz/targets)" >&2
+    exit 1
+  fi
 fi
 
 failed=0
