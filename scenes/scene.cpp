@@ -76,12 +76,72 @@ FlatGeometry flatten(const Scene& scene, float time) {
   return g;
 }
 
+namespace {
+
+// Whether the ray from o along d meets the triangle at t > 0 (Moller-Trumbore).
+bool rayMeetsTriangle(const Vec3f& o, const Vec3f& d, const Vec3f& a, const Vec3f& b,
+                      const Vec3f& c) {
+  const Vec3f e1 = b - a, e2 = c - a, p = cross(d, e2);
+  const float det = dot(e1, p);
+  if (std::fabs(det) < 1e-12f) return false;
+  const float inv = 1.f / det;
+  const Vec3f s = o - a;
+  const float u = dot(s, p) * inv;
+  if (u < 0.f || u > 1.f) return false;
+  const Vec3f q = cross(s, e1);
+  const float v = dot(d, q) * inv;
+  return v >= 0.f && u + v <= 1.f && dot(e2, q) * inv > 0.f;
+}
+
+// A room seen from within (Sponza, the Conference Room) rather than an object: rays from the
+// bounds' centre in 26 directions nearly all meet geometry (an open roof lets a few escape), and
+// a good share of the triangles lie in the middle of the bounds (columns, furniture), where an
+// object's surface (a teapot's) keeps to the outside.
+bool looksLikeARoom(const Scene& scene, const Bounds3f& b) {
+  const FlatGeometry g = flatten(scene);
+  const Vec3f centre = b.center(), d = b.diagonal();
+  const Vec3f innerLo = b.lo + d * 0.2f, innerHi = b.hi - d * 0.2f;
+  size_t inner = 0;
+  for (size_t t = 0; t + 2 < g.indices.size(); t += 3) {
+    const Vec3f c = (g.positions[g.indices[t]] + g.positions[g.indices[t + 1]] +
+                     g.positions[g.indices[t + 2]]) / 3.f;
+    inner += c.x > innerLo.x && c.x < innerHi.x && c.y > innerLo.y && c.y < innerHi.y &&
+             c.z > innerLo.z && c.z < innerHi.z;
+  }
+  if (inner * 4 < g.triangleCount()) return false;
+  int rays = 0, hits = 0;
+  for (int x = -1; x <= 1; ++x)
+    for (int y = -1; y <= 1; ++y)
+      for (int z = -1; z <= 1; ++z) {
+        if (x == 0 && y == 0 && z == 0) continue;
+        const Vec3f dir = normalize(Vec3f{float(x), float(y), float(z)});
+        ++rays;
+        for (size_t t = 0; t + 2 < g.indices.size(); t += 3)
+          if (rayMeetsTriangle(centre, dir, g.positions[g.indices[t]],
+                               g.positions[g.indices[t + 1]], g.positions[g.indices[t + 2]])) {
+            ++hits;
+            break;
+          }
+      }
+  return hits * 4 >= rays * 3;
+}
+
+}  // namespace
+
 Camera frameScene(const Scene& scene, float aspect) {
   const Bounds3f b = scene.bounds();
   Camera c;
   if (b.empty()) return c;
   const Vec3f center = b.center();
   const Vec3f d = b.diagonal();
+  c.up = {0.f, 1.f, 0.f};
+  if (looksLikeARoom(scene, b)) {
+    // From within: at the centre, looking down the longer horizontal axis with a wide lens.
+    c.vfovDegrees = 60.f;
+    c.position = center;
+    c.target = center + (d.x >= d.z ? Vec3f{1.f, 0.f, 0.f} : Vec3f{0.f, 0.f, -1.f});
+    return c;
+  }
   c.vfovDegrees = 40.f;
   const float halfFov = 0.5f * c.vfovDegrees * kPi / 180.f;
   // Fit the larger of height and width/aspect, then step back past the front face.
@@ -89,7 +149,6 @@ Camera frameScene(const Scene& scene, float aspect) {
   const float distance = halfExtent / std::tan(halfFov) * 1.1f + 0.5f * d.z;
   c.target = center;
   c.position = center + Vec3f{0.f, 0.f, distance};
-  c.up = {0.f, 1.f, 0.f};
   return c;
 }
 

@@ -124,8 +124,9 @@ struct FlatGeometry {
 
 FlatGeometry flatten(const Scene& scene, float time = 0.f);
 
-// A camera that frames the scene's bounds from the front (+z looking to -z), for OBJ files
-// without one.
+// A camera for files without one: inside a room (Sponza, the Conference Room: the bounds'
+// centre enclosed, many triangles in the middle) it stands at the centre and looks down the
+// longer horizontal axis; otherwise it frames the bounds from the front (+z looking to -z).
 Camera frameScene(const Scene& scene, float aspect);
 
 }  // namespace srt
