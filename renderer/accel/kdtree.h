@@ -13,9 +13,10 @@
 // to a node's interval, so a triangle in several leaves needs no mailbox. No recursion, no std::.
 //
 // The closest hit is the least (t, triangle index) over every triangle the ray hits, whatever the
-// tree: each triangle is tested against ray.tMax alone (never against the running nearest t,
-// whose early-out could round differently), so its t does not depend on the order of the tests,
-// and a node is skipped only when its interval starts strictly after the nearest t, so every leaf
+// tree: each triangle is tested against the running nearest t widened by a margin far above the
+// test's rounding (updateClosest), so every triangle that could win, ties included, reaches the
+// comparison and its t does not depend on the order of the tests; and a node is skipped only when
+// its interval starts strictly after the nearest t, so every leaf
 // that could hold a hit at that t, and thus every tie, is tested. Different trees over the same
 // mesh therefore give the same triangle and t on every ray.
 #pragma once
