@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "primitives/reduction/reduction.h"
+#include "renderer/accel/gpu/kdtree_build_gpu.h"
 
 namespace srt {
 namespace {
@@ -12,18 +13,6 @@ std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
-}
-
-// The GPU kd build forms its child triangle lists with an ordered CUDA compaction.
-compaction::Needs kdCompactionNeeds() {
-  compaction::Needs n;
-  n.what = "--kd-compaction";
-  n.memory = MemorySpace::Cuda;
-  n.device = compaction::Device::Cuda;
-  n.compacts = true;
-  n.ordered = true;
-  n.kind = "an ordered CUDA compaction primitive (the child lists must stay sorted by node)";
-  return n;
 }
 
 }  // namespace
@@ -35,7 +24,7 @@ void checkAccelOptions(const AccelOptions& accel) {
   if (!reducers.find(accel.gpu.segreduce, true))
     throw std::invalid_argument("--segreduce: unknown segmented reduction '" + accel.gpu.segreduce +
                                 "' (registered: " + joined(reducers.names(true)) + ")");
-  compaction::Registry::global().check(accel.gpu.compaction, kdCompactionNeeds());
+  compaction::Registry::global().check(accel.gpu.compaction, kdBuildCompactionNeeds("--kd-compaction"));
 }
 
 RenderCheck checkRender(const Backend& backend, const RenderOptions& options,

@@ -4,6 +4,7 @@
 
 #include "apps/profile/html_report.h"
 #include "apps/profile/profile_compare.h"
+#include "apps/profile/profile_writers.h"
 #include "apps/profile/svg_chart.h"
 
 namespace srt::profile {
@@ -19,20 +20,6 @@ std::string fixed(double v, int digits) {
   char b[48];
   std::snprintf(b, sizeof b, "%.*f", digits, v);
   return b;
-}
-
-std::string csvNumber(double v) {
-  if (!std::isfinite(v)) return "";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 // "1.25× faster" in green, "0.80× (slower)" in red: b against a.

@@ -1,9 +1,25 @@
 #include "apps/profile/profile_writers.h"
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace srt::profile {
+
+std::string csvNumber(double v) {
+  if (!std::isfinite(v)) return "";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 namespace {
 
 using nlohmann::json;
@@ -72,20 +88,6 @@ json primitiveJson(const Result& result, const PrimitiveProfile& p) {
           {"images_identical", p.imagesIdentical},
           {"bounces", bounces},
           {"iterations", iterations}};
-}
-
-std::string csvNumber(double v) {
-  if (!std::isfinite(v)) return "";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 std::string spreadCsv(const Spread& s) {

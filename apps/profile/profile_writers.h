@@ -10,6 +10,10 @@ namespace srt::profile {
 
 std::string profileJson(const Result& result);
 std::string profileCsv(const Result& result);
+// A CSV cell: a number in %.6g (empty when not finite), text quoted when it holds a comma, a
+// quote or a newline. Shared by the profile's CSV and the comparison's.
+std::string csvNumber(double v);
+std::string csvField(const std::string& text);
 // The CSV's first line, without the newline (tests check it).
 extern const char* const kCsvHeader;
 

@@ -124,7 +124,7 @@ class SahBuilder {
     }
     out.children.push_back(
         {uint32_t(out.nodes.size()), uint32_t(out.prims.size()), std::make_unique<KdFragment>()});
-    out.nodes.emplace_back();  // placeholder for the task's subtree
+    out.nodes.emplace_back();  // the link node: the join puts the task's subtree here
     ChildJob* job = new ChildJob{std::move(ev), voxel, depth, out.children.back().subtree.get()};
 #pragma omp task firstprivate(job)
     {

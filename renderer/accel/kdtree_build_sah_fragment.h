@@ -11,7 +11,7 @@
 namespace srt {
 
 // Nodes and primitive indices of a subtree in depth-first order, child indices and primitive
-// offsets relative to the fragment. A subtree built by another task is one placeholder node here,
+// offsets relative to the fragment. A subtree built by another task is one link node here,
 // listed in `children` with the fragment that holds it; its primitive indices go in front of
 // prims[primAt], so the joined arrays are those of a serial build.
 struct KdFragment {

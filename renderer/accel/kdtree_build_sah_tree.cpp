@@ -17,7 +17,7 @@ namespace {
 struct PlacedFragment {
   const KdFragment* fragment;
   size_t nodeBase, primBase;
-  std::vector<size_t> childNodes, childPrims;  // sizes of the subtrees behind its placeholders
+  std::vector<size_t> childNodes, childPrims;  // sizes of the subtrees behind its link nodes
 };
 
 // Lists `f` and its descendants with their final offsets; returns the nodes and primitive indices
@@ -49,7 +49,7 @@ void copyFragment(const PlacedFragment& p, KdNode* nodes, uint32_t* prims) {
     finalIndex[i] = uint32_t(p.nodeBase + i + extra);
     if (c < f.children.size() && f.children[c].node == i) extra += p.childNodes[c++] - 1;
   }
-  // A leaf's primitives never straddle a placeholder: its offset maps like its first one.
+  // A leaf's primitives never straddle a link node: its offset maps like its first one.
   std::vector<uint32_t> finalPrim(f.prims.size() + 1);
   extra = 0, c = 0;
   for (size_t j = 0; j <= f.prims.size(); ++j) {

@@ -37,6 +37,18 @@ inline std::vector<Ray> identicalHitsRays(const TestMesh& mesh, size_t n) {
   return rays;
 }
 
+// Closest hits of every ray through `tree` on the host, in parallel.
+inline std::vector<ClosestResult> traceOnHost(const KdTreeView& tree, const std::vector<Ray>& rays) {
+  std::vector<ClosestResult> out(rays.size());
+  const long n = long(rays.size());
+#pragma omp parallel for schedule(dynamic, 256)
+  for (long i = 0; i < n; ++i) {
+    ClosestResult& r = out[size_t(i)];
+    r.hit = intersectClosest(tree, rays[size_t(i)], &r.h);
+  }
+  return out;
+}
+
 inline bool sameBits(float a, float b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }

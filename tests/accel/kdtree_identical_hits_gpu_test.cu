@@ -36,17 +36,6 @@ std::vector<ClosestResult> traceOnDevice(const KdTreeView& tree, const Buffer<Ra
   return out.download();
 }
 
-std::vector<ClosestResult> traceOnHost(const KdTreeView& tree, const std::vector<Ray>& rays) {
-  std::vector<ClosestResult> out(rays.size());
-  const long n = long(rays.size());
-#pragma omp parallel for schedule(dynamic, 256)
-  for (long i = 0; i < n; ++i) {
-    ClosestResult& r = out[size_t(i)];
-    r.hit = intersectClosest(tree, rays[size_t(i)], &r.h);
-  }
-  return out;
-}
-
 TEST(IdenticalHitsGpu, CpuAndGpuBuiltTreesOnHostAndDevice) {
   if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription();
   int meshes = 0;

@@ -17,17 +17,6 @@
 namespace srt::test {
 namespace {
 
-std::vector<ClosestResult> traceOnHost(const KdTreeView& tree, const std::vector<Ray>& rays) {
-  std::vector<ClosestResult> out(rays.size());
-  const long n = long(rays.size());
-#pragma omp parallel for schedule(dynamic, 256)
-  for (long i = 0; i < n; ++i) {
-    ClosestResult& r = out[size_t(i)];
-    r.hit = intersectClosest(tree, rays[size_t(i)], &r.h);
-  }
-  return out;
-}
-
 std::vector<ClosestResult> bruteForce(const TriangleMeshView& mesh, const std::vector<Ray>& rays) {
   std::vector<ClosestResult> out(rays.size());
   const long n = long(rays.size());

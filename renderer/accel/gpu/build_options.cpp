@@ -29,10 +29,9 @@ void validateNumbers(const GpuKdBuildOptions& o) {
                                 " outside [0, 1)");
 }
 
-// The child lists must stay sorted by node: an ordered compaction on CUDA memory.
-compaction::Needs kdBuildCompactionNeeds() {
+compaction::Needs kdBuildCompactionNeeds(const std::string& what) {
   compaction::Needs n;
-  n.what = "GpuKdBuildOptions: compaction";
+  n.what = what;
   n.memory = MemorySpace::Cuda;
   n.device = compaction::Device::Cuda;
   n.compacts = true;
@@ -49,7 +48,7 @@ void validate(const GpuKdBuildOptions& o) {
         o.segreduce);  // throws, listing the names
   if (!reduction::Registry<int, reduction::Sum<int>>::global().find(o.segreduce, true))
     reduction::Registry<int, reduction::Sum<int>>::global().createSegmented(o.segreduce);
-  compaction::Registry::global().check(o.compaction, kdBuildCompactionNeeds());
+  compaction::Registry::global().check(o.compaction, kdBuildCompactionNeeds("GpuKdBuildOptions: compaction"));
 }
 
 int gpuKdMaxDepth(const GpuKdBuildOptions& o, size_t triangles) {

@@ -25,6 +25,7 @@
 
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "primitives/compaction/compaction.h"
 
 namespace srt {
 
@@ -54,6 +55,9 @@ struct GpuKdBuildStats {
 // Throws std::invalid_argument naming the bad option (ranges, unknown or unordered primitives;
 // the compaction through compaction::Registry::check). Needs no device.
 void validate(const GpuKdBuildOptions& options);
+// What the builder asks of its compaction primitive: ordered, on CUDA memory (the child lists
+// must stay sorted by node). `what` names the option in messages.
+compaction::Needs kdBuildCompactionNeeds(const std::string& what);
 // The depth limit the builders use for `triangles` valid triangles.
 int gpuKdMaxDepth(const GpuKdBuildOptions& options, size_t triangles);
 
