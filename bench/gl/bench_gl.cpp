@@ -116,6 +116,9 @@ int main(int argc, char** argv) {
   app.add_flag("--no-sweeps", noSweeps, "skip the keep-ratio and block sweeps and the variants");
   app.add_option("--interop-n", interopN, "stream size of the interop section (CUDA)");
   app.add_flag("--interop-only", interopOnly, "only the interop section (CUDA)");
+  bool interopExternal = false;
+  app.add_flag("--interop-external", interopExternal,
+               "the interop section over external memory (Vulkan, VMM) instead; can wedge GL");
   bool diagnose = false;
   double diagnoseSeconds = 30;
   std::string diagnoseOne;
@@ -124,7 +127,8 @@ int main(int argc, char** argv) {
   app.add_option("--interop-diagnose-seconds", diagnoseSeconds,
                  "time limit of each --interop-diagnose child (seconds)")
       ->check(CLI::Range(5.0, 600.0));
-  app.add_option("--interop-diagnose-one", diagnoseOne, "(a child of --interop-diagnose: one spec)");
+  app.add_option("--interop-diagnose-one", diagnoseOne,
+                 "(a child of --interop-diagnose: one spec)");
   CLI11_PARSE(app, argc, argv);
   if (!diagnoseOne.empty()) return runInteropDiagnoseOne(diagnoseOne);
   if (diagnose) return runInteropDiagnose(diagnoseSeconds);
@@ -154,7 +158,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "--interop-only needs a CUDA device\n");
       return 1;
     }
-    runInterop(interopN, ratio, repeats, json);
+    runInterop(interopN, ratio, repeats, interopExternal, json);
     std::ofstream(jsonPath) << json.dump(2) << "\n";
     std::printf("\nwrote %s\n", jsonPath.c_str());
     return 0;
@@ -259,7 +263,7 @@ int main(int argc, char** argv) {
                                 {"passes", passesJson(roof, t)}});
   }
 
-  if (cuda) runInterop(interopN, ratio, repeats, json);
+  if (cuda) runInterop(interopN, ratio, repeats, false, json);
   if (!noSweeps) runSweeps(roof, s, sweepN, ratio, bytes, cuda, repeats, json);
   std::ofstream(jsonPath) << json.dump(2) << "\n";
   std::printf("\nwrote %s\n", jsonPath.c_str());

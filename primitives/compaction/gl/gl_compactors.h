@@ -35,17 +35,22 @@ enum class SyncKind { Auto, Semaphores, Fences };
 enum class PayloadSide { Auto, Gl, Stream };
 
 // How streams cross between their memory and GL (every GL primitive takes these options):
-// interop=auto|vulkan|vmm|registered|host, sync=auto|semaphores|fences, payload=auto|gl|cuda.
+// interop=auto|vulkan|vmm|registered|host, sync=auto|semaphores|fences, payload=auto|gl|cuda,
+// map=held|call.
 // auto: registered buffers, else host copies (CUDA <-> host <-> GL), each checked by a round
 // trip under a deadline first; external memory (Vulkan, then CUDA VMM) is tried before them only
 // with SRT_GL_INTEROP_EXTERNAL=1 (a failed external path can wedge GL or CUDA, see
 // bench/gl/RESULTS.md). Semaphores where they can be made, else host waits; the payload gathered
 // by CUDA for CUDA streams and written by GL for host streams (payload=cuda on host streams
-// gathers on the host).
+// gathers on the host). map=held|call (registered buffers, payload on CUDA): held maps the keep
+// flags' and the indices' buffers for CUDA once a call, for the gather, and keeps them mapped
+// until the next call's flags are copied in (one map and one unmap a call, no host wait); call is
+// the earlier way (a map, a copy, an unmap and a host wait in; another map and unmap out).
 struct InteropOptions {
   InteropKind interop = InteropKind::Auto;
   SyncKind sync = SyncKind::Auto;
   PayloadSide payload = PayloadSide::Auto;
+  bool holdMapping = true;
 };
 // Throws std::invalid_argument naming a bad value.
 InteropOptions readInteropOptions(OptionReader& options);
@@ -60,6 +65,9 @@ struct BlockOptions {
   bool rlSweep = false;                    // RLZ run lengths by up/down-sweep, not doubling
   bool quadOutput = true;                  // final pass: four 4-byte elements per fragment
   uint32_t parallelism = 1u << 17;         // Sengupta: reduce until a level is this small
+  // Hillis-Steele steps of radix r: each pass adds r - 1 earlier elements, so a scan of 2^k
+  // takes ceil(k / log2 r) passes instead of k (2: the paper's doubling).
+  uint32_t radix = 2;
   InteropOptions interop;
 };
 
