@@ -9,12 +9,13 @@
 #      roof per step at 4M, the interop section (registered buffers held or mapped per use, host
 #      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
-#      payload=gl; SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image
-#      compared with cub's;
-#   4. EXTERNAL=1: external memory (Vulkan, VMM) with host fences: the interop bench and renders;
+#      payload=gl, radix=8, and gl-roger/cub with --payload index; SRT_GL_INTEROP_STATS=1 prints
+#      each GL render's interop breakdown; every image compared with cub's;
+#   4. unless EXTERNAL= (empty): external memory (VMM, Vulkan) with host fences, each in a
+#      process of its own: the interop bench and two renders;
 #   5. DIAG=1: streamrt-bench-gl --interop-diagnose (last: a hung child wedges later GL work).
 # stdout: a compact summary (bench/gl/gpu_summary.py); everything else in $OUT/gl-results.tgz.
-# Without EXTERNAL and DIAG it takes about 2-4 minutes; every command has a time limit (a hang
+# Without DIAG it takes about 3-5 minutes; every command has a time limit (a hang
 # shows as exit 137 in the summary instead of stopping the run).
 set -u
 B=${BUNDLE:-.gpu-gl}
@@ -37,6 +38,8 @@ done >"$res/tests.txt" 2>&1
 nosweeps=
 [ -z "${SWEEPS-1}" ] && nosweeps=--no-sweeps
 timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 \
+  --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
+  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
@@ -53,11 +56,12 @@ render cub cub
 render roger gl-roger
 render roger-call gl-roger:map=call
 render roger-payload-gl gl-roger:payload=gl
+render roger-radix8 gl-roger:radix=8
 render roger-index gl-roger --payload index
 render cub-index cub --payload index
 
-if [ -n "${EXTERNAL:-}" ]; then
-  timeout -s KILL 120 "$B/bin/streamrt-bench-gl" --interop-only --interop-external \
+if [ -n "${EXTERNAL-1}" ]; then
+  timeout -s KILL 90 "$B/bin/streamrt-bench-gl" --interop-only --interop-external \
     --json "$res/bench_interop_external.json" >"$res/bench_interop_external.txt" 2>&1
   render roger-vmm-fences gl-roger:interop=vmm,sync=fences
   render roger-vulkan-fences gl-roger:interop=vulkan,sync=fences

@@ -73,6 +73,18 @@ else:
         parts.append("roger/cub %.1f (with copies %.1f)" %
                      (row.get("roger_over_cub", 0), row.get("roger_with_copies_over_cub", 0)))
         print("  %-4s " % size(row["n"]) + "  ".join(parts))
+    # The same ratios for gl-roger's variants timed in the table (e.g. radix=8).
+    for algo in (a for a in rows if a.startswith("gl-roger:")):
+        parts = []
+        for n in sizes:
+            r = rows[algo].get(n)
+            h = rows.get("gl-horn", {}).get(n)
+            b = rows.get("gl-horn-blelloch", {}).get(n)
+            if r and h and b:
+                parts.append("%s Horn %5.2f [%5.2f] Blelloch %5.2f [%5.2f]" %
+                             (size(n), h["gl_ms"] / r["gl_ms"], h["roof_ms"] / r["roof_ms"],
+                              b["gl_ms"] / r["gl_ms"], b["roof_ms"] / r["roof_ms"]))
+        print("  %s: %s" % (algo, "; ".join(parts)))
     roger4 = rows.get("gl-roger", {}).get(1 << 22)
     if roger4:
         print("== gl-roger at 4M per step: passes, MB read/written, roof ms, GL (or host) ms")

@@ -72,7 +72,7 @@ void StreamBuffers::quiesce() {
   if (space_ == MemorySpace::Cuda && recorded_[3])
     srt::gl::waitCudaEvent(events_[3], "GL interop: the last call's CUDA work");
   if (mode_ != Mode::None) waitGl("GL interop: the last call's GL work");
-  releaseHeld(lastStream_);
+  releaseHeld(nullptr);  // the last use is done; its stream may be gone
 }
 
 void StreamBuffers::mapHeld(cudaStream_t stream) {
