@@ -88,7 +88,16 @@ else:
     roger4 = rows.get("gl-roger", {}).get(1 << 22)
     if roger4:
         print("== gl-roger at 4M per step: passes, MB read/written, roof ms, GL (or host) ms")
-        for step, ms in roger4.get("steps", {}).items():
+        steps = roger4.get("steps", {})
+        order = []  # the passes' order (the JSON object's keys are sorted), then the rest
+        for p in roger4.get("passes", []):
+            if p["step"] not in order:
+                order.append(p["step"])
+        order += [k for k in steps if k not in order]
+        for step in order:
+            ms = steps.get(step, 0)
+            if step.startswith("host: ") and ms == 0:
+                continue
             ps = [p for p in roger4.get("passes", []) if p["step"] == step]
             rd = sum(p["read"] for p in ps) / 1e6
             wr = sum(p["written"] for p in ps) / 1e6
