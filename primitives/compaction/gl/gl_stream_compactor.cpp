@@ -62,6 +62,10 @@ void GlStreamCompactor::reserve(uint32_t maxCount) {
     finalize();
   }
   buffers_.prepare(space, maxCount);
+  // SRT_GL_INTEROP_STATS counts the caller's calls, not these.
+  totals_.clear();
+  totalTransferMs_ = 0;
+  calls_ = 0;
 }
 
 void GlStreamCompactor::grow(uint32_t maxCount) {
@@ -336,7 +340,9 @@ GlStreamCompactor::~GlStreamCompactor() {
   }
   std::fprintf(stderr, "streamrt: GL compaction, %llu calls (%s), totals in ms: interop %.3f",
                (unsigned long long)calls_, buffers_.description().c_str(), totalTransferMs_);
-  for (const auto& [name, ms] : totals_) std::fprintf(stderr, "; %s %.3f", name.c_str(), ms);
+  for (const auto& [name, ms] : totals_)
+    if (ms != 0 || name.rfind("host: ", 0) != 0)
+      std::fprintf(stderr, "; %s %.3f", name.c_str(), ms);
   std::fprintf(stderr, "\n");
 }
 
