@@ -8,15 +8,16 @@
 // gather passes from the survivors' indices, sixteen bytes per fragment.
 //
 // Keep flags and fields are read straight from buffers (buffer textures). Streams in host memory
-// are uploaded into them; streams in CUDA memory share them with GL (external memory with
-// semaphores where the driver allows, else buffers registered once and mapped per call:
-// gl_interop.h). By default (payload=cuda) GL computes only the survivors' indices and the
-// stream's own side gathers the fields by them; payload=gl has GL's final pass write the fields.
-// compact() waits on the host for the survivor count only; on CUDA memory the moves after it are
-// queued on the request's stream. lastTransferMs() is the time spent crossing between CUDA (or
-// the host) and GL: host time of the interop calls and waits, plus the GPU time of copies and
-// read-backs no host wait covered. lastStepTimes() has the GL passes apart (and the stream side's
-// gather, "payload gather (cuda|host)"), lastPasses() the bytes of each, choiceSummary() the
+// are uploaded into them; streams in CUDA memory share them with GL (buffers registered once
+// and mapped once a call, external memory only when asked for: gl_interop.h). By default
+// (payload=cuda) GL computes only the survivors' indices and the stream's own side gathers the
+// fields by them; payload=gl has GL's final pass write the fields. compact() waits on the host for
+// the survivor count only; on CUDA memory the moves after it are queued on the request's stream.
+// lastTransferMs() is the time spent crossing between CUDA (or the host) and GL: host time of the
+// interop calls and waits, plus the GPU time of copies and read-backs no host wait covered.
+// lastStepTimes() has the GL passes apart (and the stream side's gather, "payload gather
+// (cuda|host)"; host times as "host: ..." rows: the interop's maps, unmaps, copies and waits, the
+// wait for the passes, the count's read-back), lastPasses() the bytes of each, choiceSummary() the
 // interop that runs.
 #pragma once
 
