@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
@@ -267,19 +268,46 @@ TEST(KdTreeStats, RejectsMalformedTree) {
   EXPECT_THROW(computeStats(tree), std::invalid_argument);
 }
 
-// Sponza is large enough for subtree tasks, axis-parallel wide nodes and many fragments to join.
+// Node for node and reference for reference.
+void expectSameTree(const KdTree& a, const KdTree& b, const std::string& what) {
+  ASSERT_EQ(a.nodes.size(), b.nodes.size()) << what;
+  ASSERT_EQ(a.primIndices, b.primIndices) << what;
+  for (size_t i = 0; i < a.nodes.size(); ++i)
+    ASSERT_TRUE(a.nodes[i].flags == b.nodes[i].flags &&
+                a.nodes[i].onePrimitive == b.nodes[i].onePrimitive)
+        << what << " node " << i;
+}
+
+// Sponza is large enough for subtree tasks, chunked wide nodes and many fragments to join; the
+// small thresholds make most nodes of the teapot wide.
 TEST(KdTreeBuild, SerialAndParallelBuildsAgree) {
   for (const char* scene : {"teapot/teapot.obj", "dabrovic-sponza/sponza.obj"}) {
     SRT_SCENE_OR_SKIP(mesh, scene);
-    KdBuildOptions serial;
+    KdBuildOptions serial, fine;
     serial.parallel = false;
-    const KdTree a = buildKdTreeSah(mesh->view(), serial), b = buildKdTreeSah(mesh->view());
-    ASSERT_EQ(a.nodes.size(), b.nodes.size()) << scene;
-    ASSERT_EQ(a.primIndices, b.primIndices) << scene;
-    for (size_t i = 0; i < a.nodes.size(); ++i)
-      ASSERT_TRUE(a.nodes[i].flags == b.nodes[i].flags &&
-                  a.nodes[i].onePrimitive == b.nodes[i].onePrimitive)
-          << scene << " node " << i;
+    fine.taskTriangles = 16;
+    fine.wideNodeTriangles = 64;
+    const KdTree a = buildKdTreeSah(mesh->view(), serial);
+    expectSameTree(a, buildKdTreeSah(mesh->view()), std::string(scene) + " default");
+    expectSameTree(a, buildKdTreeSah(mesh->view(), fine), std::string(scene) + " fine");
+  }
+}
+
+// Wide nodes cut their sweeps between groups of equal positions: many triangles sharing a few
+// axis planes, and many identical slivers, build the serial tree.
+TEST(KdTreeBuild, ChunkedWideNodesKeepEqualPositionsTogether) {
+  TestMesh mesh = randomTriangles(20000, 7);
+  for (int i = 0; i < 40000; ++i) {
+    const float x = float(i % 4) * 0.25f, y = float(i % 97) / 97.f, z = float(i % 89) / 89.f;
+    mesh.addTriangle({x, y, z}, {x, y + 0.01f, z}, {x, y, z + 0.01f});
+  }
+  const TestMesh slim = slivers(30000);
+  for (const TestMesh* m : {&mesh, &slim}) {
+    KdBuildOptions serial, wide;
+    serial.parallel = false;
+    wide.wideNodeTriangles = 256;
+    expectSameTree(buildKdTreeSah(m->view(), serial), buildKdTreeSah(m->view(), wide),
+                   m == &mesh ? "planes" : "slivers");
   }
 }
 
