@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -27,6 +28,7 @@
 #include "renderer/accel/kdtree_build_sah_events.h"
 #include "renderer/accel/kdtree_build_sah_fragment.h"
 #include "renderer/accel/kdtree_build_sah_node.h"
+#include "renderer/accel/kdtree_build_sah_span.h"
 #include "renderer/accel/kdtree_build_sah_wide.h"
 
 namespace srt {
@@ -47,6 +49,8 @@ struct SplitScratch {
   std::vector<Event> newL, newR;
 };
 thread_local SplitScratch tScratch;
+// The span block of the task this thread runs (span::enabled() only).
+thread_local const span::Block* tTaskBlock = nullptr;
 
 class SahBuilder {
  public:
@@ -93,7 +97,7 @@ class SahBuilder {
   // build() for the root, inside the parallel region: an exception is kept for rethrow().
   void buildRoot(NodeEvents ev, const Bounds3f& voxel, KdFragment& out) {
     try {
-      build(std::move(ev), voxel, 0, out);
+      runTask([&] { build(std::move(ev), voxel, 0, out); }, out);
     } catch (...) {
       keepError();
     }
@@ -117,19 +121,35 @@ class SahBuilder {
       build(std::move(ev), voxel, depth, out);
       return;
     }
-    out.children.push_back(
-        {uint32_t(out.nodes.size()), uint32_t(out.prims.size()), std::make_unique<KdFragment>()});
+    const double spawnAt = span::enabled() && tTaskBlock ? tTaskBlock->path() : 0.0;
+    out.children.push_back({uint32_t(out.nodes.size()), uint32_t(out.prims.size()),
+                            std::make_unique<KdFragment>(), spawnAt});
     out.nodes.emplace_back();  // the link node: the join puts the task's subtree here
     ChildJob* job = new ChildJob{std::move(ev), voxel, depth, out.children.back().subtree.get()};
 #pragma omp task firstprivate(job)
     {
       std::unique_ptr<ChildJob> owned(job);
       try {
-        build(std::move(owned->ev), owned->voxel, owned->depth, *owned->out);
+        runTask([&] { build(std::move(owned->ev), owned->voxel, owned->depth, *owned->out); },
+                *owned->out);
       } catch (...) {
         keepError();
       }
     }
+  }
+
+  // fn, the body of a task writing `out`; with span::enabled(), out.span is its own path and the
+  // task is taken off the path of any task this thread was running when it started this one.
+  template <typename F>
+  static void runTask(const F& fn, KdFragment& out) {
+    if (!span::enabled()) return fn();
+    const span::Block block;
+    const span::Block* enclosing = tTaskBlock;
+    tTaskBlock = &block;
+    fn();
+    tTaskBlock = enclosing;
+    out.span = block.path();
+    block.leaveEnclosingPath();
   }
 
   void keepError() {
@@ -150,11 +170,7 @@ class SahBuilder {
   SplitChoice findSplit(const NodeEvents& ev, const Bounds3f& voxel, bool wide) const {
     SplitChoice perAxis[3];
     if (wide) {
-      for (int k = 0; k < 3; ++k) {
-#pragma omp task shared(perAxis, ev, voxel) firstprivate(k)
-        perAxis[k] = sweepAxis(ev, k, voxel, wide);
-      }
-#pragma omp taskwait
+      forChunks(3, [&](size_t k) { perAxis[k] = sweepAxis(ev, int(k), voxel, true); });
     } else {
       for (int k = 0; k < 3; ++k) perAxis[k] = sweepAxis(ev, k, voxel, false);
     }
@@ -272,11 +288,9 @@ class SahBuilder {
     outL.count = onlyL + keptL;
     outR.count = onlyR + keptR;
     if (wide) {
-      for (int k = 0; k < 3; ++k) {
-#pragma omp task shared(ev, scratch, outL, outR) firstprivate(k)
-        splitAxisWide(ev, k, scratch.side.data(), scratch.clipped, outL, outR);
-      }
-#pragma omp taskwait
+      forChunks(3, [&](size_t k) {
+        splitAxisWide(ev, int(k), scratch.side.data(), scratch.clipped, outL, outR);
+      });
     } else {
       for (int k = 0; k < 3; ++k)
         splitAxis(ev, k, scratch.side.data(), scratch.clipped, scratch.newL, scratch.newR, outL,
@@ -334,18 +348,24 @@ NodeEvents rootEvents(const std::vector<Bounds3f>& boxes, const std::vector<uint
   ev.count = count;
   ev.data.reset(new Event[6 * count]);
   std::unique_ptr<Event[]> tmp(new Event[6 * count]);
-  for (int k = 0; k < 3; ++k) {
-#pragma omp task shared(ev, boxes, usable, tmp) firstprivate(k)
-    {
-      Event* const out = ev.data.get() + 2 * count * size_t(k);
-      const size_t n = size_t(rootAxisEvents(boxes, usable, k, out) - out);
-      radixSortWide(out, tmp.get() + 2 * count * size_t(k), n);
-      ev.begin[k] = 2 * count * size_t(k);
-      ev.end[k] = ev.begin[k] + n;
-    }
-  }
-#pragma omp taskwait
+  forChunks(3, [&](size_t k) {
+    Event* const out = ev.data.get() + 2 * count * k;
+    const size_t n = size_t(rootAxisEvents(boxes, usable, int(k), out) - out);
+    radixSortWide(out, tmp.get() + 2 * count * k, n);
+    ev.begin[k] = 2 * count * k;
+    ev.end[k] = ev.begin[k] + n;
+  });
   return ev;
+}
+
+// With span::enabled() (meant for one thread): the phases' work and critical paths, milliseconds.
+void reportSpan(double prepSeconds, double eventsWork, double eventsPath, double treeWork,
+                double treePath, double joinSeconds) {
+  std::fprintf(stderr,
+               "kd build span: prepare %.1f ms (parallel loops), root events work %.1f path %.1f, "
+               "tree work %.1f path %.1f, join %.1f ms (parallel copy)\n",
+               prepSeconds * 1e3, eventsWork * 1e3, eventsPath * 1e3, treeWork * 1e3,
+               treePath * 1e3, joinSeconds * 1e3);
 }
 
 }  // namespace
@@ -397,19 +417,30 @@ KdTree buildKdTreeSah(const TriangleMeshView& mesh, const KdBuildOptions& option
   for (long t = 0; t < tris; ++t)
     if (usable[size_t(t)]) bounds.extend(boxes[size_t(t)]), ++count;
 
+  const auto prepared = std::chrono::steady_clock::now();
   KdFragment root;
+  double eventsWork = 0, eventsPath = 0;
+  const double process0 = span::processSeconds();
 #pragma omp parallel num_threads(threads)
 #pragma omp single
   {
-    NodeEvents events = rootEvents(boxes, usable, size_t(count));
+    const span::Block events;
+    NodeEvents rootEv = rootEvents(boxes, usable, size_t(count));
     std::vector<Bounds3f>().swap(boxes);
     std::vector<uint8_t>().swap(usable);
-    builder.buildRoot(std::move(events), bounds, root);
+    eventsWork = events.elapsed(), eventsPath = events.path();
+    builder.buildRoot(std::move(rootEv), bounds, root);
   }
+  const double treeWork = span::processSeconds() - process0 - eventsWork;  // on one thread
   builder.rethrow();
 
   KdTree tree;
+  const auto built = std::chrono::steady_clock::now();
   joinFragments(root, &tree.nodes, &tree.primIndices);
+  if (span::enabled())
+    reportSpan(std::chrono::duration<double>(prepared - start).count(), eventsWork, eventsPath,
+               treeWork, criticalPath(root),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count());
   tree.bounds = bounds;
   tree.buildSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -11,6 +11,7 @@
 
 #include "renderer/accel/kdtree_build_sah_events.h"
 #include "renderer/accel/kdtree_build_sah_node.h"
+#include "renderer/accel/kdtree_build_sah_span.h"
 
 namespace srt::kdsah {
 
@@ -24,6 +25,7 @@ inline size_t chunksFor(size_t n, size_t grain) {
 // the waiting task's own children only).
 template <typename F>
 void forChunks(size_t chunks, const F& fn) {
+  if (span::enabled()) return span::measureChunks(chunks, fn);
   const F* f = &fn;
   for (size_t c = 1; c < chunks; ++c) {
 #pragma omp task firstprivate(c, f)
