@@ -2,6 +2,7 @@
 // families each; tree structure and statistics; bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "renderer/accel/kdtree_build_sah_wide.h"
 #include "tests/accel/kdtree_test_util.h"
 
 namespace srt::test {
@@ -293,15 +295,16 @@ TEST(KdTreeBuild, SerialAndParallelBuildsAgree) {
   }
 }
 
-// Wide nodes cut their sweeps between groups of equal positions: many triangles sharing a few
-// axis planes, and many identical slivers, build the serial tree.
+// Many triangles sharing a few axis planes, and many identical slivers, build the serial tree
+// with chunked wide nodes.
 TEST(KdTreeBuild, ChunkedWideNodesKeepEqualPositionsTogether) {
-  TestMesh mesh = randomTriangles(20000, 7);
+  TestMesh planes = randomTriangles(20000, 7);
   for (int i = 0; i < 40000; ++i) {
     const float x = float(i % 4) * 0.25f, y = float(i % 97) / 97.f, z = float(i % 89) / 89.f;
-    mesh.addTriangle({x, y, z}, {x, y + 0.01f, z}, {x, y, z + 0.01f});
+    planes.addTriangle({x, y, z}, {x, y + 0.01f, z}, {x, y, z + 0.01f});
   }
   const TestMesh slim = slivers(30000);
+  const TestMesh& mesh = planes;
   for (const TestMesh* m : {&mesh, &slim}) {
     KdBuildOptions serial, wide;
     serial.parallel = false;
@@ -309,6 +312,42 @@ TEST(KdTreeBuild, ChunkedWideNodesKeepEqualPositionsTogether) {
     expectSameTree(buildKdTreeSah(m->view(), serial), buildKdTreeSah(m->view(), wide),
                    m == &mesh ? "planes" : "slivers");
   }
+}
+
+// The chunked sweep must not cut a group of equal positions. Here 4096 triangles span [0.2, 0.75]
+// and 8192 lie in the plane x = 0.75: 16384 events, two chunks of the 8192-event grain, whose
+// nominal cut falls between the ends and the planars at 0.75. A chunk holding only the ends
+// prices the plane with the planar triangles on neither side, a tie that puts them left, while
+// the one sweep puts them right; the result must be the one sweep's, bit for bit.
+TEST(KdTreeBuild, ChunkedSweepEqualsOneSweep) {
+  using namespace kdsah;
+  std::vector<Event> events;
+  uint32_t tri = 0;
+  for (; tri < 4096; ++tri) {
+    events.push_back(Event::make(0.2f, kStart, tri));
+    events.push_back(Event::make(0.75f, kEnd, tri));
+  }
+  for (; tri < 4096 + 8192; ++tri) events.push_back(Event::make(0.75f, kPlanar, tri));
+  std::sort(events.begin(), events.end());
+  NodeEvents ev;
+  ev.count = tri;
+  ev.data.reset(new Event[events.size()]);
+  std::copy(events.begin(), events.end(), ev.data.get());
+  ev.end[0] = events.size();
+  Bounds3f voxel;
+  voxel.lo = Vec3f(0.f);
+  voxel.hi = Vec3f(1.f);
+  SweepSetup setup;
+  ASSERT_TRUE(makeSweepSetup(voxel, 0, 15.0, 20.0, 0.0, &setup));
+  const SplitChoice one = sweepRange(setup, ev.first(0), ev.last(0), 0, ev.count);
+  SplitChoice chunked;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+  chunked = sweepAxisWide(ev, setup, ev.count);
+  EXPECT_EQ(chunked.axis, one.axis);
+  EXPECT_EQ(chunked.pos, one.pos);
+  EXPECT_EQ(chunked.planarLeft, one.planarLeft);
+  EXPECT_EQ(chunked.cost, one.cost);
 }
 
 TEST(KdTreeBuild, HostDeviceKdTreeTracesLikeTheTree) {
