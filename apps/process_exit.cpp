@@ -26,7 +26,7 @@ namespace srt::process {
 namespace {
 
 struct Stamps {
-  double main = 0, outputs = 0, exit = 0;
+  double main = 0, stats = 0, outputs = 0, exit = 0;
   int status = 0;
   bool quick = false;
   bool written = false;
@@ -49,9 +49,9 @@ void writeTrace(double atexitEnd) {
   FILE* f = std::fopen(path, "a");
   if (!f) return;  // a diagnostic only: never an error of the render
   std::fprintf(f,
-               "{\"pid\": %ld, \"main\": %.6f, \"outputs\": %.6f, \"exit\": %.6f%s, \"quick\": %s, "
-               "\"status\": %d}\n",
-               long(getpid()), gStamps.main, gStamps.outputs, gStamps.exit, extra,
+               "{\"pid\": %ld, \"main\": %.6f, \"stats\": %.6f, \"outputs\": %.6f, \"exit\": "
+               "%.6f%s, \"quick\": %s, \"status\": %d}\n",
+               long(getpid()), gStamps.main, gStamps.stats, gStamps.outputs, gStamps.exit, extra,
                gStamps.quick ? "true" : "false", gStamps.status);
   std::fclose(f);
 }
@@ -62,6 +62,10 @@ void markMainEntered() {
   gStamps.main = now();
   // Registered before CUDA starts, so it runs after the CUDA runtime's own exit handler.
   if (std::getenv("STREAMRT_EXIT_TRACE")) std::atexit([] { writeTrace(now()); });
+}
+
+void markStatsMade() {
+  if (gStamps.stats == 0) gStamps.stats = now();
 }
 
 void markOutputsDone() {

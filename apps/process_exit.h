@@ -7,16 +7,20 @@
 //
 // STREAMRT_EXIT_TRACE=FILE appends one JSON line per process to FILE with wall-clock stamps
 // (CLOCK_REALTIME seconds, comparable with `date +%s.%N` outside the process): "main" (main()
-// entered), "outputs" (every output renamed into place), "exit" (std::_Exit called, or main
-// returning), "atexit_end" (the last exit handler, after the destructors and the CUDA runtime's
-// teardown; absent on a quick exit), "quick" and "status". Outside time minus these splits the
-// process's wall time into start, work, teardown and the kernel's exit.
+// entered), "stats" (the first frame's statistics made: the moment of their wall_seconds; 0
+// without --stats), "outputs" (every output flushed, fsync'd and renamed into place), "exit"
+// (std::_Exit called, or main returning), "atexit_end" (the last exit handler, after the
+// destructors and the CUDA runtime's teardown; absent on a quick exit), "quick" and "status".
+// Outside time minus these splits the process's wall time into start, work, teardown and the
+// kernel's exit.
 #pragma once
 
 namespace srt::process {
 
 // First thing in main(): the "main" stamp, and the exit handler that writes the trace.
 void markMainEntered();
+// The first frame's statistics are made (their wall_seconds): the "stats" stamp (first call only).
+void markStatsMade();
 // Every output is written and renamed into place: the "outputs" stamp.
 void markOutputsDone();
 // main() returns `status`: the "exit" stamp (the ordinary path).

@@ -247,6 +247,7 @@ FrameStats frameStats(std::string json, const TimeToImage& times, double startup
     TimeToImage t = times;
     t.encodeSeconds = w.encodeSeconds, t.writeSeconds = w.writeSeconds;
     t.wallSeconds = startup + secondsSince(start);
+    process::markStatsMade();
     return withTimeToImage(json, t);
   };
 }

@@ -60,10 +60,12 @@ cols = [("outside s", "outside", 1), ("wall_seconds", "wall_seconds", 1),
         ("load ms", "scene_load_seconds", 1e3), ("setup ms", "setup_seconds", 1e3),
         ("kd ms", "accel_build_ms", 1), ("1st pass ms", "first_pass_ms", 1),
         ("render ms", "render_seconds", 1e3), ("readback ms", "image_readback_seconds", 1e3),
-        ("enc+write ms", "image_write_seconds", 1e3), ("out>exit ms", "outputs_exit", 1e3),
+        ("enc+write ms", "image_write_seconds", 1e3), ("commit ms", "commit", 1e3),
+        ("out>exit ms", "outputs_exit", 1e3),
         ("teardown ms", "teardown", 1e3), ("kernel exit ms", "kernel_exit", 1e3),
         ("Mrays/s", "rays_per_second", 1e-6), ("trace ms", "trace_ms", 1)]
-print("gap: outside - wall_seconds; launch>main: exec of the launcher to main(); out>exit: the")
+print("gap: outside - wall_seconds; launch>main: exec of the launcher to main(); commit: the")
+print("statistics made to every output written, fsync'd and renamed; out>exit: the")
 print("outputs renamed to _Exit or main's return; teardown: main's return to the last exit handler")
 print("(destructors, CUDA's teardown; 0 on a quick exit); kernel exit: that to the wait's end.")
 print(f"{'scene':<16} {'config':<12} " + " ".join(f"{c[0]:>14}" for c in cols))
@@ -81,7 +83,8 @@ for (scene, name), runs in rows.items():
         try:
             x = json.loads(open(os.path.join(res, f"{scene}-{name}-{r}.trace")).readline())
             end = x.get("atexit_end", x["exit"])
-            t.update(launch_main=x["main"] - t0, outputs_exit=x["exit"] - x["outputs"],
+            t.update(launch_main=x["main"] - t0, commit=x["outputs"] - x["stats"],
+                     outputs_exit=x["exit"] - x["outputs"],
                      teardown=end - x["exit"], kernel_exit=t1 - end)
         except (OSError, ValueError, KeyError):
             pass  # a build without the exit trace
