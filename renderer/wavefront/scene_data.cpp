@@ -156,9 +156,8 @@ void SceneData::buildAccel(const Vec3f* hostPositions, bool withStats) {
     report_.buildMs = stages.totalMs;
     // The download is on the stream, before any render work; the walk over the tree is not.
     if (withStats)
-      pendingTreeStats_ = std::async(std::launch::async, [tree = tree_->toHost()] {
-        return computeStats(tree);
-      });
+      pendingTreeStats_ =
+          std::async(std::launch::async, [tree = tree_->toHost()] { return computeStats(tree); });
   } else {
     // The CPU builder reads host pointers, then the tree is copied to the backend.
     const uint32_t* hostIndices = backend_.isCuda() ? hostIndices_.data() : indices_.data();

@@ -88,8 +88,8 @@ TEST(IdenticalHitsGpu, DeviceBuiltTreeOnRenderRays) {
   const KdTree device =
       builder.buildToHost({positions.data(), indices.data(), mesh.triangleCount()});
   const KdTree cpu = buildKdTreeSah(mesh.view());
-  const RenderRayCounts c = compareOnRenderRays(
-      mesh.view(), firstPanel, hostView(cpu, mesh.view()), hostView(device, mesh.view()), 400000, 11);
+  const RenderRayCounts c = compareOnRenderRays(mesh.view(), firstPanel, hostView(cpu, mesh.view()),
+                                                hostView(device, mesh.view()), 400000, 11);
   std::cout << "[ identical ] lit conference room, device-built tree: " << c.closest
             << " closest-hit and " << c.shadow << " shadow rays\n";
   EXPECT_EQ(c.differing, 0u);

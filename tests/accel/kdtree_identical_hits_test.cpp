@@ -62,8 +62,8 @@ TEST(IdenticalHits, CpuTreeAndGpuAlgorithmTreeOnRenderRays) {
   const KdTree gpu = buildKdTreeGpuAlgorithmOnHost(mesh.view());
   const RenderRayCounts c = compareOnRenderRays(mesh.view(), firstPanel, hostView(cpu, mesh.view()),
                                                 hostView(gpu, mesh.view()), 50000, 11);
-  std::cout << "[ identical ] lit conference room: " << c.closest << " closest-hit and "
-            << c.shadow << " shadow rays\n";
+  std::cout << "[ identical ] lit conference room: " << c.closest << " closest-hit and " << c.shadow
+            << " shadow rays\n";
   EXPECT_EQ(c.differing, 0u);
 }
 

@@ -77,8 +77,8 @@ inline RenderRayCounts compareOnRenderRays(const TriangleMeshView& mesh, uint32_
       const Vec3f hitP = p0 * (1.f - ha.b1 - ha.b2) + p1 * ha.b1 + p2 * ha.b2;
       Vec3f ng = normalize(cross(p1 - p0, p2 - p0));
       if (dot(ng, r.d) > 0.f) ng = -ng;
-      const uint32_t* e = mesh.indices + 3 * size_t(firstPanel + uint32_t(u01(rng) * panels) %
-                                                                     panels);
+      const uint32_t* e =
+          mesh.indices + 3 * size_t(firstPanel + uint32_t(u01(rng) * panels) % panels);
       float s = u01(rng), t = u01(rng);
       if (s + t > 1.f) s = 1.f - s, t = 1.f - t;
       const Vec3f light = mesh.positions[e[0]] * (1.f - s - t) + mesh.positions[e[1]] * s +
@@ -91,8 +91,9 @@ inline RenderRayCounts compareOnRenderRays(const TriangleMeshView& mesh, uint32_
         sr.tMax = length(light - sr.o) * (1.f - 1e-3f);
         const bool xa = intersectAny(a, sr), xb = intersectAny(b, sr);
         ++c.shadow;
-        if (xa != xb) report(xa ? "shadow ray blocked in a only" : "shadow ray blocked in b only",
-                             sr, xa, Hit{}, xb, Hit{});
+        if (xa != xb)
+          report(xa ? "shadow ray blocked in a only" : "shadow ray blocked in b only", sr, xa,
+                 Hit{}, xb, Hit{});
       }
       Vec3f w = unit();
       if (dot(w, ng) < 0.f) w = -w;

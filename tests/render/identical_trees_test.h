@@ -27,8 +27,8 @@ inline bool litConferenceRoom(Scene* out) {
   s.materials.push_back(panel);
   for (float x : {-600.f, -100.f, 400.f, 900.f, 1400.f})
     for (float z : {-600.f, -100.f, 400.f}) {
-      s.meshes.push_back(makeQuad(Vec3f(x, 640.f, z), Vec3f(120.f, 0.f, 0.f),
-                                  Vec3f(0.f, 0.f, 60.f), id));
+      s.meshes.push_back(
+          makeQuad(Vec3f(x, 640.f, z), Vec3f(120.f, 0.f, 0.f), Vec3f(0.f, 0.f, 60.f), id));
       Instance inst;
       inst.mesh = uint32_t(s.meshes.size() - 1);
       s.instances.push_back(inst);
