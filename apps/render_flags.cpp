@@ -139,12 +139,10 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
 }
 
 void addKdTreeFlags(CLI::App& cmd, AccelOptions& accel) {
-  cmd.add_option(
-         "--kd-build", accel.builder,
-         "kd-tree builder: auto (gpu on the CUDA backend, cpu on the CPU backend), cpu "
-         "(full SAH, Wald & Havran, parallel), gpu (Zhou et al., CUDA backend) or gpu-host (the "
-         "gpu builder's algorithm run sequentially on the host, any backend: for "
-         "comparing trees)")
+  cmd.add_option("--kd-build", accel.builder,
+                 "kd-tree builder: auto (gpu on the CUDA backend, cpu on the CPU backend), cpu "
+                 "(full SAH, Wald & Havran, parallel), gpu (Zhou et al., CUDA backend) or "
+                 "gpu-host (gpu's algorithm run on the host, any backend: to compare trees)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "gpu", "gpu-host"}));
   cmd.add_option("--kd-max-depth", accel.sah.maxDepth,
