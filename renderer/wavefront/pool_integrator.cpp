@@ -260,8 +260,9 @@ class PoolIntegrator final : public WavefrontIntegrator {
     // rays, so there is nothing to compact or trace.
     const bool lights = hasSampledLights(scene);
     if (whitted_) {
-      WhittedOutputs out{keep, filmView_, spillStacks(), ctl, depthCounters()};
-      if (deferredShadows_) out.shadows = shadowCandidates_.view(), out.shadowKeep = shadowKeep_.data();
+      WhittedOutputs out{keep, filmView_, spillStacks(), ctl, depthCounters(), {}, nullptr};
+      if (deferredShadows_)
+        out.shadows = shadowCandidates_.view(), out.shadowKeep = shadowKeep_.data();
       t.run(stage::kShade, [&] {  // shadow rays are traced inside unless deferred
         shadeWhitted(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
       });

@@ -169,8 +169,7 @@ TEST(RenderGpu, WhittedDeferredShadowsAndLagKeepTheImage) {
           EXPECT_TRUE(test::bitIdentical(reference.image, r.image)) << what;
           ASSERT_EQ(r.stats.bounces.size(), reference.stats.bounces.size()) << what;
           for (size_t d = 0; d < r.stats.bounces.size(); ++d)
-            EXPECT_EQ(r.stats.bounces[d].shadowRays, reference.stats.bounces[d].shadowRays)
-                << what;
+            EXPECT_EQ(r.stats.bounces[d].shadowRays, reference.stats.bounces[d].shadowRays) << what;
         }
 }
 

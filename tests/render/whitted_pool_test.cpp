@@ -209,8 +209,7 @@ TEST(WhittedPool, DeferredShadowRaysAndLagGiveTheSameImage) {
             ASSERT_EQ(r.stats.bounces.size(), inlined.stats.bounces.size()) << what;
             for (size_t d = 0; d < r.stats.bounces.size(); ++d) {
               EXPECT_EQ(r.stats.bounces[d].raysIn, inlined.stats.bounces[d].raysIn) << what;
-              EXPECT_EQ(r.stats.bounces[d].shadowRays, inlined.stats.bounces[d].shadowRays)
-                  << what;
+              EXPECT_EQ(r.stats.bounces[d].shadowRays, inlined.stats.bounces[d].shadowRays) << what;
             }
           }
   }
