@@ -187,8 +187,8 @@ struct ScopedEnv {
 
 // Deferred shadow rays (a stream traced after shading, the light of a ray with no child added
 // to the film by finishWhitted) give the image inline shadow rays give, bit for bit, with the
-// same counts per depth, whatever the primitive, payload and pool size; so does either host
-// read-back schedule.
+// same counts per depth, whatever the primitive, payload and pool size. (SRT_POOL_LAG only
+// changes when a CUDA host reads counters back; here it must merely parse and change nothing.)
 TEST(WhittedPool, DeferredShadowRaysAndLagGiveTheSameImage) {
   for (const char* scene : {"cornell-whitted", "cornell"}) {
     const RenderOptions base = whitted(16, 12, 2, 8);
@@ -197,7 +197,8 @@ TEST(WhittedPool, DeferredShadowRaysAndLagGiveTheSameImage) {
     for (const char* primitive : {"cpu", "none", "auto"})
       for (Payload payload : {Payload::State, Payload::Index})
         for (uint32_t pool : {97u, 0u})
-          for (const char* lag : {"auto", "always", "never"}) {
+          for (const char* lag : {"always", "never"}) {
+            if ((lag[0] == 'a') != (pool == 0)) continue;  // one of each per pool size
             ScopedEnv deferred("SRT_WHITTED_SHADOWS", "stream"), lagging("SRT_POOL_LAG", lag);
             RenderOptions o = base;
             o.compaction = primitive, o.payload = payload, o.poolSize = pool;
