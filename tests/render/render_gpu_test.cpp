@@ -2,6 +2,7 @@
 // primitive that takes CUDA memory, and CPU vs CUDA agreement within statistical tolerance.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "primitives/compaction/compaction.h"
@@ -142,6 +143,34 @@ TEST(RenderGpu, WhittedImageDoesNotDependOnPrimitiveScheduleOrPoolSize) {
           ++compared;
         }
   EXPECT_GE(compared, 9 * 12);
+}
+
+// Whitted's deferred shadow rays (SRT_WHITTED_SHADOWS=stream: traced after shading by the
+// persistent shadow kernel) and either read-back schedule (SRT_POOL_LAG) keep the image bit for
+// bit. (The environment is read when the integrator is made: one renderer per setting.)
+TEST(RenderGpu, WhittedDeferredShadowsAndLagKeepTheImage) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda");
+  RenderOptions o = small(96, 64, 2, 8);
+  o.integrator = IntegratorKind::Whitted;
+  const RenderResult reference = renderScene(loadScene("cornell-whitted"), cuda, o);
+  for (const char* shadows : {"inline", "stream"})
+    for (const char* lag : {"always", "never"})
+      for (uint32_t pool : {4097u, 0u})
+        for (const char* primitive : {"auto", "none"}) {
+          setenv("SRT_WHITTED_SHADOWS", shadows, 1);
+          setenv("SRT_POOL_LAG", lag, 1);
+          o.poolSize = pool, o.compaction = primitive;
+          const RenderResult r = renderScene(loadScene("cornell-whitted"), cuda, o);
+          unsetenv("SRT_WHITTED_SHADOWS");
+          unsetenv("SRT_POOL_LAG");
+          const std::string what = std::string(shadows) + " / lag " + lag + " / pool " +
+                                   std::to_string(pool) + " / " + primitive;
+          EXPECT_TRUE(test::bitIdentical(reference.image, r.image)) << what;
+          ASSERT_EQ(r.stats.bounces.size(), reference.stats.bounces.size()) << what;
+          for (size_t d = 0; d < r.stats.bounces.size(); ++d)
+            EXPECT_EQ(r.stats.bounces[d].shadowRays, reference.stats.bounces[d].shadowRays) << what;
+        }
 }
 
 // The persistent-thread traversal finds the same hits, so the same image, in every pool mode;

@@ -161,6 +161,13 @@ TEST(ViewerFrameTimes, SplitByStageAndKeepTheLastFrames) {
   EXPECT_DOUBLE_EQ(d.otherMs, f.otherMs - 1.5);
   s.accel.builder.clear();  // no rebuild this frame
   EXPECT_DOUBLE_EQ(splitFrame(s, 10).buildMs, 0);
+  // Where "other" goes: the refill and idle columns, and what the render loop did not cover.
+  s.iterations[0].regenerateMs = 0.5, s.iterations[1].idleMs = 0.25;
+  s.renderSeconds = 0.0078125;  // 2^-7 s: exact in milliseconds
+  const FrameTimes o = splitFrame(s, 10, 1.5);
+  EXPECT_DOUBLE_EQ(o.refillMs, 0.5);
+  EXPECT_DOUBLE_EQ(o.idleMs, 0.25);
+  EXPECT_DOUBLE_EQ(o.outsideMs, 10 - 7.8125 - 1.5);
 
   FrameHistory h(3);
   for (int i = 0; i < 5; ++i) h.add({double(i)});
