@@ -37,7 +37,7 @@ constexpr size_t kBytesPerPoolPath = 2 * PathState::kBytesPerElement +
 // Deferred shadows add a shadow candidate, its flag and its position.
 size_t bytesPerWhittedSlot(const RenderOptions& opt) {
   const size_t shadows =
-      whittedShadowsDeferred() ? ShadowRays::kBytesPerElement + 1 + sizeof(uint32_t) : 0;
+      whittedShadowsDeferred(/*onCuda=*/true) ? ShadowRays::kBytesPerElement + 1 + sizeof(uint32_t) : 0;
   return 2 * PathState::kBytesPerElement + size_t(opt.maxDepth) * WhittedRays::kBytesPerElement +
          sizeof(Hit) + 2 + 2 * sizeof(uint32_t) + shadows;
 }
@@ -49,13 +49,13 @@ size_t bytesPerSlot(const RenderOptions& opt) {
 constexpr uint64_t kWhittedCudaPool = 1u << 21;
 }  // namespace
 
-bool whittedShadowsDeferred() {
+bool whittedShadowsDeferred(bool onCuda) {
   const char* env = std::getenv("SRT_WHITTED_SHADOWS");
-  const std::string mode = env ? env : "inline";
-  if (mode != "inline" && mode != "stream")
-    throw std::invalid_argument("SRT_WHITTED_SHADOWS must be inline or stream (got '" + mode +
-                                "')");
-  return mode == "stream";
+  const std::string mode = env ? env : "auto";
+  if (mode != "auto" && mode != "inline" && mode != "stream")
+    throw std::invalid_argument("SRT_WHITTED_SHADOWS must be auto, inline or stream (got '" +
+                                mode + "')");
+  return mode == "stream" || (mode == "auto" && onCuda);
 }
 
 uint32_t defaultPoolSize(const Backend& backend, const RenderOptions& opt) {

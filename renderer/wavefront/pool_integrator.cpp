@@ -47,7 +47,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
                 : opt.payload == Payload::Index ? Refill::InPlaceIndexed
                                                 : Refill::Tail),
         compactEvery_(refill_ == Refill::Tail && !whitted_ ? opt.compactEvery : 1),
-        deferredShadows_(whitted_ && whittedShadowsDeferred()),
+        deferredShadows_(whitted_ && whittedShadowsDeferred(backend.isCuda())),
         control_(backend.memory(), 1),
         passes_{{PassRecord(backend), PassRecord(backend), PassRecord(backend)}},
         snapshots_(backend.memory(), kRing) {
