@@ -24,9 +24,9 @@
 #include "primitives/common/cuda_check.h"
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
-#include "primitives/reduction/reduction.h"
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 #include "renderer/accel/kdtree_build_sah.h"
 
 namespace {
@@ -207,8 +207,7 @@ int main(int argc, char** argv) {
                    cudaDeviceDescription().c_str());
       return 2;
     }
-    if (reductions.empty())
-      reductions = reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().names(true);
+    if (reductions.empty()) reductions = gpuKdSegmentedReductionNames();
     nlohmann::json out;
     out["device"] = cudaDeviceDescription();
     out["repeats"] = repeats;

@@ -141,7 +141,7 @@ TEST(KdTreeGpuAlgorithm, SahWithinFivePercentOfTheCpuBuilderOnScenes) {
 // Bin counts: every reference adds one to its lo and hi bin on each axis, in range, and the
 // binned SAH keeps a node whole when splitting cannot pay (a few references in a wide box).
 TEST(KdTreeGpuAlgorithm, BinnedSahCountsAndLeafRule) {
-  kdgpu::Aabb box{{0, 0, 0}, {1, 2, 4}};
+  Bounds3f box{{0, 0, 0}, {1, 2, 4}};
   int slot[6];
   kdgpu::binSlots(box, box, slot);
   for (int k = 0; k < 3; ++k) {
@@ -172,14 +172,14 @@ TEST(KdTreeGpuAlgorithm, SmallSubtreeStaysInItsScratch) {
   // Force a tiny node budget: the builder must stop splitting, not overflow.
   const TestMesh mesh = randomTriangles(64, 9);
   std::vector<uint32_t> tris(64);
-  std::vector<kdgpu::Aabb> boxes(64);
-  kdgpu::Aabb cell = kdgpu::emptyAabb();
+  std::vector<Bounds3f> boxes(64);
+  Bounds3f cell;
   for (uint32_t t = 0; t < 64; ++t) {
     Vec3f v[3];
     kdgpu::triangleVertices(mesh.view(), t, v);
     tris[t] = t;
     boxes[t] = kdgpu::widenedTriangleBox(v, 1e-6f);
-    cell = reduction::AabbUnion()(cell, boxes[t]);
+    cell.extend(boxes[t]);
   }
   kdgpu::SequentialTeam team;
   auto shared = std::make_unique<kdgpu::SmallShared>();

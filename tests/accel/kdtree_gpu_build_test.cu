@@ -16,8 +16,8 @@
 #include "primitives/common/cuda_check.h"
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
-#include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 #include "renderer/accel/kdtree_build_sah.h"
 #include "tests/accel/kdtree_gpu_trace.cuh"
 #include "tests/accel/kdtree_test_util.h"
@@ -66,7 +66,7 @@ std::vector<std::string> orderedCudaCompactions() {
 }
 
 std::vector<std::string> segmentedReductions() {
-  return reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().names(true);
+  return gpuKdSegmentedReductionNames();
 }
 
 // Same nodes and references; split planes compared as floats (-0 and +0 are the same plane, and

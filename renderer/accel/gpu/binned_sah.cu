@@ -13,9 +13,12 @@ constexpr uint32_t kBlock = 256;
 
 __global__ void __launch_bounds__(kChunkBlock)
     binChunksKernel(const LevelNode* nodes, uint32_t numNodes, uint32_t numChunks,
-                    const Aabb* tight, const Ref* ref, float ratio, int maxDepth, BinLayout out) {
+                    const Bounds3f* tight, const Ref* ref, float ratio, int maxDepth,
+                    BinLayout out) {
   __shared__ int hist[kBinCounters];
-  __shared__ NodeCuts cuts;
+  // Raw storage: Bounds3f's initialisers would be a dynamic initialisation of shared memory.
+  __shared__ alignas(NodeCuts) unsigned char cutsStorage[sizeof(NodeCuts)];
+  NodeCuts& cuts = *reinterpret_cast<NodeCuts*>(cutsStorage);
   const uint32_t c = blockIdx.x;
   for (uint32_t k = threadIdx.x; k < uint32_t(kBinCounters); k += blockDim.x) hist[k] = 0;
   const uint32_t n = chunkOwner(nodes, numNodes, c);
@@ -34,7 +37,7 @@ __global__ void __launch_bounds__(kChunkBlock)
   stepChunkSegments(c, numChunks, node, n, hist, out, threadIdx.x, blockDim.x);
 }
 
-__global__ void chooseSplitsKernel(const LevelNode* nodes, uint32_t numNodes, const Aabb* tight,
+__global__ void chooseSplitsKernel(const LevelNode* nodes, uint32_t numNodes, const Bounds3f* tight,
                                    const int* binCounts, float ratio, int maxDepth, SahParams sah,
                                    LargeNode* out) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -47,7 +50,7 @@ __global__ void chooseSplitsKernel(const LevelNode* nodes, uint32_t numNodes, co
 }  // namespace
 
 void launchBinChunks(const LevelNode* nodes, uint32_t numNodes, uint32_t numChunks,
-                     const Aabb* tight, const Ref* ref, float ratio, int maxDepth,
+                     const Bounds3f* tight, const Ref* ref, float ratio, int maxDepth,
                      const BinLayout& out, cudaStream_t stream) {
   if (numChunks == 0) return;
   binChunksKernel<<<numChunks, kChunkBlock, 0, stream>>>(nodes, numNodes, numChunks, tight, ref,
@@ -55,7 +58,7 @@ void launchBinChunks(const LevelNode* nodes, uint32_t numNodes, uint32_t numChun
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchChooseSplits(const LevelNode* nodes, uint32_t numNodes, const Aabb* tight,
+void launchChooseSplits(const LevelNode* nodes, uint32_t numNodes, const Bounds3f* tight,
                         const int* binCounts, float ratio, int maxDepth, const SahParams& sah,
                         LargeNode* out, cudaStream_t stream) {
   if (numNodes == 0) return;

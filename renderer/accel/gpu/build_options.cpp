@@ -6,9 +6,9 @@
 #include <string>
 
 #include "primitives/compaction/compaction.h"
-#include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/build_common.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 
 namespace srt {
 
@@ -43,11 +43,7 @@ compaction::Needs kdBuildCompactionNeeds(const std::string& what) {
 void validate(const GpuKdBuildOptions& o) {
   validateNumbers(o);
   // Node bounds reduce boxes, bin counts reduce ints, with the same variant.
-  if (!reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().find(o.segreduce, true))
-    reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().createSegmented(
-        o.segreduce);  // throws, listing the names
-  if (!reduction::Registry<int, reduction::Sum<int>>::global().find(o.segreduce, true))
-    reduction::Registry<int, reduction::Sum<int>>::global().createSegmented(o.segreduce);
+  checkGpuKdSegreduce(o.segreduce, "GpuKdBuildOptions: segreduce");
   compaction::Registry::global().check(o.compaction, kdBuildCompactionNeeds("GpuKdBuildOptions: compaction"));
 }
 

@@ -31,9 +31,13 @@ std::vector<T> reduceByOwner(const std::vector<T>& in, size_t count,
   return out;
 }
 
-std::vector<Aabb> reduceBoxes(const std::vector<Aabb>& in, size_t count,
-                              const std::vector<uint32_t>& owner, size_t segments) {
-  return reduceByOwner(in, count, owner, segments, emptyAabb(), reduction::AabbUnion());
+std::vector<Bounds3f> reduceBoxes(const std::vector<Bounds3f>& in, size_t count,
+                                  const std::vector<uint32_t>& owner, size_t segments) {
+  return reduceByOwner(in, count, owner, segments, emptyBounds(),
+                       [](Bounds3f a, const Bounds3f& b) {  // fminf / fmaxf, as the device's union
+                         a.extend(b);
+                         return a;
+                       });
 }
 
 template <typename T>
@@ -103,7 +107,7 @@ class HostBuild {
   }
 
   void largeStage() {
-    std::vector<LevelNode> levelIn{{emptyAabb(), 0, 0, V_, 0, chunksOf(V_)}}, levelNext;
+    std::vector<LevelNode> levelIn{{emptyBounds(), 0, 0, V_, 0, chunksOf(V_)}}, levelNext;
     uint32_t count = V_, A = 1, chunks = chunksOf(V_);
     while (A > 0) {
       const ChildScan sum = largeLevel(levelIn, A, count, chunks, levelNext);
@@ -123,7 +127,7 @@ class HostBuild {
     std::vector<uint32_t> offsets(A + 1);
     for (uint32_t i = 0; i <= A; ++i) stepLevelOffset(i, in.data(), A, count, offsets.data());
     checkSegments(curOwner_, offsets, count, A);
-    const std::vector<Aabb> tight = reduceBoxes(curBox_, count, curOwner_, A);
+    const std::vector<Bounds3f> tight = reduceBoxes(curBox_, count, curOwner_, A);
     const size_t K = kBinCounters;
     grow(partial_, K * chunks), grow(binOwner_, K * chunks), grow(binOffsets_, K * A + 1);
     const BinLayout layout{partial_.data(), binOwner_.data(), binOffsets_.data()};
@@ -142,8 +146,8 @@ class HostBuild {
       stepChunkSegments(c, chunks, node, n, hist, layout, 0, 1);
     }
     checkSegments(binOwner_, binOffsets_, K * chunks, K * A);
-    const std::vector<int> bins =
-        reduceByOwner(partial_, K * chunks, binOwner_, K * A, 0, reduction::Sum<int>());
+    const std::vector<int> bins = reduceByOwner(partial_, K * chunks, binOwner_, K * A, 0,
+                                                [](int a, int b) { return a + b; });
     for (uint32_t i = 0; i < A; ++i)
       level[i] = chooseSplit(planCuts(in[i], tight[i], o_.emptySpaceRatio, maxDepth_), in[i].depth,
                              in[i].refCount, bins.data() + K * i, sah_, maxDepth_);
@@ -234,7 +238,7 @@ class HostBuild {
     stepPlaceRoot(levels_.empty(), large_.data(), terms_.data(), sizes, offsets, &counters);
     tree.nodes.assign(counters.totalNodes, KdNode{});
     tree.primIndices.assign(counters.totalPrims, 0);
-    tree.bounds = toBounds(counters.rootCell);
+    tree.bounds = canonical(counters.rootCell);
     for (const auto& level : levels_)
       for (uint32_t g = level.first; g < level.first + level.second; ++g)
         stepPlaceLarge(g, large_.data(), sizes, offsets, tree.nodes.data());
@@ -254,7 +258,7 @@ class HostBuild {
   SahParams sah_;
   float eps_ = 0.f;
   std::vector<Ref> dRef_, cRef_, curRef_;
-  std::vector<Aabb> curBox_;
+  std::vector<Bounds3f> curBox_;
   std::vector<uint32_t> curOwner_;
   std::vector<uint8_t> dKeep_, keepB_;
   std::vector<int> partial_;
@@ -264,7 +268,7 @@ class HostBuild {
   uint32_t base_ = 0, numTerms_ = 0, numTermRefs_ = 0;
   std::vector<Terminal> terms_;
   std::vector<uint32_t> termTri_, start_, handle_;
-  std::vector<Aabb> termBox_;
+  std::vector<Bounds3f> termBox_;
   std::vector<ChildInfo> info_;
   std::vector<ChildScan> scanIn_, scanOut_;
   std::vector<KdNode> scratchNodes_;

@@ -30,7 +30,8 @@
 namespace srt {
 
 struct GpuKdBuildOptions {
-  // A segmented reduction registered for (Aabb, AabbUnion) and (int, Sum): node bounds, bin counts.
+  // A segmented reduction registered for boxes and for ints (node bounds, bin counts): one of
+  // gpuKdSegmentedReductionNames() (segmented_boxes.h).
   std::string segreduce = "mergepath";
   std::string compaction = "cub";  // a registered ordered CUDA compaction primitive
   int maxDepth = 0;                // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth

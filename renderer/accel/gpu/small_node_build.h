@@ -20,7 +20,7 @@ namespace srt::kdgpu {
 // An above child waiting on the team's stack; its split plane is cell.lo[axis].
 struct SmallStackEntry {
   uint64_t mask;
-  Aabb cell;
+  Bounds3f cell;
   uint32_t packed;  // depth << 16 | parent << 2 | axis (parent: the interior node to patch)
 };
 // Pending above children a team can hold: a terminal's subtree stops splitting when full. Only a
@@ -39,7 +39,7 @@ struct SmallShared {
   SmallStackEntry stack[kSmallStackDepth];
 };
 
-SRT_CPU_GPU inline void storeBox(SmallShared& sh, uint32_t j, const Aabb& b) {
+SRT_CPU_GPU inline void storeBox(SmallShared& sh, uint32_t j, const Bounds3f& b) {
   for (int k = 0; k < 3; ++k) sh.bnd[k][j] = b.lo[k], sh.bnd[3 + k][j] = b.hi[k];
 }
 SRT_CPU_GPU inline void storeEmpty(SmallShared& sh, uint32_t j) {  // lo > hi on x
@@ -96,8 +96,8 @@ SRT_CPU_GPU void listActive(const Team& team, SmallShared& sh, uint64_t mask, ui
 // (FLT_MAX when the plane is not strictly inside the cell); *planarBelow receives the cheaper
 // side for planar ones.
 SRT_CPU_GPU inline float candidateCost(const SmallShared& sh, uint32_t c, uint32_t count,
-                                       const Aabb& cell, float invHalfArea, const SahParams& sah,
-                                       bool* planarBelow) {
+                                       const Bounds3f& cell, float invHalfArea,
+                                       const SahParams& sah, bool* planarBelow) {
   int a;
   const float p = candidatePlane(sh, c, &a);
   if (!(cell.lo[a] < p && p < cell.hi[a])) return FLT_MAX;
@@ -148,7 +148,7 @@ struct SmallOutput {
 // Where a team's depth-first walk over one terminal's subtree stands (every lane holds a copy).
 struct SmallWalk {
   uint64_t mask;  // the current node's triangles
-  Aabb cell;
+  Bounds3f cell;
   uint32_t depth;
   uint32_t used, usedRefs;        // nodes and references written so far
   uint32_t pending, pendingRefs;  // above children on the stack, and their references
@@ -158,7 +158,7 @@ struct SmallWalk {
 // The terminal's boxes (already clipped to its cell) and vertices into shared memory.
 template <typename Team>
 SRT_CPU_GPU void loadTerminal(const Team& team, SmallShared& sh, const uint32_t* tris,
-                              const Aabb* boxes, const TriangleMeshView& mesh, uint32_t n) {
+                              const Bounds3f* boxes, const TriangleMeshView& mesh, uint32_t n) {
   for (uint32_t j = team.lane(); j < n; j += team.size()) {
     storeBox(sh, j, boxes[j]);
     Vec3f v[3];
@@ -180,7 +180,7 @@ SRT_CPU_GPU void clipToCell(const Team& team, SmallShared& sh, uint32_t n, float
     const uint32_t j = sh.act[k];
     const float* q = sh.vert[j];
     const Vec3f v[3] = {{q[0], q[1], q[2]}, {q[3], q[4], q[5]}, {q[6], q[7], q[8]}};
-    Aabb b;
+    Bounds3f b;
     if (clippedBounds(v, w.cell, eps, &b))
       storeBox(sh, j, b);
     else
@@ -201,7 +201,7 @@ SRT_CPU_GPU uint32_t bestPlane(const Team& team, SmallShared& sh, uint32_t n, ui
   team.sync();
   *bestCost = FLT_MAX;
   uint32_t best = ~0u;
-  const float a2 = area(w.cell);
+  const float a2 = w.cell.surfaceArea();
   if (count == 0 || int(w.depth) >= maxDepth || !(a2 > 0.f)) return best;
   const float invHalfArea = 2.f / a2;
   // Candidates in increasing c per lane, so ties go to the lowest c as on the host.
@@ -233,7 +233,7 @@ SRT_CPU_GPU bool splitNode(const Team& team, SmallShared& sh, uint32_t n, uint32
       w.usedRefs + uint32_t(popcount64(below)) + uint32_t(popcount64(above)) + w.pendingRefs;
   if (w.used + 3 + w.pending > out.nodeCap || refsAfter > out.refCap || w.top >= kSmallStackDepth)
     return false;
-  Aabb cellAbove = w.cell;
+  Bounds3f cellAbove = w.cell;
   w.cell.hi[axis] = p;
   cellAbove.lo[axis] = p;
   if (team.leader()) {
@@ -289,7 +289,7 @@ SRT_CPU_GPU void popPending(const Team& team, SmallShared& sh, const SmallOutput
 // Returns nodes and references used through *nodesUsed / *refsUsed (written by the leader).
 template <typename Team>
 SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& t,
-                                   const uint32_t* tris, const Aabb* boxes, int maxDepth,
+                                   const uint32_t* tris, const Bounds3f* boxes, int maxDepth,
                                    const TriangleMeshView& mesh, float eps, const SahParams& sah,
                                    const SmallOutput& out, uint32_t* nodesUsed,
                                    uint32_t* refsUsed) {

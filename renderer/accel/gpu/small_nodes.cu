@@ -54,11 +54,13 @@ struct WarpTeam {
 };
 
 __global__ void __launch_bounds__(32, 32)
-    smallNodesKernel(const Terminal* terms, const uint32_t* termTri, const Aabb* termBox,
+    smallNodesKernel(const Terminal* terms, const uint32_t* termTri, const Bounds3f* termBox,
                      int maxDepth, TriangleMeshView mesh, const BuildCounters* counters,
                      SahParams sah, KdNode* scratchNodes, uint32_t* scratchRefs,
                      uint32_t* termNodes, uint32_t* termRefs) {
-  __shared__ SmallShared shared;
+  // Raw storage: Bounds3f's initialisers would be a dynamic initialisation of shared memory.
+  __shared__ alignas(SmallShared) unsigned char sharedStorage[sizeof(SmallShared)];
+  SmallShared& shared = *reinterpret_cast<SmallShared*>(sharedStorage);
   const uint32_t t = blockIdx.x;
   const Terminal term = terms[t];
   const size_t base = size_t(kScratchPerRef) * term.refStart;
@@ -72,7 +74,7 @@ __global__ void __launch_bounds__(32, 32)
 }  // namespace
 
 void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
-                      const Aabb* termBox, int maxDepth, const TriangleMeshView& mesh,
+                      const Bounds3f* termBox, int maxDepth, const TriangleMeshView& mesh,
                       const BuildCounters* counters, const SahParams& sah, KdNode* scratchNodes,
                       uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs,
                       cudaStream_t stream) {
