@@ -213,6 +213,17 @@ int main(int argc, char** argv) {
     out["repeats"] = repeats;
     out["compaction"] = compactionName;
     std::printf("device: %s\n", cudaDeviceDescription().c_str());
+    // The speed variants in force (GpuKdBuildOptions, set through the environment).
+    const GpuKdBuildOptions variants = withEnvironment(GpuKdBuildOptions());
+    std::printf(
+        "variants: SRT_KD_SMALL_REUSE=%d SRT_KD_CLIP=%s SRT_KD_SPLIT=%s "
+        "SRT_KD_SMALL_CARVEOUT=%d\n",
+        int(variants.smallReuseBoxes), variants.streamingClip ? "stream" : "poly",
+        variants.splitPerWarp ? "warp" : "thread", variants.smallCarveout);
+    out["variants"] = {{"smallReuseBoxes", variants.smallReuseBoxes},
+                       {"streamingClip", variants.streamingClip},
+                       {"splitPerWarp", variants.splitPerWarp},
+                       {"smallCarveout", variants.smallCarveout}};
     for (const std::string& path : meshes) {
       const HostMesh mesh = loadMesh(path);
       const uint32_t tris = uint32_t(mesh.indices.size() / 3);

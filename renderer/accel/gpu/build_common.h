@@ -12,6 +12,7 @@
 #include "base/math.h"
 #include "primitives/common/host_device.h"
 #include "renderer/accel/clip.h"
+#include "renderer/accel/clip_streaming.h"
 #include "renderer/accel/kdtree.h"
 
 namespace srt::kdgpu {
@@ -89,9 +90,14 @@ SRT_CPU_GPU inline void triangleVertices(const TriangleMeshView& mesh, uint32_t 
 // Bounds of the part of the triangle inside `voxel`, widened by eps where it is not flat: the one
 // clipping routine of both builders (clip.h), so both reference a triangle from the same voxels.
 // False when the triangle misses the voxel.
+// Streaming: the same bounds from the register-only clipper (clip_streaming.h).
+template <bool Streaming = false>
 SRT_CPU_GPU inline bool clippedBounds(const Vec3f v[3], const Bounds3f& voxel, float eps,
                                       Bounds3f* out) {
-  return clipTriangleBounds(v, voxel.lo, voxel.hi, eps, &out->lo, &out->hi);
+  if constexpr (Streaming)
+    return clipTriangleBoundsStreaming(v, voxel.lo, voxel.hi, eps, &out->lo, &out->hi);
+  else
+    return clipTriangleBounds(v, voxel.lo, voxel.hi, eps, &out->lo, &out->hi);
 }
 
 SRT_CPU_GPU inline Bounds3f rawTriangleBox(const Vec3f v[3]) {

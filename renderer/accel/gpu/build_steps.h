@@ -126,6 +126,7 @@ SRT_CPU_GPU inline void stepChunkSegments(uint32_t c, uint32_t numChunks, const 
 
 // Reference i of `count` to the doubled stream: [0, count) below copies, [count, 2 count) above
 // copies, owner o below -> child o, above -> child o + numNodes.
+template <bool StreamingClip = false>
 SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& mesh, float eps,
                                            const Ref* cur, uint32_t count, const LargeNode* level,
                                            uint32_t numNodes, Ref* d, uint8_t* dKeep) {
@@ -135,7 +136,7 @@ SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& m
   triangleVertices(mesh, r.tri, v);
   bool below, above;
   Bounds3f bb, ba;
-  routeReference(level[r.owner], r.box, v, eps, &below, &bb, &above, &ba);
+  routeReference<StreamingClip>(level[r.owner], r.box, v, eps, &below, &bb, &above, &ba);
   d[i] = {bb, r.tri, r.owner};
   d[count + i] = {ba, r.tri, r.owner + numNodes};
   dKeep[i] = below;

@@ -33,7 +33,8 @@ void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, T
 // Writes the doubled stream: [0, count) below copies, [count, 2 count) above copies.
 void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
                            const Ref* cur, uint32_t count, const LargeNode* level,
-                           uint32_t numNodes, Ref* d, uint8_t* dKeep, cudaStream_t stream);
+                           uint32_t numNodes, bool streamingClip, Ref* d, uint8_t* dKeep,
+                           cudaStream_t stream);
 // start[c] = first reference of child c in the compacted stream, c in [0, numChildren].
 void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                        uint32_t numChildren, uint32_t* start, cudaStream_t stream);
@@ -62,17 +63,22 @@ void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
 void launchBinChunks(const LevelNode* nodes, uint32_t numNodes, uint32_t numChunks,
                      const Bounds3f* tight, const Ref* ref, float ratio, int maxDepth,
                      const BinLayout& out, cudaStream_t stream);
-// Each node's cuts and its binned-SAH split (or leaf) from its bin counts.
+// Each node's cuts and its binned-SAH split (or leaf) from its bin counts: one thread per node,
+// or one warp per node (the same choice).
 void launchChooseSplits(const LevelNode* nodes, uint32_t numNodes, const Bounds3f* tight,
                         const int* binCounts, float ratio, int maxDepth, const SahParams& sah,
-                        LargeNode* out, cudaStream_t stream);
+                        bool warpPerNode, LargeNode* out, cudaStream_t stream);
 
 // ---- small-node stage (small_nodes.cu)
+struct SmallVariant {
+  bool reuseBoxes, streamingClip;  // GpuKdBuildOptions::smallReuseBoxes, streamingClip
+  int carveout;                    // GpuKdBuildOptions::smallCarveout
+};
 void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
                       const Bounds3f* termBox, int maxDepth, const TriangleMeshView& mesh,
-                      const BuildCounters* counters, const SahParams& sah, KdNode* scratchNodes,
-                      uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs,
-                      cudaStream_t stream);
+                      const BuildCounters* counters, const SahParams& sah,
+                      const SmallVariant& variant, KdNode* scratchNodes, uint32_t* scratchRefs,
+                      uint32_t* termNodes, uint32_t* termRefs, cudaStream_t stream);
 
 // ---- finalize (finalize.cu)
 void launchSubtreeSizes(const LargeNode* large, uint32_t first, uint32_t count,

@@ -173,8 +173,12 @@ class HostBuild {
     planLevel(in, A, count, chunks, level);
     grow(dRef_, D), grow(dKeep_, D), grow(cRef_, D);
     for (uint32_t i = 0; i < count; ++i)
-      stepRouteReference(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
-                         dKeep_.data());
+      if (o_.streamingClip)
+        stepRouteReference<true>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
+                                 dKeep_.data());
+      else
+        stepRouteReference<false>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
+                                  dKeep_.data());
     const uint32_t kept = compact(dKeep_, D, dRef_, cRef_);
     grow(start_, C + 1), grow(info_, C), grow(scanIn_, C), grow(scanOut_, C);
     for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef_.data(), kept, C, start_.data());
@@ -217,9 +221,16 @@ class HostBuild {
         const size_t n0 = kScratchPerRef * size_t(term.refStart);
         SmallOutput out{scratchNodes_.data() + n0 + t, kScratchPerRef * term.refCount + 1,
                         scratchRefs_.data() + n0, kScratchPerRef * term.refCount};
-        buildSmallSubtree(team, *shared, term, termTri_.data() + term.refStart,
-                          termBox_.data() + term.refStart, maxDepth_, mesh_, eps_, sah_, out,
-                          &termNodes_[size_t(t)], &termRefs_[size_t(t)]);
+        const uint32_t* tris = termTri_.data() + term.refStart;
+        const Bounds3f* boxes = termBox_.data() + term.refStart;
+        uint32_t* nodesUsed = &termNodes_[size_t(t)];
+        uint32_t* refsUsed = &termRefs_[size_t(t)];
+        if (o_.streamingClip)
+          buildSmallSubtree<true>(team, *shared, term, tris, boxes, maxDepth_, mesh_, eps_, sah_,
+                                  out, nodesUsed, refsUsed, o_.smallReuseBoxes);
+        else
+          buildSmallSubtree<false>(team, *shared, term, tris, boxes, maxDepth_, mesh_, eps_, sah_,
+                                   out, nodesUsed, refsUsed, o_.smallReuseBoxes);
       }
     }
   }

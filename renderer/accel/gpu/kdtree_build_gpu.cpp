@@ -189,7 +189,7 @@ class BuildScratch {
     intReducer_->reduce(r);
     timer_.mark(kSplit);
     launchChooseSplits(a_.levelIn.data(), A, a_.tight.data(), a_.binCounts.data(),
-                       o_.emptySpaceRatio, maxDepth_, sah(), level, stream_);
+                       o_.emptySpaceRatio, maxDepth_, sah(), o_.splitPerWarp, level, stream_);
   }
 
   // One large level: plan, route and compact the child lists, classify the children, move the
@@ -202,7 +202,7 @@ class BuildScratch {
     a_.levelNext.reserve(C, stream_);
     LargeNode* level = a_.large.reserve(nextBase, stream_, base_) + base_;
     planLevel(A, count, chunks, level);
-    launchRouteReferences(mesh_, counters_, a_.curRef.data(), count, level, A,
+    launchRouteReferences(mesh_, counters_, a_.curRef.data(), count, level, A, o_.streamingClip,
                           a_.dRef.reserve(D, stream_), a_.dKeep.reserve(D, stream_), stream_);
     timer_.mark(kCompaction);
     compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.reserve(D, stream_), &counters_->kept);
@@ -237,11 +237,11 @@ class BuildScratch {
   void smallStage() {
     timer_.mark(kSmall);
     const size_t refs = size_t(kScratchPerRef) * numTermRefs_;
-    launchSmallNodes(a_.terms.data(), numTerms_, a_.termTri.data(), a_.termBox.data(), maxDepth_,
-                     mesh_, counters_, sah(), a_.scratchNodes.reserve(refs + numTerms_, stream_),
-                     a_.scratchRefs.reserve(refs + 1, stream_),
-                     a_.termNodes.reserve(numTerms_, stream_),
-                     a_.termRefs.reserve(numTerms_, stream_), stream_);
+    launchSmallNodes(
+        a_.terms.data(), numTerms_, a_.termTri.data(), a_.termBox.data(), maxDepth_, mesh_,
+        counters_, sah(), smallVariant(), a_.scratchNodes.reserve(refs + numTerms_, stream_),
+        a_.scratchRefs.reserve(refs + 1, stream_), a_.termNodes.reserve(numTerms_, stream_),
+        a_.termRefs.reserve(numTerms_, stream_), stream_);
   }
 
   // Subtree sizes bottom-up, the root, one round trip for the tree's size, then every node
@@ -281,6 +281,9 @@ class BuildScratch {
   }
 
   SahParams sah() const { return {o_.traversalCost, o_.intersectCost, o_.emptyBonus}; }
+  SmallVariant smallVariant() const {
+    return {o_.smallReuseBoxes, o_.streamingClip, o_.smallCarveout};
+  }
 
   const GpuKdBuildOptions o_;
   BoxReducer boxReducer_;
@@ -301,7 +304,8 @@ class BuildScratch {
 
 }  // namespace kdgpu
 
-GpuKdTreeBuilder::GpuKdTreeBuilder(const GpuKdBuildOptions& options) : options_(options) {
+GpuKdTreeBuilder::GpuKdTreeBuilder(const GpuKdBuildOptions& options)
+    : options_(withEnvironment(options)) {
   validate(options_);
   scratch_ = std::make_unique<kdgpu::BuildScratch>(options_);
 }

@@ -119,23 +119,47 @@ SRT_CPU_GPU inline float binPlane(const Bounds3f& box, int k, int j) {
   return fmaf(box.hi[k] - box.lo[k], float(j) / float(kBins), box.lo[k]);
 }
 
-// The best binned-SAH plane of a node of `count` references with counters `bins` (kBinCounters),
-// or a leaf when none costs less than intersecting every reference. Ties go to the lower axis,
-// then the lower plane, so the host and the device choose alike.
-SRT_CPU_GPU inline LargeNode chooseSplit(const NodeCuts& cuts, uint32_t depth, uint32_t count,
-                                         const int* bins, const SahParams& sah, int maxDepth) {
+// A node's record before its split is chosen: a leaf below its cuts.
+SRT_CPU_GPU inline LargeNode unsplitNode(const NodeCuts& cuts, uint32_t depth) {
   LargeNode n;
   n.cuts = cuts;
   n.depth = depth;
   n.child[0] = n.child[1] = 0;
   n.axis = 0;
   n.split = 0.f;
+  n.leaf = 1;
+  return n;
+}
+
+// Whether any plane may split the node (its box has area, the depth budget allows).
+SRT_CPU_GPU inline bool maySplit(const NodeCuts& cuts, uint32_t depth, int maxDepth) {
+  return cuts.inner.surfaceArea() > 0.f && int(depth + cuts.numCuts) < maxDepth;
+}
+
+// SAH cost of plane j of axis k (a non-flat axis of cuts.inner), with nl boxes starting and
+// endedBelow boxes ending below it; +inf when the plane is not strictly inside the node's box.
+// One expression for the sequential and the warp-parallel choice, so both cost alike.
+SRT_CPU_GPU inline float binnedPlaneCost(const NodeCuts& cuts, int k, int j, int nl, int endedBelow,
+                                         uint32_t count, float invHalfArea, const SahParams& sah) {
   const Bounds3f& b = cuts.inner;
-  const float a2 = b.surfaceArea();
+  const float p = binPlane(cuts.bins, k, j);
+  if (!(b.lo[k] < p && p < b.hi[k])) return INFINITY;
+  float pl, pr;
+  childAreas(b, k, p, invHalfArea, &pl, &pr);
+  return sah.splitCost(pl, pr, float(nl), float(int(count) - endedBelow));
+}
+
+// The best binned-SAH plane of a node of `count` references with counters `bins` (kBinCounters),
+// or a leaf when none costs less than intersecting every reference. Ties go to the lower axis,
+// then the lower plane, so the host and the device choose alike.
+SRT_CPU_GPU inline LargeNode chooseSplit(const NodeCuts& cuts, uint32_t depth, uint32_t count,
+                                         const int* bins, const SahParams& sah, int maxDepth) {
+  LargeNode n = unsplitNode(cuts, depth);
   float best = sah.leafCost(float(count));
   bool found = false;
-  if (a2 > 0.f && int(depth + cuts.numCuts) < maxDepth) {
-    const float invHalfArea = 2.f / a2;
+  if (maySplit(cuts, depth, maxDepth)) {
+    const Bounds3f& b = cuts.inner;
+    const float invHalfArea = 2.f / b.surfaceArea();
     for (int k = 0; k < 3; ++k) {
       if (!(b.lo[k] < b.hi[k])) continue;
       const int* lo = bins + (2 * k) * kBins;
@@ -143,12 +167,8 @@ SRT_CPU_GPU inline LargeNode chooseSplit(const NodeCuts& cuts, uint32_t depth, u
       int nl = 0, endedBelow = 0;
       for (int j = 0; j <= kBins; ++j) {
         if (j > 0) nl += lo[j - 1], endedBelow += hi[j - 1];  // boxes starting / ending below
-        const float p = binPlane(cuts.bins, k, j);
-        if (!(b.lo[k] < p && p < b.hi[k])) continue;
-        float pl, pr;
-        childAreas(b, k, p, invHalfArea, &pl, &pr);
-        const float cost = sah.splitCost(pl, pr, float(nl), float(int(count) - endedBelow));
-        if (cost < best) best = cost, n.axis = k, n.split = p, found = true;
+        const float cost = binnedPlaneCost(cuts, k, j, nl, endedBelow, count, invHalfArea, sah);
+        if (cost < best) best = cost, n.axis = k, n.split = binPlane(cuts.bins, k, j), found = true;
       }
     }
   }
@@ -177,6 +197,7 @@ SRT_CPU_GPU inline Bounds3f childCell(const LargeNode& n, int side) {
 
 // Routes one reference of node n to its children; straddling triangles are clipped to each
 // child's cell ("perfect splits"), which may drop a side the triangle only grazes.
+template <bool StreamingClip = false>
 SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Bounds3f& box, const Vec3f v[3],
                                        float eps, bool* below, Bounds3f* boxBelow, bool* above,
                                        Bounds3f* boxAbove) {
@@ -189,8 +210,8 @@ SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Bounds3f& box, 
   *below = goesBelow(box, n.axis, n.split);
   *above = goesAbove(box, n.axis, n.split);
   if (*below && *above) {
-    *below = clippedBounds(v, childCell(n, 0), eps, boxBelow);
-    *above = clippedBounds(v, childCell(n, 1), eps, boxAbove);
+    *below = clippedBounds<StreamingClip>(v, childCell(n, 0), eps, boxBelow);
+    *above = clippedBounds<StreamingClip>(v, childCell(n, 1), eps, boxAbove);
   }
 }
 

@@ -51,13 +51,14 @@ __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t*
   if (i < count) stepRootTerminalRef(i, ref, termTri, termBox);
 }
 
+template <bool StreamingClip>
 __global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters* counters,
                                       const Ref* cur, uint32_t count, const LargeNode* level,
                                       uint32_t numNodes, Ref* d, uint8_t* dKeep) {
   const uint32_t i = globalIndex();
   if (i < count)
-    stepRouteReference(i, mesh, clipEpsilon(counters->rawBounds), cur, count, level, numNodes, d,
-                       dKeep);
+    stepRouteReference<StreamingClip>(i, mesh, clipEpsilon(counters->rawBounds), cur, count, level,
+                                      numNodes, d, dKeep);
 }
 
 __global__ void childStartsKernel(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
@@ -153,10 +154,12 @@ void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, T
 
 void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
                            const Ref* cur, uint32_t count, const LargeNode* level,
-                           uint32_t numNodes, Ref* d, uint8_t* dKeep, cudaStream_t stream) {
+                           uint32_t numNodes, bool streamingClip, Ref* d, uint8_t* dKeep,
+                           cudaStream_t stream) {
   if (count == 0) return;
-  routeReferencesKernel<<<blocks(count), kBlock, 0, stream>>>(mesh, counters, cur, count, level,
-                                                              numNodes, d, dKeep);
+  auto* kernel = streamingClip ? routeReferencesKernel<true> : routeReferencesKernel<false>;
+  kernel<<<blocks(count), kBlock, 0, stream>>>(mesh, counters, cur, count, level, numNodes, d,
+                                               dKeep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

@@ -153,7 +153,30 @@ struct SmallWalk {
   uint32_t used, usedRefs;        // nodes and references written so far
   uint32_t pending, pendingRefs;  // above children on the stack, and their references
   int top;
+  // -1, or the axis of the split just descended below from a node whose boxes clipToCell made:
+  // the boxes in shared memory are then the parent's, and only triangles crossing the new face
+  // need clipping again (keepClamped).
+  int reuseAxis;
+  bool boxesClipped;  // the current node's boxes are clipToCell's (not the terminal's as loaded)
+  bool reuse;         // the variant: reuse the parent's boxes where they stay exact
 };
+
+// Triangle j of a below child whose parent's box is in shared memory: when the triangle's own
+// bounds do not cross the child's new upper face on `a` (pushed out by eps), clipTriangle skips
+// that face for the child as it did for the parent's face above it, every other face is the
+// parent's, so the child's box is the parent's with its upper side clamped to the new face, bit
+// for bit. Returns false when the triangle must be clipped.
+SRT_CPU_GPU inline bool keepClamped(SmallShared& sh, uint32_t j, const Vec3f v[3], int a,
+                                    float face, float eps) {
+  const float triHi = clipMax(v[0][a], clipMax(v[1][a], v[2][a]));  // as clipTriangle's bounds
+  if (triHi > face + eps) return false;                             // as clipToPlane's test
+  const float hi = clipMin(sh.bnd[3 + a][j], face);
+  if (sh.bnd[a][j] > hi)
+    storeEmpty(sh, j);
+  else
+    sh.bnd[3 + a][j] = hi;
+  return true;
+}
 
 // The terminal's boxes (already clipped to its cell) and vertices into shared memory.
 template <typename Team>
@@ -170,7 +193,7 @@ SRT_CPU_GPU void loadTerminal(const Team& team, SmallShared& sh, const uint32_t*
 }
 
 // The node's boxes: its triangles clipped to its cell; those that miss it leave the mask.
-template <typename Team>
+template <bool StreamingClip, typename Team>
 SRT_CPU_GPU void clipToCell(const Team& team, SmallShared& sh, uint32_t n, float eps,
                             SmallWalk& w) {
   listActive(team, sh, w.mask, n);
@@ -180,14 +203,17 @@ SRT_CPU_GPU void clipToCell(const Team& team, SmallShared& sh, uint32_t n, float
     const uint32_t j = sh.act[k];
     const float* q = sh.vert[j];
     const Vec3f v[3] = {{q[0], q[1], q[2]}, {q[3], q[4], q[5]}, {q[6], q[7], q[8]}};
+    if (w.reuseAxis >= 0 && keepClamped(sh, j, v, w.reuseAxis, w.cell.hi[w.reuseAxis], eps))
+      continue;
     Bounds3f b;
-    if (clippedBounds(v, w.cell, eps, &b))
+    if (clippedBounds<StreamingClip>(v, w.cell, eps, &b))
       storeBox(sh, j, b);
     else
       storeEmpty(sh, j);
   }
   team.sync();
   w.mask &= team.mask64(n, [&](uint32_t j) { return storedNonEmpty(sh, j); });
+  w.boxesClipped = true;
   team.sync();
 }
 
@@ -246,6 +272,7 @@ SRT_CPU_GPU bool splitNode(const Team& team, SmallShared& sh, uint32_t n, uint32
   w.pendingRefs += uint32_t(popcount64(above));
   w.mask = below;
   ++w.depth;
+  w.reuseAxis = w.reuse && w.boxesClipped ? axis : -1;
   team.sync();
   return true;
 }
@@ -279,6 +306,7 @@ SRT_CPU_GPU void popPending(const Team& team, SmallShared& sh, const SmallOutput
   w.mask = e.mask;
   w.cell = e.cell;
   w.depth = e.packed >> 16;
+  w.reuseAxis = -1;  // the boxes in shared memory are another node's
   team.sync();
 }
 
@@ -287,12 +315,14 @@ SRT_CPU_GPU void popPending(const Team& team, SmallShared& sh, const SmallOutput
 // mask64(n, pred) (bit j = pred(j) for j < n) and argmin(cost, index). `boxes` are the terminal's
 // reference boxes (already clipped to its cell); deeper nodes clip the mesh's triangles again.
 // Returns nodes and references used through *nodesUsed / *refsUsed (written by the leader).
-template <typename Team>
+// StreamingClip and reuseBoxes pick speed variants (clip_streaming.h, keepClamped) that build the
+// same subtree.
+template <bool StreamingClip = false, typename Team>
 SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& t,
                                    const uint32_t* tris, const Bounds3f* boxes, int maxDepth,
                                    const TriangleMeshView& mesh, float eps, const SahParams& sah,
-                                   const SmallOutput& out, uint32_t* nodesUsed,
-                                   uint32_t* refsUsed) {
+                                   const SmallOutput& out, uint32_t* nodesUsed, uint32_t* refsUsed,
+                                   bool reuseBoxes = true) {
   const uint32_t n = t.refCount;
   if (n == 0 || n > uint32_t(kSmallMax) || int(t.depth) >= maxDepth) {  // one leaf
     for (uint32_t j = team.lane(); j < n; j += team.size()) out.refs[j] = tris[j];
@@ -304,9 +334,10 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     return;
   }
   loadTerminal(team, sh, tris, boxes, mesh, n);
-  SmallWalk w{n == 64 ? ~0ull : (1ull << n) - 1, t.cell, t.depth, 0, 0, 0, 0, 0};
+  SmallWalk w{
+      n == 64 ? ~0ull : (1ull << n) - 1, t.cell, t.depth, 0, 0, 0, 0, 0, -1, false, reuseBoxes};
   for (bool root = true;; root = false) {
-    if (!root) clipToCell(team, sh, n, eps, w);
+    if (!root) clipToCell<StreamingClip>(team, sh, n, eps, w);
     const uint32_t count = uint32_t(popcount64(w.mask));
     float bestCost;
     const uint32_t best = bestPlane(team, sh, n, count, w, maxDepth, sah, &bestCost);
