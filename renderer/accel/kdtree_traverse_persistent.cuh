@@ -155,7 +155,7 @@ SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
           l.node = kNoNode;
           break;
         }
-      } else if (updateClosest(tree.mesh, tri, l.ray, shear, l.found, &l.hit)) {
+      } else if (updateClosestBelow(tree.mesh, tri, l.ray, shear, l.closest, &l.hit)) {
         l.found = true;
         l.closest = l.hit.t;
       }

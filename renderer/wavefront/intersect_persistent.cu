@@ -4,10 +4,14 @@
 // every SM busy, and lanes that run long no longer hold a block's other warps hostage.
 //
 // Resources (nvcc 13.0, sm_90, Release, -Xptxas -v): every kernel uses 768 bytes of stack in
-// local memory (the traversal stack, kKdMaxDepth x 12 bytes, as the parallelFor kernels do) and no
-// spills. Registers: 56 for closest hits and 48 for shadow rays in every variant, so 9 blocks of
-// 128 threads (36 warps) fit an SM for closest hits. Capping them (__launch_bounds__ for 10 or 12
-// blocks) spilled and was no faster on the H100; neither were blocks of 64 or 256 threads.
+// local memory (the traversal stack, kKdMaxDepth x 12 bytes, as the parallelFor kernels do).
+// Registers: 56 for closest hits in every variant (no spill in the default one; the batch and
+// speculative-only ones spill 4 bytes), 48 for shadow rays, so 9 blocks of 128 threads (36 warps)
+// fit an SM for closest hits. The coop variants: 56 registers for both kinds of rays (closest hits
+// spill 8 bytes) and 7 KB of shared memory a block (9 blocks need 63 KB). Capping registers
+// (__launch_bounds__ for 10 or 12 blocks) spilled and was no faster on the H100; neither were
+// blocks of 64 or 256 threads.
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -303,7 +307,11 @@ PersistentVariant persistentVariantFromEnv() {
   static const PersistentVariant variant = [] {
     const char* name = std::getenv("SRT_PERSISTENT_VARIANT");
     if (!name || !*name) return kDefaultPersistentVariant;
-    return parseEnum<PersistentVariant>(name, "SRT_PERSISTENT_VARIANT");
+    const PersistentVariant v = parseEnum<PersistentVariant>(name, "SRT_PERSISTENT_VARIANT");
+    // Said once, so a comparison's log shows which kernel ran (the stats do not record it).
+    std::fprintf(stderr, "streamrt: persistent traversal variant %s (SRT_PERSISTENT_VARIANT)\n",
+                 toString(v));
+    return v;
   }();
   return variant;
 }
