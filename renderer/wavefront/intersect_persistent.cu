@@ -33,6 +33,21 @@ constexpr int kBlock = 128;
 // 12 rendered the four bench/tracer scenes 0.1-1.5% faster than 20, and 28 was 6% slower.
 constexpr int kRefetchBelow = 12;
 
+// kRefetchBelow, or SRT_REFETCH_BELOW (1-32) when set, read once: the coop kernels keep finished
+// lanes busy in the rounds, so their best threshold may differ; a render can sweep it.
+int refetchBelow() {
+  static const int below = [] {
+    const char* v = std::getenv("SRT_REFETCH_BELOW");
+    if (!v || !*v) return kRefetchBelow;
+    const int n = std::atoi(v);
+    if (n < 1 || n > 32) throw std::invalid_argument("SRT_REFETCH_BELOW must be 1 to 32");
+    std::fprintf(stderr, "streamrt: persistent refetch below %d busy lanes (SRT_REFETCH_BELOW)\n",
+                 n);
+    return n;
+  }();
+  return below;
+}
+
 // Next unclaimed stream position, one per host thread and device, reset to 0 before every launch
 // (see the header): two renders on one GPU from two host threads (a split render that lists a
 // device twice) run on two streams at once and must not take each other's rays.
@@ -179,7 +194,8 @@ __device__ void testLeavesTogether(const KdTreeView& tree, KdLane& l, bool activ
 }
 
 template <typename Job, bool kSpeculative, bool kDynamicFetch, bool kCoop>
-__global__ void __launch_bounds__(kBlock) persistentTraceKernel(Job job, uint32_t* nextRay) {
+__global__ void __launch_bounds__(kBlock)
+    persistentTraceKernel(Job job, uint32_t* nextRay, int refetchBelow) {
   __shared__ RoundShared shared[kCoop ? kBlock / 32 : 1];
   const uint32_t n = job.size();
   const uint32_t lane = threadIdx.x & 31u;
@@ -223,7 +239,7 @@ __global__ void __launch_bounds__(kBlock) persistentTraceKernel(Job job, uint32_
           active = false;
         }
         const uint32_t busy = __ballot_sync(kFullWarp, active);
-        if (busy == 0u || (kDynamicFetch && !drained && __popc(busy) < kRefetchBelow)) break;
+        if (busy == 0u || (kDynamicFetch && !drained && __popc(busy) < refetchBelow)) break;
       }
       continue;
     } else {
@@ -237,7 +253,7 @@ __global__ void __launch_bounds__(kBlock) persistentTraceKernel(Job job, uint32_
           active = false;
           break;
         }
-        if (kDynamicFetch && !drained && __popc(__activemask()) < kRefetchBelow) break;
+        if (kDynamicFetch && !drained && __popc(__activemask()) < refetchBelow) break;
       }
     }
     __syncwarp();
@@ -272,7 +288,7 @@ uint32_t run(const Job& job, uint32_t maxCount, cudaStream_t stream, bool launch
   SRT_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(uint32_t), stream));
   const uint32_t grid = resident < needed ? resident : needed;
   auto* kernel = persistentTraceKernel<Job, kSpeculative, kDynamicFetch, kCoop>;
-  kernel<<<grid, kBlock, 0, stream>>>(job, counter);
+  kernel<<<grid, kBlock, 0, stream>>>(job, counter, refetchBelow());
   SRT_CUDA_CHECK_LAUNCH();
   return resident;
 }

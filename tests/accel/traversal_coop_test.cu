@@ -147,13 +147,16 @@ TEST(PersistentTraversalSteps, CooperativeRoundsMatchIntersectClosestAndAny) {
     EXPECT_EQ(bad, 0u);
     if (mesh.triangleCount() > 1) EXPECT_GT(hits, 0u);
     // Figures, not assertions: how full the lanes of each phase are (closest hits).
+    const double rays = double(std::max<uint64_t>(fig.rays, 1));
     std::printf(
-        "%s: walk lanes %.1f/32, triangle tests %.2f per ray, lanes in tests %.1f/32 "
-        "(testLeaf loop) vs %.1f/32 (cooperative)\n",
-        mesh.name.c_str(), 32.0 * fig.walkSteps / std::max<uint64_t>(fig.walkSlots, 1),
-        double(fig.tests) / std::max<uint64_t>(fig.rays, 1),
+        "%s: per ray %.1f walk steps, %.2f triangle tests; lanes busy %.1f/32 walking, "
+        "%.1f/32 testing (testLeaf loop) vs %.1f/32 (cooperative); warp steps per 32 "
+        "rays: walk %.1f, tests %.1f vs %.1f\n",
+        mesh.name.c_str(), fig.walkSteps / rays, fig.tests / rays,
+        32.0 * fig.walkSteps / std::max<uint64_t>(fig.walkSlots, 1),
         32.0 * fig.tests / std::max<uint64_t>(fig.leafLoopSlots, 1),
-        32.0 * fig.tests / std::max<uint64_t>(fig.coopSlots, 1));
+        32.0 * fig.tests / std::max<uint64_t>(fig.coopSlots, 1), fig.walkSlots / rays,
+        fig.leafLoopSlots / rays, fig.coopSlots / rays);
   }
 }
 
