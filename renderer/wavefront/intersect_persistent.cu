@@ -319,17 +319,29 @@ void requireCuda(const Backend& b) {
 
 }  // namespace
 
+namespace {
+
+// The variant an environment variable names, said once on stderr (the stats do not record it).
+PersistentVariant variantFromEnv(const char* var, PersistentVariant fallback) {
+  const char* name = std::getenv(var);
+  if (!name || !*name) return fallback;
+  const PersistentVariant v = parseEnum<PersistentVariant>(name, var);
+  std::fprintf(stderr, "streamrt: persistent traversal variant %s (%s)\n", toString(v), var);
+  return v;
+}
+
+}  // namespace
+
 PersistentVariant persistentVariantFromEnv() {
-  static const PersistentVariant variant = [] {
-    const char* name = std::getenv("SRT_PERSISTENT_VARIANT");
-    if (!name || !*name) return kDefaultPersistentVariant;
-    const PersistentVariant v = parseEnum<PersistentVariant>(name, "SRT_PERSISTENT_VARIANT");
-    // Said once, so a comparison's log shows which kernel ran (the stats do not record it).
-    std::fprintf(stderr, "streamrt: persistent traversal variant %s (SRT_PERSISTENT_VARIANT)\n",
-                 toString(v));
-    return v;
-  }();
-  return variant;
+  static const PersistentVariant v =
+      variantFromEnv("SRT_PERSISTENT_VARIANT", kDefaultPersistentVariant);
+  return v;
+}
+
+PersistentVariant persistentShadowVariantFromEnv() {
+  static const PersistentVariant v =
+      variantFromEnv("SRT_PERSISTENT_SHADOW_VARIANT", persistentVariantFromEnv());
+  return v;
 }
 
 uint32_t persistentResidentWarps(PersistentVariant variant) {

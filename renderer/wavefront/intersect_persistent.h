@@ -43,8 +43,10 @@ constexpr EnumNames<PersistentVariant, 6> enumNames(PersistentVariant) {
 }
 
 // kDefaultPersistentVariant, or the variant the environment variable SRT_PERSISTENT_VARIANT
-// names (read once per process; an unknown name throws std::invalid_argument).
+// names (read once per process; an unknown name throws std::invalid_argument). Shadow rays:
+// SRT_PERSISTENT_SHADOW_VARIANT when set, else the same.
 PersistentVariant persistentVariantFromEnv();
+PersistentVariant persistentShadowVariantFromEnv();
 
 // Same contract as traceClosest(): positions i < rays.count, and below *rays.deviceCount when it is
 // set (read on the device), skipping dead lanes; hits[i] for the ray of slot slots[i] (or i), with
@@ -61,7 +63,7 @@ void traceClosestPersistent(const Backend& b, const SceneView& scene, const RayS
 // contribution to its path's radiance. Same counter rule and CPU refusal as above.
 void traceShadowsPersistent(const Backend& b, const SceneView& scene, const ShadowStream& shadows,
                             PathState state,
-                            PersistentVariant variant = persistentVariantFromEnv());
+                            PersistentVariant variant = persistentShadowVariantFromEnv());
 
 // Warps traceClosestPersistent launches for `variant` on the current device (blocks that fit at
 // once x warps per block), for benchmarks' reports. CUDA only.
