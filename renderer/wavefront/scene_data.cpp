@@ -124,8 +124,18 @@ void SceneData::moveAnimatedInstances(const Scene& scene, float time) {
   }
 }
 
+const AccelBuildReport& SceneData::accelReport() const {
+  if (pendingTreeStats_.valid()) {
+    const double buildSeconds = report_.tree.buildSeconds;
+    report_.tree = pendingTreeStats_.get();
+    report_.tree.buildSeconds = buildSeconds;
+  }
+  return report_;
+}
+
 void SceneData::buildAccel(const Vec3f* hostPositions, bool withStats) {
   const TriangleMeshView mesh{positions_.data(), indices_.data(), uint32_t(triangles_)};
+  pendingTreeStats_ = {};  // a statistics walk still running for the last build is waited for
   report_ = {};
   report_.builder = accel_.builder;
   report_.treeComputed = withStats;
@@ -136,7 +146,11 @@ void SceneData::buildAccel(const Vec3f* hostPositions, bool withStats) {
     tree_ = std::make_unique<DeviceKdTree>(gpuBuilder_->build(mesh, backend_.stream, &stages));
     report_.gpuStages = stages;
     report_.buildMs = stages.totalMs;
-    if (withStats) report_.tree = computeStats(tree_->toHost());
+    // The download is on the stream, before any render work; the walk over the tree is not.
+    if (withStats)
+      pendingTreeStats_ = std::async(std::launch::async, [tree = tree_->toHost()] {
+        return computeStats(tree);
+      });
   } else {
     // The CPU builder reads host pointers, then the tree is copied to the backend.
     const uint32_t* hostIndices = backend_.isCuda() ? hostIndices_.data() : indices_.data();

@@ -3,6 +3,7 @@
 // struct of pointers passed by value to every stage.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -140,7 +141,9 @@ class SceneData {
 
   const SceneView& view() const { return view_; }
   size_t triangleCount() const { return triangles_; }
-  const AccelBuildReport& accelReport() const { return report_; }
+  // Waits for the tree statistics, which the GPU build computes on a host thread while the
+  // first frame renders.
+  const AccelBuildReport& accelReport() const;
 
  private:
   // Where one animated instance's vertices and triangles sit in the flattened arrays.
@@ -162,7 +165,8 @@ class SceneData {
   std::unique_ptr<GpuKdTreeBuilder> gpuBuilder_;
   SceneView view_;
   size_t triangles_ = 0;
-  AccelBuildReport report_;
+  mutable AccelBuildReport report_;
+  mutable std::future<KdTreeStats> pendingTreeStats_;
   Buffer<Vec3f> positions_, normals_;
   Buffer<Vec2f> uvs_;
   Buffer<uint32_t> indices_, materialIds_;
