@@ -242,11 +242,11 @@ std::string statsTable(const RenderStats& s) {
              ? "bounce      rays in   rays alive  shadow rays\n"
              : "bounce      rays in   rays alive  shadow rays  compact ms  (xfer ms)   trace ms   "
                "shade ms  shadow ms\n";
-  BounceStats t;
-  for (size_t d = 0; d < s.bounces.size(); ++d) {
-    const BounceStats& b = s.bounces[d];
-    std::snprintf(line, sizeof line, "%6zu %12llu %12llu %12llu", d, (unsigned long long)b.raysIn,
-                  (unsigned long long)b.raysAlive, (unsigned long long)b.shadowRays);
+  // One row: a depth's counts (and, unless per pass, its stage times), or the totals.
+  auto row = [&](const std::string& label, const BounceStats& b) {
+    std::snprintf(line, sizeof line, "%6s %12llu %12llu %12llu", label.c_str(),
+                  (unsigned long long)b.raysIn, (unsigned long long)b.raysAlive,
+                  (unsigned long long)b.shadowRays);
     out += line;
     if (!perPass) {
       std::snprintf(line, sizeof line, " %11.2f %10.2f %10.2f %10.2f %10.2f", b.compactionMs,
@@ -254,18 +254,17 @@ std::string statsTable(const RenderStats& s) {
       out += line;
     }
     out += "\n";
+  };
+  BounceStats t;
+  for (size_t d = 0; d < s.bounces.size(); ++d) {
+    const BounceStats& b = s.bounces[d];
+    row(std::to_string(d), b);
     t.raysIn += b.raysIn, t.raysAlive += b.raysAlive, t.shadowRays += b.shadowRays;
   }
   const StageTotals tt = stageTotals(s);
-  std::snprintf(line, sizeof line, " total %12llu %12llu %12llu", (unsigned long long)t.raysIn,
-                (unsigned long long)t.raysAlive, (unsigned long long)t.shadowRays);
-  out += line;
-  if (!perPass) {
-    std::snprintf(line, sizeof line, " %11.2f %10.2f %10.2f %10.2f %10.2f", tt.compactionMs,
-                  tt.transferMs, tt.traceMs, tt.shadeMs, tt.shadowMs);
-    out += line;
-  }
-  out += "\n";
+  t.compactionMs = tt.compactionMs, t.transferMs = tt.transferMs, t.traceMs = tt.traceMs;
+  t.shadeMs = tt.shadeMs, t.shadowMs = tt.shadowMs;
+  row("total", t);
   if (perPass) out += passTable(s);
   if (!s.iterations.empty()) {
     uint64_t lanes = 0, alive = 0, regenerated = 0, idle = 0;
