@@ -45,10 +45,10 @@ json primitiveJson(const Result& result, const PrimitiveProfile& p) {
     BounceStats counts;
     counts.raysIn = b.raysIn, counts.lanes = b.lanes, counts.raysAlive = b.raysAlive;
     counts.shadowRays = b.shadowRays, counts.compactionBytes = b.compactionBytes;
-    bounces.push_back(bounceJson(d, counts,
-                                 {spreadJson(b.compactionMs), spreadJson(b.transferMs),
-                                  spreadJson(b.traceMs), spreadJson(b.shadeMs),
-                                  spreadJson(b.shadowMs)}));
+    bounces.push_back(
+        bounceJson(d, counts,
+                   {spreadJson(b.compactionMs), spreadJson(b.transferMs), spreadJson(b.traceMs),
+                    spreadJson(b.shadeMs), spreadJson(b.shadowMs)}));
   }
   // A pass's times are the medians (NaN, written null, where no run reached the pass).
   json iterations = json::array();
