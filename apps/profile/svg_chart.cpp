@@ -199,17 +199,7 @@ std::string paletteColor(size_t index) {
 }
 
 std::string formatNumber(double v) {
-  char b[32];
-  const double a = std::fabs(v);
-  if (a >= 1e9)
-    std::snprintf(b, sizeof b, "%.3gG", v / 1e9);
-  else if (a >= 1e6)
-    std::snprintf(b, sizeof b, "%.3gM", v / 1e6);
-  else if (a >= 1e3)
-    std::snprintf(b, sizeof b, "%.3gk", v / 1e3);
-  else
-    std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
+  return shortNumber(v, 1e3, 3);
 }
 
 std::string barChart(const Chart& c, BarLayout layout_) {

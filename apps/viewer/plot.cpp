@@ -144,15 +144,7 @@ void drawXAxis(ImDrawList* draw, const Axes& axes, int firstIndex, size_t n, Plo
 }  // namespace
 
 std::string tickLabel(double v) {
-  char b[32];
-  const double a = std::fabs(v);
-  if (a >= 1e6)
-    std::snprintf(b, sizeof b, "%.3gM", v / 1e6);
-  else if (a >= 1e4)
-    std::snprintf(b, sizeof b, "%.3gk", v / 1e3);
-  else
-    std::snprintf(b, sizeof b, "%.4g", v);
-  return b;
+  return shortNumber(v, 1e4, 4);  // 1234 in full: the plots count frames and passes
 }
 
 PlotReport drawPlot(const PlotSpec& spec, const std::vector<PlotSeries>& series) {
