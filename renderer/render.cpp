@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "primitives/common/name_list.h"
 #include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 

@@ -58,13 +58,6 @@ std::vector<std::string> enumChoices() {
   return out;
 }
 
-// "a, b, c": registered names for a message.
-inline std::string commaList(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // "path or whitted", "auto, standard or persistent": the choices for a message.
 template <typename E>
 std::string enumChoiceList() {

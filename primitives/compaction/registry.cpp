@@ -1,5 +1,6 @@
 #include <stdexcept>
 
+#include "primitives/common/name_list.h"
 #include "primitives/compaction/adaptive/adaptive_compactor.h"
 #include "primitives/compaction/compaction.h"
 
