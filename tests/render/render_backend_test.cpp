@@ -30,6 +30,11 @@ struct BackendCase {
   bool skipGlWithoutContext;
 };
 
+// gtest names the case by its backend (not by a dump of its bytes, pointers included).
+void PrintTo(const BackendCase& c, std::ostream* os) {
+  *os << c.backend;
+}
+
 const BackendCase kCases[] = {
     {"cpu", "cpu", "cpu", "cub", 32, 16, 40, 40, 6, true},
     {"cuda", "cub", "gpu", "cpu", 64, 32, 96, 64, 8, false},
