@@ -31,14 +31,24 @@ void BackendStartup::start(const std::string& name, const RenderOptions& options
                            const AccelOptions& accel,
                            const std::function<void(const Backend&)>& setUp) {
   const auto t0 = std::chrono::steady_clock::now();
+  auto t = t0;
+  auto lap = [&t] {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - t).count();
+    t = now;
+    return s;
+  };
   try {
     backend_ = selectBackend(name, &notice_);
     if (setUp) setUp(backend_);
+    selectSeconds_ = lap();
     if (backend_.isCuda()) {
       SRT_CUDA_CHECK(cudaGetDevice(&device_));
       SRT_CUDA_CHECK(cudaFree(nullptr));  // the device's primary context, which threads share
     }
+    contextSeconds_ = lap();
     checkRender(backend_, options, accel);
+    checkSeconds_ = lap();
   } catch (...) {
     error_ = std::current_exception();
   }

@@ -33,6 +33,11 @@ class BackendStartup {
   const std::string& notice() const { return notice_; }
   double startSeconds() const { return startSeconds_; }  // the start, on its thread
   double waitSeconds() const { return waitSeconds_; }    // how long backend() waited for it
+  // The start's parts: the backend selected (CUDA: the driver's start and the device count) and
+  // set up, the device's primary context created, and checkRender.
+  double selectSeconds() const { return selectSeconds_; }
+  double contextSeconds() const { return contextSeconds_; }
+  double checkSeconds() const { return checkSeconds_; }
 
  private:
   void start(const std::string& name, const RenderOptions& options, const AccelOptions& accel,
@@ -43,6 +48,7 @@ class BackendStartup {
   int device_ = 0;  // the CUDA device made current on the start's thread
   std::exception_ptr error_;
   double startSeconds_ = 0, waitSeconds_ = 0;
+  double selectSeconds_ = 0, contextSeconds_ = 0, checkSeconds_ = 0;
   std::thread thread_;
 };
 

@@ -9,10 +9,12 @@
 
 #include "apps/command.h"
 #include "apps/interrupt.h"
+#include "apps/process_exit.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace srt;
-  interrupt::install();  // before any thread starts
   CLI::App app{"streamrt: a wavefront GPU ray tracer built around stream compaction"};
   app.set_version_flag("--version", "streamrt 0.1.0");
   app.require_subcommand(1);
@@ -40,4 +42,14 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  srt::process::markMainEntered();
+  srt::interrupt::install();  // before any thread starts
+  const int status = run(argc, argv);
+  srt::process::markMainReturns(status);
+  return status;
 }

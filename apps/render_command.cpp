@@ -17,6 +17,7 @@
 #include "apps/command.h"
 #include "apps/interrupt.h"
 #include "apps/mpi_render.h"
+#include "apps/process_exit.h"
 #include "apps/progress_bar.h"
 #include "apps/render_flags.h"
 #include "apps/render_outputs.h"
@@ -246,6 +247,7 @@ FrameStats frameStats(std::string json, const TimeToImage& times, double startup
     TimeToImage t = times;
     t.encodeSeconds = w.encodeSeconds, t.writeSeconds = w.writeSeconds;
     t.wallSeconds = startup + secondsSince(start);
+    process::markStatsMade();
     return withTimeToImage(json, t);
   };
 }
@@ -300,6 +302,9 @@ int runRender(const RenderCommand& cmd) {
     std::fprintf(stderr, "streamrt: %s\n", startBackend.notice().c_str());
   times.deviceStartSeconds = startBackend.startSeconds();
   times.deviceWaitSeconds = startBackend.waitSeconds();
+  times.deviceSelectSeconds = startBackend.selectSeconds();
+  times.deviceContextSeconds = startBackend.contextSeconds();
+  times.deviceCheckSeconds = startBackend.checkSeconds();
   // Frames sample [0, animationEnd] evenly; a single frame shows --time.
   auto frameTime = [&](int f) {
     return cmd.frames <= 1 ? cmd.time : scene.animationEnd * float(f) / float(cmd.frames - 1);
@@ -335,21 +340,30 @@ int runRender(const RenderCommand& cmd) {
     announce();
     // The phases before the first frame are reported with it alone.
     times.startupSeconds = times.deviceStartSeconds = times.deviceWaitSeconds = 0;
+    times.deviceSelectSeconds = times.deviceContextSeconds = times.deviceCheckSeconds = 0;
     times.setupSeconds = 0;
     if ((signal = interrupt::pending())) break;
   }
   outputs.finish();
+  process::markOutputsDone();
   announce();
   if (cmd.verbose) {
     first.wallSeconds = startup + secondsSince(start);
     std::fputs(timeToImageLine(first, firstStats, cmd.frames > 1).c_str(), stdout);
   }
-  if (!signal) return 0;
-  const int written = outputs.framesWritten();
-  const std::string kept =
-      written == 0 ? "before writing any frame" : "after writing " + outputs.imagePath(written - 1);
-  std::fprintf(stderr, "streamrt: stopped by %s %s\n", interrupt::signalName(signal), kept.c_str());
-  return interrupt::exitStatus(signal);
+  int status = 0;
+  if (signal) {
+    const int written = outputs.framesWritten();
+    const std::string kept = written == 0 ? "before writing any frame"
+                                          : "after writing " + outputs.imagePath(written - 1);
+    std::fprintf(stderr, "streamrt: stopped by %s %s\n", interrupt::signalName(signal),
+                 kept.c_str());
+    status = interrupt::exitStatus(signal);
+  }
+  // Every file is in place: end here rather than free the renderer's device memory and CUDA's
+  // context, which the kernel takes back anyway (process_exit.h; STREAMRT_QUICK_EXIT=0: return).
+  process::exitNow(status);
+  return status;
 }
 
 int runList() {

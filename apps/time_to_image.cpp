@@ -35,6 +35,9 @@ std::string withTimeToImage(const std::string& statsJson, const TimeToImage& t) 
   totals["startup_seconds"] = t.startupSeconds;
   totals["device_start_seconds"] = t.deviceStartSeconds;
   totals["device_wait_seconds"] = t.deviceWaitSeconds;
+  totals["device_select_seconds"] = t.deviceSelectSeconds;
+  totals["device_context_seconds"] = t.deviceContextSeconds;
+  totals["device_check_seconds"] = t.deviceCheckSeconds;
   totals["setup_seconds"] = t.setupSeconds;
   totals["first_pass_ms"] = t.firstPassSeconds * 1e3;
   totals["image_readback_seconds"] = t.readbackSeconds;
@@ -44,12 +47,14 @@ std::string withTimeToImage(const std::string& statsJson, const TimeToImage& t) 
 }
 
 std::string timeToImageLine(const TimeToImage& t, const RenderStats& s, bool sequence) {
-  char line[640];
+  char line[768];
   std::snprintf(line, sizeof line,
-                "time to %s: start %.3f s, device %.3f s (%.3f s not hidden by the load), load "
+                "time to %s: start %.3f s, device %.3f s (select %.3f, context %.3f, checks "
+                "%.3f; %.3f s not hidden by the load), load "
                 "%.3f s, setup %.3f s (kd-tree %.1f ms), first pass %.1f ms, render %.3f s, "
                 "read-back %.3f s, encode %.3f s, write %.3f s; wall %.3f s%s\n",
                 sequence ? "the first image" : "image", t.startupSeconds, t.deviceStartSeconds,
+                t.deviceSelectSeconds, t.deviceContextSeconds, t.deviceCheckSeconds,
                 t.deviceWaitSeconds, s.sceneLoadSeconds, t.setupSeconds, s.accel.buildMs,
                 t.firstPassSeconds * 1e3, s.renderSeconds, t.readbackSeconds, t.encodeSeconds,
                 t.writeSeconds, t.wallSeconds, sequence ? " (every frame)" : "");

@@ -87,15 +87,23 @@ void appendBigEndian(std::string& out, uint32_t v) {
   out.append(bytes, 4);
 }
 
-// A chunk: length, type, data, CRC-32 of type and data.
-void appendChunk(std::string& out, const char type[4], const void* data, size_t size) {
+// CRC-32 of a chunk's type and data.
+uLong chunkCrc(const char type[4], const void* data, size_t size) {
+  uLong crc = crc32(0, reinterpret_cast<const Bytef*>(type), 4);
+  if (size > 0) crc = crc32_z(crc, static_cast<const Bytef*>(data), size);  // NULL: restart
+  return crc;
+}
+
+// A chunk: length, type, data, CRC-32 of type and data (`crc`, or computed here).
+void appendChunk(std::string& out, const char type[4], const void* data, size_t size,
+                 const uLong* crc = nullptr) {
   appendBigEndian(out, uint32_t(size));
   out.append(type, 4);
   out.append(static_cast<const char*>(data), size);
-  uLong crc = crc32(0, reinterpret_cast<const Bytef*>(type), 4);
-  if (size > 0) crc = crc32(crc, static_cast<const Bytef*>(data), uInt(size));  // NULL: restart
-  appendBigEndian(out, uint32_t(crc));
+  appendBigEndian(out, uint32_t(crc ? *crc : chunkCrc(type, data, size)));
 }
+
+constexpr size_t kMaxChunk = size_t(1) << 30;  // chunk lengths stop at 2^31 - 1
 
 }  // namespace
 
@@ -119,31 +127,42 @@ std::string encodePngRgb8(const uint8_t* rgb, int width, int height, const PngSe
   if (width <= 0 || height <= 0) throw std::runtime_error("an empty image");
   const size_t rowBytes = size_t(width) * kBytesPerPixel;
   const size_t lineBytes = rowBytes + 1;  // with the filter byte
-  std::vector<uint8_t> filtered(lineBytes * size_t(height));
   const size_t rowsPerBand = std::max<size_t>(1, kBandBytes / lineBytes);
   const int bands = int((size_t(height) + rowsPerBand - 1) / rowsPerBand);
   const size_t bandCount = size_t(bands);
   std::vector<std::string> deflated(bandCount);
   std::vector<uLong> adler(bandCount);
+  std::vector<uLong> crc(bandCount);  // each band's IDAT chunk's, but the last's (its Adler-32)
   std::vector<std::string> errors(bandCount);
   const std::vector<uint8_t> zeros(rowBytes, 0);
 #ifdef _OPENMP
   const int threads = s.threads > 0 ? s.threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel num_threads(threads)
 #endif
-  for (int b = 0; b < bands; ++b) {
-    const size_t first = size_t(b) * rowsPerBand;
-    const size_t last = std::min(size_t(height), first + rowsPerBand);
-    for (size_t y = first; y < last; ++y)
-      filterRow(s.filter, rgb + y * rowBytes, y > 0 ? rgb + (y - 1) * rowBytes : zeros.data(),
-                rowBytes, &filtered[y * lineBytes]);
-    const uint8_t* band = &filtered[first * lineBytes];
-    const size_t size = (last - first) * lineBytes;
-    adler[size_t(b)] = adler32(adler32(0, nullptr, 0), band, uInt(size));
-    try {
-      deflated[size_t(b)] = deflateBand(band, size, s, b + 1 == bands);
-    } catch (const std::exception& e) {  // not out of an OpenMP region
-      errors[size_t(b)] = e.what();
+  {
+    std::vector<uint8_t> filtered;  // this thread's band, filtered (not the whole image)
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (int b = 0; b < bands; ++b) {
+      const size_t first = size_t(b) * rowsPerBand;
+      const size_t last = std::min(size_t(height), first + rowsPerBand);
+      const size_t size = (last - first) * lineBytes;
+      try {
+        filtered.resize(size);
+        for (size_t y = first; y < last; ++y)
+          filterRow(s.filter, rgb + y * rowBytes, y > 0 ? rgb + (y - 1) * rowBytes : zeros.data(),
+                    rowBytes, &filtered[(y - first) * lineBytes]);
+        adler[size_t(b)] = adler32_z(adler32(0, nullptr, 0), filtered.data(), size);
+        std::string& d = deflated[size_t(b)];
+        d = deflateBand(filtered.data(), size, s, b + 1 == bands);
+        // The zlib stream across the IDAT chunks: header (32 KB window, fastest), the bands, and
+        // Adler-32 after the last. Each band is one chunk, its CRC computed here on its thread.
+        if (b == 0) d.insert(0, "\x78\x01", 2);
+        if (b + 1 < bands) crc[size_t(b)] = chunkCrc("IDAT", d.data(), d.size());
+      } catch (const std::exception& e) {  // not out of an OpenMP region
+        errors[size_t(b)] = e.what();
+      }
     }
   }
   for (const std::string& e : errors)
@@ -167,14 +186,17 @@ std::string encodePngRgb8(const uint8_t* rgb, int width, int height, const PngSe
   header[8] = 8;                                    // bits per channel
   header[9] = 2;                                    // colour type: RGB
   appendChunk(out, "IHDR", header, sizeof header);  // deflate, adaptive filtering, no interlace
-  // The zlib stream across the IDAT chunks: header (32 KB window, fastest), the bands, Adler-32.
-  deflated.front().insert(0, "\x78\x01", 2);
   std::string& tail = deflated.back();
   for (int shift = 24; shift >= 0; shift -= 8) tail.push_back(char(uint8_t(sum >> shift)));
-  constexpr size_t kMaxChunk = size_t(1) << 30;  // chunk lengths stop at 2^31 - 1
-  for (const std::string& d : deflated)
-    for (size_t at = 0; at < d.size(); at += kMaxChunk)
+  for (size_t b = 0; b < bandCount; ++b) {
+    const std::string& d = deflated[b];
+    if (d.size() <= kMaxChunk && b + 1 < bandCount) {
+      appendChunk(out, "IDAT", d.data(), d.size(), &crc[b]);
+      continue;
+    }
+    for (size_t at = 0; at < d.size(); at += kMaxChunk)  // a band over 1 GB: several chunks
       appendChunk(out, "IDAT", d.data() + at, std::min(kMaxChunk, d.size() - at));
+  }
   appendChunk(out, "IEND", nullptr, 0);
   return out;
 }

@@ -87,11 +87,12 @@ RenderResult Renderer::render(float time, const ProgressFn& progress, const Stop
   st.seed = options_.seed;
   st.time = time;
   st.triangles = data_->triangleCount();
-  if (rebuilt_) st.accel = data_->accelReport();
-  rebuilt_ = false;
   const auto t0 = std::chrono::steady_clock::now();
   integrator_->render(st, progress, stop);
   const auto t1 = std::chrono::steady_clock::now();
+  // After the render: the tree's statistics are computed on the host meanwhile.
+  if (rebuilt_) st.accel = data_->accelReport();
+  rebuilt_ = false;
   st.renderSeconds = std::chrono::duration<double>(t1 - t0).count();
   if (!imageOnHost_) return result;     // the film stays where it lives (filmData())
   result.image = integrator_->image();  // the film's resolve and download are not the render

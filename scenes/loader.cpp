@@ -174,6 +174,9 @@ int loadTexture(Scene& scene, const std::string& requested, const std::string& r
   return loadTextureBytes(scene, bytes.view(), path, referencedFrom, ctx);
 }
 
+// Meshes without normals, in a scene where others have them, get flat ones: three unshared
+// vertices per triangle. Triangle t writes slots 3t..3t+2 of presized arrays, so the triangles
+// run in parallel and the mesh is the same on any thread count.
 void harmonizeNormals(Scene& scene) {
   const bool any = std::any_of(scene.meshes.begin(), scene.meshes.end(),
                                [](const Mesh& m) { return !m.normals.empty(); });
@@ -182,19 +185,25 @@ void harmonizeNormals(Scene& scene) {
     if (m.normals.size() == m.positions.size()) continue;
     Mesh flat;
     flat.name = m.name;
-    flat.materialIds = m.materialIds;
+    flat.materialIds = std::move(m.materialIds);
     const bool uvs = m.uvs.size() == m.positions.size();
-    for (size_t t = 0; t < m.triangleCount(); ++t) {
-      const uint32_t* idx = &m.indices[3 * t];
+    const int64_t triangles = int64_t(m.triangleCount());
+    const size_t corners = 3 * size_t(triangles);
+    flat.indices.resize(corners), flat.positions.resize(corners), flat.normals.resize(corners);
+    if (uvs) flat.uvs.resize(corners);
+#pragma omp parallel for schedule(static) if (triangles > 4096)
+    for (int64_t t = 0; t < triangles; ++t) {
+      const size_t at = 3 * size_t(t);
+      const uint32_t* idx = &m.indices[at];
       const Vec3f e = cross(m.positions[idx[1]] - m.positions[idx[0]],
                             m.positions[idx[2]] - m.positions[idx[0]]);
       const float len = length(e);
       const Vec3f n = len > 0.f ? e / len : Vec3f{0.f, 0.f, 1.f};
-      for (int k = 0; k < 3; ++k) {
-        flat.indices.push_back(uint32_t(flat.positions.size()));
-        flat.positions.push_back(m.positions[idx[k]]);
-        flat.normals.push_back(n);
-        if (uvs) flat.uvs.push_back(m.uvs[idx[k]]);
+      for (size_t k = 0; k < 3; ++k) {
+        flat.indices[at + k] = uint32_t(at + k);
+        flat.positions[at + k] = m.positions[idx[k]];
+        flat.normals[at + k] = n;
+        if (uvs) flat.uvs[at + k] = m.uvs[idx[k]];
       }
     }
     m = std::move(flat);

@@ -203,13 +203,18 @@ void ObjMeshes::build(Group& g, std::vector<uint32_t>& slot) const {
     }
   }
   Mesh& mesh = g.mesh;
-  // Positions alone (the common case of big files) index an array; attribute triples a hash map.
+  // A mesh vertex per distinct (v, vt, vn). The first triple met for each position is found
+  // through an array indexed by v (a big group's common case: one triple per position); only the
+  // other triples of a position go through a hash map. Small groups use the map alone, sparing
+  // the array's size in the file's positions.
   const size_t nv = d_.positions.size() / 3;
-  const bool direct = !anyNormal && !anyUv && corners >= nv / 16;
+  const bool direct = corners >= nv / 16;
   if (direct && slot.size() != nv) slot.assign(nv, UINT32_MAX);
   std::unordered_map<Key, uint32_t, KeyHash> vertexOf;
+  std::vector<Key> keyOf;  // each mesh vertex's triple, where the array is used
   if (!direct) vertexOf.reserve(corners);
   mesh.positions.reserve(std::min(corners, nv));
+  if (direct) keyOf.reserve(std::min(corners, nv));
   std::vector<uint32_t> corner;
   for (size_t f = g.firstFace; f < g.endFace; ++f) {
     const obj::Face& face = d_.faces[f];
@@ -224,17 +229,18 @@ void ObjMeshes::build(Group& g, std::vector<uint32_t>& slot) const {
     }
     corner.resize(n);
     for (uint32_t k = 0; k < n; ++k) {
+      // A corner without vn in a mesh that has normals gets the face normal, unshared.
+      Key key{c[k].v, anyUv ? c[k].vt : obj::kAbsent, anyNormal ? c[k].vn : obj::kAbsent};
+      if (anyNormal && key.vn == obj::kAbsent) key.vn = -2 - int32_t(f);
       uint32_t* index;
-      if (direct) {
-        index = &slot[size_t(c[k].v)];
-      } else {
-        // A corner without vn in a mesh that has normals gets the face normal, unshared.
-        Key key{c[k].v, anyUv ? c[k].vt : obj::kAbsent, c[k].vn};
-        if (anyNormal && key.vn == obj::kAbsent) key.vn = -2 - int32_t(f);
+      uint32_t* first = direct ? &slot[size_t(c[k].v)] : nullptr;
+      if (first && (*first == UINT32_MAX || keyOf[*first] == key))
+        index = first;
+      else
         index = &vertexOf.try_emplace(key, UINT32_MAX).first->second;
-      }
       if (*index == UINT32_MAX) {
         *index = uint32_t(mesh.positions.size());
+        if (direct) keyOf.push_back(key);
         mesh.positions.push_back(position(c[k].v));
         if (anyNormal)
           mesh.normals.push_back(c[k].vn >= 0 ? Vec3f{d_.normals[3 * size_t(c[k].vn)],

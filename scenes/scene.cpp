@@ -48,6 +48,17 @@ Bounds3f FlatGeometry::bounds() const {
   return b;
 }
 
+namespace {
+
+// The normal transformed by the inverse transpose, given the inverse.
+Vec3f normalByInverse(const Transform& inv, Vec3f n) {
+  return normalize(Vec3f{inv.m[0][0] * n.x + inv.m[1][0] * n.y + inv.m[2][0] * n.z,
+                         inv.m[0][1] * n.x + inv.m[1][1] * n.y + inv.m[2][1] * n.z,
+                         inv.m[0][2] * n.x + inv.m[1][2] * n.y + inv.m[2][2] * n.z});
+}
+
+}  // namespace
+
 FlatGeometry flatten(const Scene& scene, float time) {
   FlatGeometry g;
   size_t vertices = 0, triangles = 0;
@@ -60,6 +71,8 @@ FlatGeometry flatten(const Scene& scene, float time) {
     allUvs &= m.uvs.size() == m.positions.size();
   }
   g.positions.reserve(vertices);
+  if (allNormals) g.normals.reserve(vertices);
+  if (allUvs) g.uvs.reserve(vertices);
   g.indices.reserve(triangles * 3);
   g.materialIds.reserve(triangles);
   for (const Instance& inst : scene.instances) {
@@ -67,8 +80,10 @@ FlatGeometry flatten(const Scene& scene, float time) {
     const Transform x = inst.transformAt(time);
     const uint32_t base = uint32_t(g.positions.size());
     for (const Vec3f& p : m.positions) g.positions.push_back(x.point(p));
-    if (allNormals)
-      for (const Vec3f& n : m.normals) g.normals.push_back(x.normal(n));
+    if (allNormals) {
+      const Transform inverse = x.inverse();  // once per instance (Transform::normal inverts per call)
+      for (const Vec3f& n : m.normals) g.normals.push_back(normalByInverse(inverse, n));
+    }
     if (allUvs) g.uvs.insert(g.uvs.end(), m.uvs.begin(), m.uvs.end());
     for (uint32_t i : m.indices) g.indices.push_back(base + i);
     g.materialIds.insert(g.materialIds.end(), m.materialIds.begin(), m.materialIds.end());

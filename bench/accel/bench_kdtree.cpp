@@ -7,7 +7,10 @@
 //   streamrt-bench-kdtree --mesh conference.obj --mesh dragon.ply [--repeats 11] [--json out.json]
 //                         [--trace-rays 1000000]   (device trace time of the CPU and the GPU tree)
 //   streamrt-bench-kdtree --cpu-only --threads 16 --mesh conference.obj   (CPU SAH build only)
+//                         [--wide-node-triangles 8192 --wide-node-triangles 1000000000]
+//                         [--task-triangles 256]   (parallel granularity; the tree is the same)
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -98,25 +101,43 @@ double processCpuSeconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
+long minorFaults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
 // The CPU SAH builder alone (no device needed): median build time (wall, and CPU time summed over
-// threads: the work, which a loaded machine does not inflate), nodes and SAH cost.
-void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warmup) {
-  std::printf("CPU SAH build, %d threads\n%-24s %9s %10s %10s %10s %10s\n", omp_get_max_threads(),
-              "mesh", "triangles", "build ms", "CPU ms", "nodes", "SAH");
+// threads: the work, which a loaded machine does not inflate), minor page faults (fresh memory
+// touched), nodes and SAH cost; one row per wide-node threshold.
+void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warmup,
+                   size_t taskTriangles, const std::vector<size_t>& wideNodeTriangles) {
+  std::printf("CPU SAH build, %d threads\n%-24s %9s %9s %10s %10s %9s %10s %10s\n",
+              omp_get_max_threads(), "mesh", "triangles", "wide", "build ms", "CPU ms", "faults",
+              "nodes", "SAH");
   for (const std::string& path : meshes) {
     const HostMesh mesh = loadMesh(path);
-    std::vector<double> ms, cpuMs;
-    KdTree tree;
-    for (int k = 0; k < warmup + repeats; ++k) {
-      tree = KdTree();
-      const double cpu0 = processCpuSeconds();
-      tree = buildKdTreeSah(mesh.view());
-      const double cpu = (processCpuSeconds() - cpu0) * 1e3;
-      if (k >= warmup) ms.push_back(tree.buildSeconds * 1e3), cpuMs.push_back(cpu);
+    for (size_t wide : wideNodeTriangles) {
+      KdBuildOptions o;
+      o.taskTriangles = taskTriangles;
+      o.wideNodeTriangles = wide;
+      std::vector<double> ms, cpuMs, faults;
+      KdTree tree;
+      for (int k = 0; k < warmup + repeats; ++k) {
+        tree = KdTree();
+        const double cpu0 = processCpuSeconds();
+        const long f0 = minorFaults();
+        tree = buildKdTreeSah(mesh.view(), o);
+        const double cpu = (processCpuSeconds() - cpu0) * 1e3;
+        if (k < warmup) continue;
+        ms.push_back(tree.buildSeconds * 1e3), cpuMs.push_back(cpu);
+        faults.push_back(double(minorFaults() - f0));
+      }
+      const KdTreeStats s = computeStats(tree);
+      std::printf("%-24s %9zu %9zu %10.1f %10.1f %9.0f %10zu %10.3f\n", mesh.name.c_str(),
+                  mesh.indices.size() / 3, wide, median(ms), median(cpuMs), median(faults), s.nodes,
+                  s.sahCost);
     }
-    const KdTreeStats s = computeStats(tree);
-    std::printf("%-24s %9zu %10.1f %10.1f %10zu %10.3f\n", mesh.name.c_str(),
-                mesh.indices.size() / 3, median(ms), median(cpuMs), s.nodes, s.sahCost);
   }
 }
 
@@ -195,11 +216,19 @@ int main(int argc, char** argv) {
   app.add_flag("--cpu-only", cpuOnly, "time the CPU SAH builder only (no device needed)");
   app.add_option("--threads", threads, "OpenMP threads for the CPU build (0: all)")
       ->check(CLI::Range(0, 1024));
+  size_t taskTriangles = 0;
+  std::vector<size_t> wideNodeTriangles;
+  app.add_option("--task-triangles", taskTriangles,
+                 "CPU build: subtrees of at least this many triangles are tasks (0: default)");
+  app.add_option("--wide-node-triangles", wideNodeTriangles,
+                 "CPU build: nodes of at least this many triangles work in chunks over all "
+                 "threads (repeatable, one row each; 0: default)");
   CLI11_PARSE(app, argc, argv);
   try {
     if (threads > 0) omp_set_num_threads(threads);
     if (cpuOnly) {
-      benchCpuBuild(meshes, repeats, warmup);
+      if (wideNodeTriangles.empty()) wideNodeTriangles.push_back(0);
+      benchCpuBuild(meshes, repeats, warmup, taskTriangles, wideNodeTriangles);
       return 0;
     }
     if (!cudaDeviceAvailable()) {

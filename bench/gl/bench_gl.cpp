@@ -69,9 +69,10 @@ void printRoof(const RoofModel& roof, Json& json) {
 
 // Per step of one algorithm: passes, bytes, roof and measured time.
 void printSteps(const RoofModel& roof, const std::string& name, const Timing& t) {
-  std::printf("  %-22s %6s %10s %10s %9s %9s %7s\n", "step", "passes", "MB read", "MB written",
+  std::printf("  %-26s %6s %10s %10s %9s %9s %7s\n", "step", "passes", "MB read", "MB written",
               "roof ms", "GL ms", "x roof");
   for (const auto& [step, ms] : t.steps) {
+    if (step.rfind("host: ", 0) == 0 && ms == 0) continue;  // host rows: only where time went
     int passes = 0;
     uint64_t read = 0, written = 0;
     double r = 0;
@@ -82,10 +83,10 @@ void printSteps(const RoofModel& roof, const std::string& name, const Timing& t)
         written += p.written;
         r += roof.passMs(p);
       }
-    std::printf("  %-22s %6d %10.3f %10.3f %9.4f %9.4f %7.2f\n", step.c_str(), passes, read / 1e6,
+    std::printf("  %-26s %6d %10.3f %10.3f %9.4f %9.4f %7.2f\n", step.c_str(), passes, read / 1e6,
                 written / 1e6, r, ms, r > 0 ? ms / r : 0.0);
   }
-  std::printf("  %-22s %6s %10s %10s %9.4f %9.4f %7.2f   (%s, without upload/readback)\n", "total",
+  std::printf("  %-26s %6s %10s %10s %9.4f %9.4f %7.2f   (%s, without upload/readback)\n", "total",
               "", "", "", roofMs(roof, t.passes), t.glMs, t.glMs / roofMs(roof, t.passes),
               name.c_str());
 }
@@ -116,6 +117,9 @@ int main(int argc, char** argv) {
   app.add_flag("--no-sweeps", noSweeps, "skip the keep-ratio and block sweeps and the variants");
   app.add_option("--interop-n", interopN, "stream size of the interop section (CUDA)");
   app.add_flag("--interop-only", interopOnly, "only the interop section (CUDA)");
+  bool interopExternal = false;
+  app.add_flag("--interop-external", interopExternal,
+               "the interop section over external memory (Vulkan, VMM) instead; can wedge GL");
   bool diagnose = false;
   double diagnoseSeconds = 30;
   std::string diagnoseOne;
@@ -124,7 +128,8 @@ int main(int argc, char** argv) {
   app.add_option("--interop-diagnose-seconds", diagnoseSeconds,
                  "time limit of each --interop-diagnose child (seconds)")
       ->check(CLI::Range(5.0, 600.0));
-  app.add_option("--interop-diagnose-one", diagnoseOne, "(a child of --interop-diagnose: one spec)");
+  app.add_option("--interop-diagnose-one", diagnoseOne,
+                 "(a child of --interop-diagnose: one spec)");
   CLI11_PARSE(app, argc, argv);
   if (!diagnoseOne.empty()) return runInteropDiagnoseOne(diagnoseOne);
   if (diagnose) return runInteropDiagnose(diagnoseSeconds);
@@ -154,7 +159,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "--interop-only needs a CUDA device\n");
       return 1;
     }
-    runInterop(interopN, ratio, repeats, json);
+    runInterop(interopN, ratio, repeats, interopExternal, json);
     std::ofstream(jsonPath) << json.dump(2) << "\n";
     std::printf("\nwrote %s\n", jsonPath.c_str());
     return 0;
@@ -259,7 +264,7 @@ int main(int argc, char** argv) {
                                 {"passes", passesJson(roof, t)}});
   }
 
-  if (cuda) runInterop(interopN, ratio, repeats, json);
+  if (cuda) runInterop(interopN, ratio, repeats, false, json);
   if (!noSweeps) runSweeps(roof, s, sweepN, ratio, bytes, cuda, repeats, json);
   std::ofstream(jsonPath) << json.dump(2) << "\n";
   std::printf("\nwrote %s\n", jsonPath.c_str());

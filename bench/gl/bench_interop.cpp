@@ -5,26 +5,35 @@
 // CUDA gather, the interop's share of the total, and what ran (choiceSummary).
 #include <cstdio>
 #include <stdexcept>
+#include <vector>
 
 #include "bench/gl/bench_timing.h"
 
 namespace srt::bench {
+namespace {
+nlohmann::json steps(const Timing& t) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, ms] : t.steps) j[name] = ms;
+  return j;
+}
+}  // namespace
 
-void runInterop(uint32_t n, double ratio, int repeats, nlohmann::json& json) {
+void runInterop(uint32_t n, double ratio, int repeats, bool external, nlohmann::json& json) {
   using compaction::Registry;
-  // External memory last: where it fails it can leave GL or CUDA unusable for what follows (a
-  // wedged hand-off, a fatal CUDA error); --interop-diagnose runs each in a process of its own.
-  const char* specs[] = {"gl-roger",
-                         "gl-roger:payload=gl",
-                         "gl-roger:interop=registered",
-                         "gl-roger:interop=registered,payload=gl",
-                         "gl-roger:interop=host",
-                         "gl-roger:interop=host,payload=gl",
-                         "gl-roger:interop=vulkan",
-                         "gl-roger:interop=vulkan,sync=fences",
-                         "gl-roger:interop=vulkan,payload=gl",
-                         "gl-roger:interop=vmm",
-                         "gl-roger:interop=vmm,sync=fences"};
+  // External memory only when asked (a process of its own): where it fails it can leave GL or
+  // CUDA unusable for what follows (a wedged hand-off, a fatal CUDA error); host fences first,
+  // the semaphores (which hung on the H100) last. --interop-diagnose isolates each.
+  const std::vector<const char*> specs =
+      external ? std::vector<const char*>{"gl-roger:interop=vulkan,sync=fences",
+                                          "gl-roger:interop=vmm,sync=fences",
+                                          "gl-roger:interop=vulkan,payload=gl,sync=fences",
+                                          "gl-roger:interop=vulkan", "gl-roger:interop=vmm"}
+               : std::vector<const char*>{"gl-roger",
+                                          "gl-roger:payload=gl",
+                                          "gl-roger:map=call",
+                                          "gl-roger:interop=registered,payload=gl",
+                                          "gl-roger:interop=host",
+                                          "gl-roger:interop=host,payload=gl"};
   struct Shape {
     const char* name;
     uint32_t fields, bytes;
@@ -57,7 +66,15 @@ void runInterop(uint32_t n, double ratio, int repeats, nlohmann::json& json) {
                                    {"gl_ms", t.glMs},
                                    {"transfer_ms", t.transferMs},
                                    {"gather_ms", t.gatherMs},
-                                   {"interop", t.interop}});
+                                   {"interop", t.interop},
+                                   {"steps", steps(t)}});
+        // Where the interop's time goes: host time of maps, unmaps, copies in and waits, GL's
+        // read-back into the shared buffer (timer), and the host's own waits for GL.
+        std::printf("  %-9s %-40s   ", "", "");
+        for (const auto& [name, ms] : t.steps)
+          if (name.rfind("host: ", 0) == 0 || name == "readback")
+            std::printf(" %s %.3f;", name == "readback" ? "GL read-back" : name.c_str() + 6, ms);
+        std::printf("\n");
       } catch (const std::exception& e) {
         std::printf("  %-9s %-40s unavailable: %s\n", shape.name, spec, e.what());
         json["interop"].push_back(

@@ -43,8 +43,8 @@ double deviceCopyMs(uint32_t n, uint32_t bytes, int repeats);
 bool outsideGl(const std::string& step);
 
 // The tracer's shapes (one 4-byte field; the path state's four 16-byte fields) through every
-// interop and payload side, with cub for scale (CUDA only).
-void runInterop(uint32_t n, double ratio, int repeats, nlohmann::json& json);
+// interop and payload side, with cub for scale (CUDA only); `external`: external memory only.
+void runInterop(uint32_t n, double ratio, int repeats, bool external, nlohmann::json& json);
 
 // Fig. 9 (keep ratio), Figs. 10-11 (block size, per step, with roofs) and Fig. 12 (variants).
 void runSweeps(const RoofModel& roof, Stream& s, uint32_t n, double ratio, uint32_t bytes,

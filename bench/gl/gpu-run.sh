@@ -1,90 +1,75 @@
 #!/usr/bin/env bash
 # The OpenGL compaction's run on the CUDA host, from the repository root, over a bundle made here
-# by `scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90 && scripts/gpu-bundle.sh .gpu-gl`:
-#   0. streamrt-bench-gl --interop-diagnose: every interop x sync x payload, each in a child
-#      process with a time limit, step by step (interop_diagnose.txt; bench/gl/RESULTS.md says
-#      how to read it);
-#   1. test_gl (label gl; SRT_GL_LARGE=1 adds millions of elements) and test_viewer_interop, then
-#      each external-memory interop test in a process of its own (SRT_GL_TEST_EXTERNAL=1);
-#   2. streamrt-bench-gl's interop section (the tracer's two stream shapes through every interop
-#      and payload side, beside cub);
-#   3. the Conference Room at 1920x1080, 16 spp, depth 8, with cub and with gl-roger under each
-#      interop and payload option, --stats and -v, every image compared with cub's;
-#   4. the whole streamrt-bench-gl (roof, Table I, sweeps), unless FULL= (empty).
-# Results go to $OUT (default gpu-gl-results) as they are made, then $OUT/gl-results.tgz.
+# by `scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90 && scripts/gpu-bundle.sh .gpu-gl` (or, smaller,
+# BINS="build/apps/streamrt build/tests/gl/test_gl build/tests/viewer/test_viewer_interop
+# build/bench/gl/streamrt-bench-gl" scripts/gpu-bundle.sh .gpu-gl). In this order, so that nothing
+# that can wedge GL (an external-memory hand-off that never arrives) runs before the rest:
+#   1. test_gl (SRT_GL_LARGE=1) and test_viewer_interop;
+#   2. streamrt-bench-gl at 1M, 4M, 16M: roof lines, times, Table I with roof ratios, bytes and
+#      roof per step at 4M, the interop section (registered buffers held or mapped per use, host
+#      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
+#   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
+#      payload=gl, radix=8, and gl-roger/cub with --payload index; SRT_GL_INTEROP_STATS=1 prints
+#      each GL render's interop breakdown; every image compared with cub's;
+#   4. unless EXTERNAL= (empty): external memory (VMM, Vulkan) with host fences, each in a
+#      process of its own: the interop bench and two renders;
+#   5. DIAG=1: streamrt-bench-gl --interop-diagnose (last: a hung child wedges later GL work).
+# stdout: a compact summary (bench/gl/gpu_summary.py); everything else in $OUT/gl-results.tgz.
+# Without DIAG it takes about 3-5 minutes; every command has a time limit (a hang
+# shows as exit 137 in the summary instead of stopping the run).
 set -u
 B=${BUNDLE:-.gpu-gl}
 OUT=${OUT:-gpu-gl-results}
 res=$OUT/raw
+here=$(dirname "$0")
 rm -rf "$res" && mkdir -p "$res"
 tar xzf "$B/bundle.tgz" -C "$B"
 source "$B/env.sh"
 scripts/fetch-scenes.sh --shared "$B/scenes" >/dev/null
-nvidia-smi -L | tee "$res/device.txt"
-echo "Vulkan driver: ${VK_DRIVER_FILES:-none set}; loader: $(ls "$B"/lib/libvulkan.so.1 2>/dev/null)"
-
-# Every command has a time limit: a hang shows as exit 137 instead of stopping the run.
-timeout -s KILL 600 "$B/bin/streamrt-bench-gl" --interop-diagnose 2>&1 | tee "$res/interop_diagnose.txt"
+nvidia-smi -L >"$res/device.txt"
 
 for t in test_gl test_viewer_interop; do
-  SRT_GL_LARGE=1 timeout -s KILL 300 "$B/bin/$t" --gtest_brief=1 >"$res/$t.log" 2>&1
+  SRT_GL_LARGE=1 timeout -s KILL 150 "$B/bin/$t" --gtest_brief=1 >"$res/$t.log" 2>&1
   echo "$t: exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$res/$t.log" | tr '\n' ' ')"
-  grep -E 'unavailable here|: interop|: works|^auto:|note:' "$res/$t.log" | sort -u | head -40
-done | tee "$res/tests.txt"
-for spec in gl_roger_interop_vulkan gl_roger_interop_vulkan_payload_gl \
-    gl_roger_interop_vulkan_sync_fences gl_roger_interop_vmm gl_roger_interop_vmm_sync_fences; do
-  SRT_GL_TEST_EXTERNAL=1 timeout -s KILL 60 "$B/bin/test_gl" --gtest_brief=1 \
-    --gtest_filter="Cuda/GlCudaInterop.MatchesTheReference/$spec" >"$res/test_gl_$spec.log" 2>&1
-  echo "test_gl $spec (external memory): exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) |exception|Failure' \
-    "$res/test_gl_$spec.log" | head -3 | tr '\n' ' ')"
-done | tee -a "$res/tests.txt"
+  grep -E '^\[  FAILED  \] [A-Za-z]' "$res/$t.log" | head -8
+  grep -E '^auto:|registered: works|registered,map=call' "$res/$t.log" | sort -u | head -4
+done >"$res/tests.txt" 2>&1
 
-timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --interop-only --json "$res/bench_interop.json" 2>&1 |
-  tee "$res/bench_interop.txt"
+nosweeps=
+[ -z "${SWEEPS-1}" ] && nosweeps=--no-sweeps
+timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 \
+  --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
+  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 \
+  --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
+echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
 scene=scenes/examples/conference-room.json
 render() {  # name spec [renderer options...]
   local name=$1 spec=$2
   shift 2
-  timeout -s KILL 300 "$B/bin/streamrt" render "$scene" -o "$res/conf-$name.pfm" --width 1920 --height 1080 --spp 16 \
-    --max-depth 8 --compaction "$spec" --stats "$res/stats-$name.json" -v "$@" \
-    >"$res/render-$name.txt" 2>&1
-  local rc=$? same=-
-  [ "$name" != cub ] && [ -f "$res/conf-cub.pfm" ] &&
-    { cmp -s "$res/conf-cub.pfm" "$res/conf-$name.pfm" && same=identical || same=DIFFERENT; }
-  python3 - "$res" "$name" "$spec $*" "$rc" "$same" 2>/dev/null <<'PY' || echo "$name: exit $rc: $(tail -2 "$res/render-$name.txt")"
-import json, os, sys
-res, name, spec, rc, same = sys.argv[1:]
-s = json.load(open(f"{res}/stats-{name}.json")); t = s["totals"]
-cub = f"{res}/stats-cub.json"
-base = json.load(open(cub))["totals"]["render_seconds"] if os.path.exists(cub) else 0
-ratio = t["render_seconds"] / base if base else 0
-comp, xfer = t["compaction_ms"], t["compaction_transfer_ms"]
-print(f"{spec:>50} rc {rc} render {t['render_seconds']*1e3:8.1f} ms ({ratio:4.2f}x cub) "
-      f"compaction {comp:8.1f} ms, interop {xfer:7.1f} ms ({100*xfer/max(comp,1e-9):4.1f}%) "
-      f"trace {t['trace_ms']:.1f} shade {t['shade_ms']:.1f} shadow {t['shadow_ms']:.1f} | "
-      f"vs cub: {same}\n{'':>50} {s.get('compaction_choice', '')}")
-PY
+  SRT_GL_INTEROP_STATS=1 timeout -s KILL 90 "$B/bin/streamrt" render "$scene" \
+    -o "$res/conf-$name.pfm" --width 1920 --height 1080 --spp 16 --max-depth 8 \
+    --compaction "$spec" --stats "$res/stats-$name.json" -v "$@" >"$res/render-$name.txt" 2>&1
+  echo "$name|$spec $*|$?" >>"$res/renders.list"
 }
-{
-  render cub cub
-  render roger gl-roger
-  render roger-payload-gl gl-roger:payload=gl
-  render roger-fences gl-roger:sync=fences
-  render roger-vmm gl-roger:interop=vmm
-  render roger-registered gl-roger:interop=registered
-  render roger-registered-payload-gl gl-roger:interop=registered,payload=gl
-  render roger-host gl-roger:interop=host
-  render roger-vulkan gl-roger:interop=vulkan
-  render roger-index gl-roger --payload index
-  render cub-index cub --payload index
-  render roger-every3 gl-roger --compact-every 3
-} | tee "$res/renders.txt"
+render cub cub
+render roger gl-roger
+render roger-call gl-roger:map=call
+render roger-payload-gl gl-roger:payload=gl
+render roger-radix8 gl-roger:radix=8
+render roger-index gl-roger --payload index
+render cub-index cub --payload index
 
-if [ -n "${FULL-1}" ]; then
-  timeout -s KILL 900 "$B/bin/streamrt-bench-gl" --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
-  echo "streamrt-bench-gl: exit $?"
-  sed -n '/== times/,/== Table I/p' "$res/bench_gl.txt"
+if [ -n "${EXTERNAL-1}" ]; then
+  timeout -s KILL 90 "$B/bin/streamrt-bench-gl" --interop-only --interop-external \
+    --json "$res/bench_interop_external.json" >"$res/bench_interop_external.txt" 2>&1
+  render roger-vmm-fences gl-roger:interop=vmm,sync=fences
+  render roger-vulkan-fences gl-roger:interop=vulkan,sync=fences
 fi
+if [ -n "${DIAG:-}" ]; then
+  timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --interop-diagnose --interop-diagnose-seconds 15 >"$res/interop_diagnose.txt" 2>&1
+fi
+
+python3 "$here/gpu_summary.py" "$res" | tee "$res/summary.txt"  # compares the images too
 rm -f "$res"/*.pfm
 tar czf "$OUT/gl-results.tgz" -C "$OUT" raw && rm -rf "$res"

@@ -1,6 +1,6 @@
 // CUDA-GL interop for the GL compactors on CUDA memory: GL buffers registered with CUDA once and
-// re-registered only when a request needs more room, mapped per call (pbrt-v4's gpu/cudagl.h
-// does the same for its display PBO).
+// re-registered only when a request needs more room, mapped while CUDA uses them (pbrt-v4's
+// gpu/cudagl.h does the same for its display PBO).
 #pragma once
 
 #include <epoxy/gl.h>
@@ -42,6 +42,8 @@ class CudaGlMapping {
   CudaGlMapping(const CudaGlMapping&) = delete;
   CudaGlMapping& operator=(const CudaGlMapping&) = delete;
   void* pointer(size_t i) const { return pointers_[i]; }
+  // A mapping held across calls is unmapped on the stream whose work must precede GL's.
+  void setStream(cudaStream_t stream) { stream_ = stream; }
   void unmap();
 
  private:

@@ -4,10 +4,11 @@
 // the plane are clipped (clip.h, "perfect splits") and their new events sorted and merged in.
 //
 // Parallel: the root's events are made and radix-sorted per axis in parallel; every subtree of at
-// least kTaskTriangles triangles is an OpenMP task writing its own fragment (joined once at the
-// end, kdtree_build_sah_tree.cpp); nodes of at least kWideNodeTriangles sweep and split their three
-// axes in parallel. The split decisions are the serial algorithm's, so the tree does not depend
-// on the thread count.
+// least taskTriangles triangles is an OpenMP task writing its own fragment (joined once at the
+// end, kdtree_build_sah_tree.cpp); nodes of at least wideNodeTriangles do their sweep,
+// classification, clipping and list split in chunks over all threads (kdtree_build_sah_wide.cpp).
+// The split decisions are the serial algorithm's, so the tree does not depend on the thread
+// count.
 #include "renderer/accel/kdtree_build_sah.h"
 
 #include <omp.h>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -25,31 +27,20 @@
 #include "renderer/accel/clip.h"
 #include "renderer/accel/kdtree_build_sah_events.h"
 #include "renderer/accel/kdtree_build_sah_fragment.h"
+#include "renderer/accel/kdtree_build_sah_node.h"
+#include "renderer/accel/kdtree_build_sah_span.h"
+#include "renderer/accel/kdtree_build_sah_wide.h"
 
 namespace srt {
 namespace {
 
 using namespace kdsah;
 
-// Below these triangle counts a subtree is built inline / a node's axes are handled in turn.
+// Defaults of KdBuildOptions::taskTriangles and wideNodeTriangles.
 constexpr size_t kTaskTriangles = 256;
-constexpr size_t kWideNodeTriangles = 16384;
-
-enum Side : uint8_t { kBoth, kLeftOnly, kRightOnly };
-
-struct SplitChoice {
-  int axis = -1;
-  float pos = 0;
-  bool planarLeft = false;
-  double cost = std::numeric_limits<double>::infinity();
-};
-
-// A straddling triangle clipped to both children.
-struct Clipped {
-  uint32_t tri;
-  bool inL, inR;
-  Bounds3f l, r;
-};
+constexpr size_t kWideNodeTriangles = 8192;
+// Straddlers per clipping task of a wide node.
+constexpr size_t kClipGrain = 256;
 
 // Per-thread buffers of the serial split; never held across a task scheduling point.
 struct SplitScratch {
@@ -58,11 +49,19 @@ struct SplitScratch {
   std::vector<Event> newL, newR;
 };
 thread_local SplitScratch tScratch;
+// The span block of the task this thread runs (span::enabled() only).
+thread_local const span::Block* tTaskBlock = nullptr;
 
 class SahBuilder {
  public:
   SahBuilder(const TriangleMeshView& mesh, const KdBuildOptions& options, int maxDepth, float eps)
-      : mesh_(mesh), options_(options), maxDepth_(maxDepth), eps_(eps) {}
+      : mesh_(mesh),
+        options_(options),
+        maxDepth_(maxDepth),
+        eps_(eps),
+        taskTriangles_(options.taskTriangles ? options.taskTriangles : kTaskTriangles),
+        wideTriangles_(options.wideNodeTriangles ? options.wideNodeTriangles : kWideNodeTriangles) {
+  }
 
   bool clippedBounds(uint32_t tri, const Bounds3f& voxel, Bounds3f* out) const {
     Vec3f v[3];
@@ -72,7 +71,7 @@ class SahBuilder {
 
   // Builds the subtree of `ev` in `voxel` into `out`, spawning tasks for large children.
   void build(NodeEvents ev, const Bounds3f& voxel, int depth, KdFragment& out) {
-    const bool wide = options_.parallel && ev.count >= kWideNodeTriangles;
+    const bool wide = options_.parallel && ev.count >= wideTriangles_;
     SplitChoice split;
     if (ev.count > 0 && depth < maxDepth_) split = findSplit(ev, voxel, wide);
     if (split.axis < 0 || split.cost > double(options_.intersectCost) * double(ev.count)) {
@@ -98,7 +97,7 @@ class SahBuilder {
   // build() for the root, inside the parallel region: an exception is kept for rethrow().
   void buildRoot(NodeEvents ev, const Bounds3f& voxel, KdFragment& out) {
     try {
-      build(std::move(ev), voxel, 0, out);
+      runTask([&] { build(std::move(ev), voxel, 0, out); }, out);
     } catch (...) {
       keepError();
     }
@@ -118,23 +117,39 @@ class SahBuilder {
   };
 
   void buildChild(NodeEvents ev, const Bounds3f& voxel, int depth, KdFragment& out) {
-    if (!options_.parallel || ev.count < kTaskTriangles) {
+    if (!options_.parallel || ev.count < taskTriangles_) {
       build(std::move(ev), voxel, depth, out);
       return;
     }
-    out.children.push_back(
-        {uint32_t(out.nodes.size()), uint32_t(out.prims.size()), std::make_unique<KdFragment>()});
+    const double spawnAt = span::enabled() && tTaskBlock ? tTaskBlock->path() : 0.0;
+    out.children.push_back({uint32_t(out.nodes.size()), uint32_t(out.prims.size()),
+                            std::make_unique<KdFragment>(), spawnAt});
     out.nodes.emplace_back();  // the link node: the join puts the task's subtree here
     ChildJob* job = new ChildJob{std::move(ev), voxel, depth, out.children.back().subtree.get()};
 #pragma omp task firstprivate(job)
     {
       std::unique_ptr<ChildJob> owned(job);
       try {
-        build(std::move(owned->ev), owned->voxel, owned->depth, *owned->out);
+        runTask([&] { build(std::move(owned->ev), owned->voxel, owned->depth, *owned->out); },
+                *owned->out);
       } catch (...) {
         keepError();
       }
     }
+  }
+
+  // fn, the body of a task writing `out`; with span::enabled(), out.span is its own path and the
+  // task is taken off the path of any task this thread was running when it started this one.
+  template <typename F>
+  static void runTask(const F& fn, KdFragment& out) {
+    if (!span::enabled()) return fn();
+    const span::Block block;
+    const span::Block* enclosing = tTaskBlock;
+    tTaskBlock = &block;
+    fn();
+    tTaskBlock = enclosing;
+    out.span = block.path();
+    block.leaveEnclosingPath();
   }
 
   void keepError() {
@@ -142,60 +157,22 @@ class SahBuilder {
     if (!error_) error_ = std::current_exception();
   }
 
-  double lambda(size_t nl, size_t nr) const {
-    return nl == 0 || nr == 0 ? 1.0 - double(options_.emptyBonus) : 1.0;
-  }
-
-  // The sweep of Wald & Havran section 4.3 over axis k. Planes on the voxel's faces are skipped:
-  // they cut off nothing and would recurse without end.
-  SplitChoice sweepAxis(const NodeEvents& ev, int k, const Bounds3f& voxel) const {
-    SplitChoice best;
-    const float lo = voxel.lo[k], hi = voxel.hi[k];
-    const double area = voxel.surfaceArea();
-    if (!(area > 0) || !(lo < hi)) return best;
-    const Vec3f d = voxel.diagonal();
-    const double invArea = 2.0 / area, kT = options_.traversalCost, kI = options_.intersectCost;
-    const double da = d[(k + 1) % 3], db = d[(k + 2) % 3];
-    const Event *e = ev.first(k), *end = ev.last(k);
-    size_t nl = 0, nr = ev.count;
-    while (e < end) {
-      const uint32_t bits = e->posBits();
-      const float p = Event::fromOrderedBits(bits);
-      const uint64_t endKey = uint64_t(bits) << 2 | kEnd, planarKey = uint64_t(bits) << 2 | kPlanar;
-      const uint64_t startKey = uint64_t(bits) << 2 | kStart;
-      size_t ends = 0, planars = 0, starts = 0;
-      for (; e < end && e->key >> 30 == endKey; ++e) ++ends;
-      for (; e < end && e->key >> 30 == planarKey; ++e) ++planars;
-      for (; e < end && e->key >> 30 == startKey; ++e) ++starts;
-      nr -= planars + ends;
-      if (p > lo && p < hi) {
-        const double dl = double(p) - lo, dr = double(hi) - p;
-        const double pl = (dl * (da + db) + da * db) * invArea;
-        const double pr = (dr * (da + db) + da * db) * invArea;
-        const double costL =
-            lambda(nl + planars, nr) * (kT + kI * (pl * double(nl + planars) + pr * double(nr)));
-        const double costR =
-            lambda(nl, nr + planars) * (kT + kI * (pl * double(nl) + pr * double(nr + planars)));
-        const bool left = costL <= costR;
-        const double cost = left ? costL : costR;
-        if (cost < best.cost) best = {k, p, left, cost};
-      }
-      nl += starts + planars;
-    }
-    return best;
+  SplitChoice sweepAxis(const NodeEvents& ev, int k, const Bounds3f& voxel, bool wide) const {
+    SweepSetup setup;
+    if (!makeSweepSetup(voxel, k, options_.traversalCost, options_.intersectCost,
+                        options_.emptyBonus, &setup))
+      return {};
+    if (wide) return sweepAxisWide(ev, setup, ev.count);
+    return sweepRange(setup, ev.first(k), ev.last(k), 0, ev.count);
   }
 
   // The lowest cost over the three axes; ties go to the lower axis and the lower plane.
   SplitChoice findSplit(const NodeEvents& ev, const Bounds3f& voxel, bool wide) const {
     SplitChoice perAxis[3];
     if (wide) {
-      for (int k = 0; k < 3; ++k) {
-#pragma omp task shared(perAxis, ev, voxel) firstprivate(k)
-        perAxis[k] = sweepAxis(ev, k, voxel);
-      }
-#pragma omp taskwait
+      forChunks(3, [&](size_t k) { perAxis[k] = sweepAxis(ev, int(k), voxel, true); });
     } else {
-      for (int k = 0; k < 3; ++k) perAxis[k] = sweepAxis(ev, k, voxel);
+      for (int k = 0; k < 3; ++k) perAxis[k] = sweepAxis(ev, k, voxel, false);
     }
     SplitChoice best;
     for (const SplitChoice& s : perAxis)
@@ -228,16 +205,7 @@ class SahBuilder {
                 std::vector<Clipped>& straddling, size_t* onlyL, size_t* onlyR) const {
     for (const Event* e = ev.first(0); e < ev.last(0); ++e)
       if (e->type() != kEnd) side[e->tri()] = kBoth;
-    const uint32_t split = Event::orderedBits(s.pos);  // compares like the position
-    for (const Event* e = ev.first(s.axis); e < ev.last(s.axis); ++e) {
-      const uint32_t t = e->type(), p = e->posBits();
-      if (t == kEnd && p <= split) side[e->tri()] = kLeftOnly;
-      if (t == kStart && p >= split) side[e->tri()] = kRightOnly;
-      if (t == kPlanar) {
-        const bool toLeft = p < split || (p == split && s.planarLeft);
-        side[e->tri()] = toLeft ? kLeftOnly : kRightOnly;
-      }
-    }
+    markSides(ev.first(s.axis), ev.last(s.axis), s, side);
     straddling.clear();
     *onlyL = *onlyR = 0;
     for (const Event* e = ev.first(0); e < ev.last(0); ++e) {
@@ -256,28 +224,13 @@ class SahBuilder {
                         std::vector<Event>& newR, NodeEvents& outL, NodeEvents& outR) {
     if (newL.size() < 2 * clipped.size()) newL.resize(2 * clipped.size());  // grows only
     if (newR.size() < 2 * clipped.size()) newR.resize(2 * clipped.size());
-    Event *nlEnd = newL.data(), *nrEnd = newR.data();
-    for (const Clipped& c : clipped) {
-      if (c.inL) nlEnd = addAxisEvents(c.tri, c.l.lo[k], c.l.hi[k], nlEnd);
-      if (c.inR) nrEnd = addAxisEvents(c.tri, c.r.lo[k], c.r.hi[k], nrEnd);
-    }
+    Event *nlEnd, *nrEnd;
+    straddlerEvents(clipped, k, newL.data(), newR.data(), &nlEnd, &nrEnd);
     std::sort(newL.data(), nlEnd);
     std::sort(newR.data(), nrEnd);
     Event* l = outL.data.get() + outL.begin[k];
     Event* r = outR.data.get() + outR.begin[k];
-    const Event *nl = newL.data(), *nr = newR.data();
-    for (const Event* e = ev.first(k); e < ev.last(k); ++e) {
-      const uint8_t sd = side[e->tri()];
-      if (sd == kLeftOnly) {
-        while (nl < nlEnd && *nl < *e) *l++ = *nl++;
-        *l++ = *e;
-      } else if (sd == kRightOnly) {
-        while (nr < nrEnd && *nr < *e) *r++ = *nr++;
-        *r++ = *e;
-      }
-    }
-    while (nl < nlEnd) *l++ = *nl++;
-    while (nr < nrEnd) *r++ = *nr++;
+    mergeRange(ev.first(k), ev.last(k), side, newL.data(), nlEnd, newR.data(), nrEnd, &l, &r);
     outL.end[k] = size_t(l - outL.data.get());
     outR.end[k] = size_t(r - outR.data.get());
   }
@@ -292,39 +245,52 @@ class SahBuilder {
     child.data.reset(new Event[total]);
   }
 
+  // The straddler's parts in both children of `voxel` split by s.
+  void clipStraddler(const Bounds3f& voxel, const SplitChoice& s, Clipped& c) const {
+    Vec3f v[3];  // NOLINT: filled below
+    for (int i = 0; i < 3; ++i) v[i] = mesh_.positions[mesh_.indices[3 * size_t(c.tri) + i]];
+    clipTriangleBoundsSplit(v, voxel.lo, voxel.hi, s.axis, s.pos, eps_, &c.inL, &c.l.lo, &c.l.hi,
+                            &c.inR, &c.r.lo, &c.r.hi);
+  }
+
+  void clipAll(const Bounds3f& voxel, const SplitChoice& s, std::vector<Clipped>& clipped,
+               bool wide) const {
+    if (!wide) {
+      for (Clipped& c : clipped) clipStraddler(voxel, s, c);
+      return;
+    }
+    const size_t n = clipped.size(), chunks = chunksFor(n, kClipGrain);
+    forChunks(chunks, [&](size_t c) {
+      for (size_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i)
+        clipStraddler(voxel, s, clipped[i]);
+    });
+  }
+
   void splitEvents(const NodeEvents& ev, const SplitChoice& s, const Bounds3f& left,
                    const Bounds3f& right, bool wide, NodeEvents& outL, NodeEvents& outR) {
-    // A wide node waits for its axis tasks, and a waiting thread may run other tasks that use its
-    // scratch: it keeps its own buffers.
+    // A wide node waits for its chunk tasks, and a waiting thread may run other tasks that use
+    // its scratch: it keeps its own buffers.
     SplitScratch local;
     SplitScratch& scratch = wide ? local : tScratch;
     if (scratch.side.size() < mesh_.triangleCount) scratch.side.resize(mesh_.triangleCount);
     size_t onlyL = 0, onlyR = 0;
-    classify(ev, s, scratch.side.data(), scratch.clipped, &onlyL, &onlyR);
-    size_t keptL = 0, keptR = 0;
+    if (wide)
+      classifyWide(ev, s, scratch.side.data(), scratch.clipped, &onlyL, &onlyR);
+    else
+      classify(ev, s, scratch.side.data(), scratch.clipped, &onlyL, &onlyR);
     Bounds3f voxel = left;
     voxel.hi[s.axis] = right.hi[s.axis];
-    for (Clipped& c : scratch.clipped) {
-      Vec3f v[3];  // NOLINT: filled below
-      for (int i = 0; i < 3; ++i) v[i] = mesh_.positions[mesh_.indices[3 * size_t(c.tri) + i]];
-      clipTriangleBoundsSplit(v, voxel.lo, voxel.hi, s.axis, s.pos, eps_, &c.inL, &c.l.lo, &c.l.hi,
-                              &c.inR, &c.r.lo, &c.r.hi);
-      keptL += c.inL;
-      keptR += c.inR;
-    }
+    clipAll(voxel, s, scratch.clipped, wide);
+    size_t keptL = 0, keptR = 0;
+    for (const Clipped& c : scratch.clipped) keptL += c.inL, keptR += c.inR;
     allocateChild(ev, scratch.clipped.size(), outL);
     allocateChild(ev, scratch.clipped.size(), outR);
     outL.count = onlyL + keptL;
     outR.count = onlyR + keptR;
     if (wide) {
-      for (int k = 0; k < 3; ++k) {
-#pragma omp task shared(ev, scratch, outL, outR) firstprivate(k)
-        {
-          std::vector<Event> newL, newR;
-          splitAxis(ev, k, scratch.side.data(), scratch.clipped, newL, newR, outL, outR);
-        }
-      }
-#pragma omp taskwait
+      forChunks(3, [&](size_t k) {
+        splitAxisWide(ev, int(k), scratch.side.data(), scratch.clipped, outL, outR);
+      });
     } else {
       for (int k = 0; k < 3; ++k)
         splitAxis(ev, k, scratch.side.data(), scratch.clipped, scratch.newL, scratch.newR, outL,
@@ -336,6 +302,7 @@ class SahBuilder {
   const KdBuildOptions& options_;
   int maxDepth_;
   float eps_;
+  size_t taskTriangles_, wideTriangles_;
   std::exception_ptr error_;
 };
 
@@ -354,6 +321,26 @@ void checkOptions(const KdBuildOptions& o) {
                                 " outside [0, " + std::to_string(kKdMaxDepth) + "]");
 }
 
+// One axis of the root's events, unsorted, in triangle order, in chunks; returns the end.
+Event* rootAxisEvents(const std::vector<Bounds3f>& boxes, const std::vector<uint8_t>& usable, int k,
+                      Event* out) {
+  const size_t n = boxes.size(), chunks = chunksFor(n, 65536);
+  std::vector<size_t> at(chunks + 1, 0);
+  forChunks(chunks, [&](size_t c) {
+    size_t m = 0;
+    for (size_t t = n * c / chunks; t < n * (c + 1) / chunks; ++t)
+      if (usable[t]) m += boxes[t].lo[k] == boxes[t].hi[k] ? 1 : 2;
+    at[c + 1] = m;
+  });
+  for (size_t c = 0; c < chunks; ++c) at[c + 1] += at[c];
+  forChunks(chunks, [&](size_t c) {
+    Event* end = out + at[c];
+    for (size_t t = n * c / chunks; t < n * (c + 1) / chunks; ++t)
+      if (usable[t]) end = addAxisEvents(uint32_t(t), boxes[t].lo[k], boxes[t].hi[k], end);
+  });
+  return out + at[chunks];
+}
+
 // The root's event lists, sorted, for the triangles with `usable` set: per axis, in parallel.
 NodeEvents rootEvents(const std::vector<Bounds3f>& boxes, const std::vector<uint8_t>& usable,
                       size_t count) {
@@ -361,21 +348,24 @@ NodeEvents rootEvents(const std::vector<Bounds3f>& boxes, const std::vector<uint
   ev.count = count;
   ev.data.reset(new Event[6 * count]);
   std::unique_ptr<Event[]> tmp(new Event[6 * count]);
-  for (int k = 0; k < 3; ++k) {
-#pragma omp task shared(ev, boxes, usable, tmp) firstprivate(k)
-    {
-      Event* const out = ev.data.get() + 2 * count * size_t(k);
-      Event* end = out;
-      for (uint32_t t = 0; t < uint32_t(boxes.size()); ++t)
-        if (usable[t]) end = addAxisEvents(t, boxes[t].lo[k], boxes[t].hi[k], end);
-      const size_t n = size_t(end - out);
-      radixSort(out, tmp.get() + 2 * count * size_t(k), n);
-      ev.begin[k] = 2 * count * size_t(k);
-      ev.end[k] = ev.begin[k] + n;
-    }
-  }
-#pragma omp taskwait
+  forChunks(3, [&](size_t k) {
+    Event* const out = ev.data.get() + 2 * count * k;
+    const size_t n = size_t(rootAxisEvents(boxes, usable, int(k), out) - out);
+    radixSortWide(out, tmp.get() + 2 * count * k, n);
+    ev.begin[k] = 2 * count * k;
+    ev.end[k] = ev.begin[k] + n;
+  });
   return ev;
+}
+
+// With span::enabled() (meant for one thread): the phases' work and critical paths, milliseconds.
+void reportSpan(double prepSeconds, double eventsWork, double eventsPath, double treeWork,
+                double treePath, double joinSeconds) {
+  std::fprintf(stderr,
+               "kd build span: prepare %.1f ms (parallel loops), root events work %.1f path %.1f, "
+               "tree work %.1f path %.1f, join %.1f ms (parallel copy)\n",
+               prepSeconds * 1e3, eventsWork * 1e3, eventsPath * 1e3, treeWork * 1e3,
+               treePath * 1e3, joinSeconds * 1e3);
 }
 
 }  // namespace
@@ -427,19 +417,30 @@ KdTree buildKdTreeSah(const TriangleMeshView& mesh, const KdBuildOptions& option
   for (long t = 0; t < tris; ++t)
     if (usable[size_t(t)]) bounds.extend(boxes[size_t(t)]), ++count;
 
+  const auto prepared = std::chrono::steady_clock::now();
   KdFragment root;
+  double eventsWork = 0, eventsPath = 0;
+  const double process0 = span::processSeconds();
 #pragma omp parallel num_threads(threads)
 #pragma omp single
   {
-    NodeEvents events = rootEvents(boxes, usable, size_t(count));
+    const span::Block events;
+    NodeEvents rootEv = rootEvents(boxes, usable, size_t(count));
     std::vector<Bounds3f>().swap(boxes);
     std::vector<uint8_t>().swap(usable);
-    builder.buildRoot(std::move(events), bounds, root);
+    eventsWork = events.elapsed(), eventsPath = events.path();
+    builder.buildRoot(std::move(rootEv), bounds, root);
   }
+  const double treeWork = span::processSeconds() - process0 - eventsWork;  // on one thread
   builder.rethrow();
 
   KdTree tree;
+  const auto built = std::chrono::steady_clock::now();
   joinFragments(root, &tree.nodes, &tree.primIndices);
+  if (span::enabled())
+    reportSpan(std::chrono::duration<double>(prepared - start).count(), eventsWork, eventsPath,
+               treeWork, criticalPath(root),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count());
   tree.bounds = bounds;
   tree.buildSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

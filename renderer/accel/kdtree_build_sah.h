@@ -23,6 +23,11 @@ struct KdBuildOptions {
   // OpenMP tasks over subtrees and over the axes of large nodes (every thread of the enclosing
   // team's default size); false: one thread. The tree is the same either way.
   bool parallel = true;
+  // Parallel granularity (the tree is the same for any values): subtrees of at least
+  // taskTriangles are tasks; nodes of at least wideNodeTriangles do their sweep, classification,
+  // clipping and list split in chunks over all threads. 0: the defaults (256, 8192).
+  size_t taskTriangles = 0;
+  size_t wideNodeTriangles = 0;
 };
 
 // A finished tree in host memory, in the format of kdtree.h (any builder produces this).

@@ -1,12 +1,10 @@
-// Internal to the CPU SAH builder: split events (Wald & Havran 2006) as sortable integers, a
-// node's three event lists, and the root's radix sort.
+// Internal to the CPU SAH builder: split events (Wald & Havran 2006) as sortable integers, and a
+// node's three event lists.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <utility>
-#include <vector>
 
 namespace srt::kdsah {
 
@@ -59,21 +57,6 @@ inline Event* addAxisEvents(uint32_t tri, float lo, float hi, Event* out) {
     *out++ = Event::make(hi, kEnd, tri);
   }
   return out;
-}
-
-// LSD radix sort of events generated in triangle order by their position and type (key bits 30
-// to 63, three passes of 12 bits); stable, so the result is in full key order.
-inline void radixSort(Event* a, Event* tmp, size_t n) {
-  Event* src = a;
-  Event* dst = tmp;
-  for (int shift = 30; shift < 64; shift += 12) {
-    std::vector<size_t> offset(4097, 0);
-    for (size_t i = 0; i < n; ++i) ++offset[((src[i].key >> shift) & 4095) + 1];
-    for (size_t d = 1; d <= 4096; ++d) offset[d] += offset[d - 1];
-    for (size_t i = 0; i < n; ++i) dst[offset[(src[i].key >> shift) & 4095]++] = src[i];
-    std::swap(src, dst);
-  }
-  if (src != a) std::memcpy(a, src, n * sizeof(Event));
 }
 
 }  // namespace srt::kdsah

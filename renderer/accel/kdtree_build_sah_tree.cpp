@@ -88,6 +88,13 @@ void joinFragments(const KdFragment& root, std::vector<KdNode>* nodes,
   for (long i = 0; i < count; ++i) copyFragment(list[size_t(i)], nodes->data(), prims->data());
 }
 
+double criticalPath(const KdFragment& f) {
+  double path = f.span;
+  for (const KdFragment::Child& c : f.children)
+    path = std::max(path, c.spawnAt + criticalPath(*c.subtree));
+  return path;
+}
+
 KdTreeStats computeStats(const KdTree& tree, const KdBuildOptions& options) {
   KdTreeStats s;
   s.buildSeconds = tree.buildSeconds;

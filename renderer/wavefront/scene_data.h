@@ -3,6 +3,7 @@
 // struct of pointers passed by value to every stage.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -107,7 +108,9 @@ SRT_CPU_GPU inline Vec3f offsetOrigin(const SceneView& s, Vec3f p, Vec3f ng, Vec
 // Which kd-tree builder a render uses: the CPU SAH builder (Wald & Havran), or the GPU builder
 // (Zhou et al.) with its segmented reduction and compaction primitive chosen by name.
 struct AccelOptions {
-  std::string builder = "auto";  // auto (gpu on CUDA, cpu on the CPU backend) | cpu | gpu
+  // auto (gpu on CUDA, cpu on the CPU backend) | cpu | gpu | gpu-host (the GPU algorithm's
+  // sequential host reference, any backend: slow, for comparing trees without a device)
+  std::string builder = "auto";
   // The tree's SAH constants and depth limit, for whichever builder runs (the GPU builder takes
   // them over its own; its other options stay in `gpu`).
   KdBuildOptions sah;
@@ -140,7 +143,9 @@ class SceneData {
 
   const SceneView& view() const { return view_; }
   size_t triangleCount() const { return triangles_; }
-  const AccelBuildReport& accelReport() const { return report_; }
+  // Waits for the tree statistics, which the GPU build computes on a host thread while the
+  // first frame renders.
+  const AccelBuildReport& accelReport() const;
 
  private:
   // Where one animated instance's vertices and triangles sit in the flattened arrays.
@@ -162,7 +167,8 @@ class SceneData {
   std::unique_ptr<GpuKdTreeBuilder> gpuBuilder_;
   SceneView view_;
   size_t triangles_ = 0;
-  AccelBuildReport report_;
+  mutable AccelBuildReport report_;
+  mutable std::future<KdTreeStats> pendingTreeStats_;
   Buffer<Vec3f> positions_, normals_;
   Buffer<Vec2f> uvs_;
   Buffer<uint32_t> indices_, materialIds_;

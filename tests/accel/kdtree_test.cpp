@@ -2,14 +2,17 @@
 // families each; tree structure and statistics; bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "renderer/accel/kdtree_build_sah_wide.h"
 #include "tests/accel/kdtree_test_util.h"
 
 namespace srt::test {
@@ -267,20 +270,84 @@ TEST(KdTreeStats, RejectsMalformedTree) {
   EXPECT_THROW(computeStats(tree), std::invalid_argument);
 }
 
-// Sponza is large enough for subtree tasks, axis-parallel wide nodes and many fragments to join.
+// Node for node and reference for reference.
+void expectSameTree(const KdTree& a, const KdTree& b, const std::string& what) {
+  ASSERT_EQ(a.nodes.size(), b.nodes.size()) << what;
+  ASSERT_EQ(a.primIndices, b.primIndices) << what;
+  for (size_t i = 0; i < a.nodes.size(); ++i)
+    ASSERT_TRUE(a.nodes[i].flags == b.nodes[i].flags &&
+                a.nodes[i].onePrimitive == b.nodes[i].onePrimitive)
+        << what << " node " << i;
+}
+
+// Sponza is large enough for subtree tasks, chunked wide nodes and many fragments to join; the
+// small thresholds make most nodes of the teapot wide.
 TEST(KdTreeBuild, SerialAndParallelBuildsAgree) {
   for (const char* scene : {"teapot/teapot.obj", "dabrovic-sponza/sponza.obj"}) {
     SRT_SCENE_OR_SKIP(mesh, scene);
-    KdBuildOptions serial;
+    KdBuildOptions serial, fine;
     serial.parallel = false;
-    const KdTree a = buildKdTreeSah(mesh->view(), serial), b = buildKdTreeSah(mesh->view());
-    ASSERT_EQ(a.nodes.size(), b.nodes.size()) << scene;
-    ASSERT_EQ(a.primIndices, b.primIndices) << scene;
-    for (size_t i = 0; i < a.nodes.size(); ++i)
-      ASSERT_TRUE(a.nodes[i].flags == b.nodes[i].flags &&
-                  a.nodes[i].onePrimitive == b.nodes[i].onePrimitive)
-          << scene << " node " << i;
+    fine.taskTriangles = 16;
+    fine.wideNodeTriangles = 64;
+    const KdTree a = buildKdTreeSah(mesh->view(), serial);
+    expectSameTree(a, buildKdTreeSah(mesh->view()), std::string(scene) + " default");
+    expectSameTree(a, buildKdTreeSah(mesh->view(), fine), std::string(scene) + " fine");
   }
+}
+
+// Many triangles sharing a few axis planes, and many identical slivers, build the serial tree
+// with chunked wide nodes.
+TEST(KdTreeBuild, ChunkedWideNodesKeepEqualPositionsTogether) {
+  TestMesh planes = randomTriangles(20000, 7);
+  for (int i = 0; i < 40000; ++i) {
+    const float x = float(i % 4) * 0.25f, y = float(i % 97) / 97.f, z = float(i % 89) / 89.f;
+    planes.addTriangle({x, y, z}, {x, y + 0.01f, z}, {x, y, z + 0.01f});
+  }
+  const TestMesh slim = slivers(30000);
+  const TestMesh& mesh = planes;
+  for (const TestMesh* m : {&mesh, &slim}) {
+    KdBuildOptions serial, wide;
+    serial.parallel = false;
+    wide.wideNodeTriangles = 256;
+    expectSameTree(buildKdTreeSah(m->view(), serial), buildKdTreeSah(m->view(), wide),
+                   m == &mesh ? "planes" : "slivers");
+  }
+}
+
+// The chunked sweep must not cut a group of equal positions. Here 4096 triangles span [0.2, 0.75]
+// and 8192 lie in the plane x = 0.75: 16384 events, two chunks of the 8192-event grain, whose
+// nominal cut falls between the ends and the planars at 0.75. A chunk holding only the ends
+// prices the plane with the planar triangles on neither side, a tie that puts them left, while
+// the one sweep puts them right; the result must be the one sweep's, bit for bit.
+TEST(KdTreeBuild, ChunkedSweepEqualsOneSweep) {
+  using namespace kdsah;
+  std::vector<Event> events;
+  uint32_t tri = 0;
+  for (; tri < 4096; ++tri) {
+    events.push_back(Event::make(0.2f, kStart, tri));
+    events.push_back(Event::make(0.75f, kEnd, tri));
+  }
+  for (; tri < 4096 + 8192; ++tri) events.push_back(Event::make(0.75f, kPlanar, tri));
+  std::sort(events.begin(), events.end());
+  NodeEvents ev;
+  ev.count = tri;
+  ev.data.reset(new Event[events.size()]);
+  std::copy(events.begin(), events.end(), ev.data.get());
+  ev.end[0] = events.size();
+  Bounds3f voxel;
+  voxel.lo = Vec3f(0.f);
+  voxel.hi = Vec3f(1.f);
+  SweepSetup setup;
+  ASSERT_TRUE(makeSweepSetup(voxel, 0, 15.0, 20.0, 0.0, &setup));
+  const SplitChoice one = sweepRange(setup, ev.first(0), ev.last(0), 0, ev.count);
+  SplitChoice chunked;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+  chunked = sweepAxisWide(ev, setup, ev.count);
+  EXPECT_EQ(chunked.axis, one.axis);
+  EXPECT_EQ(chunked.pos, one.pos);
+  EXPECT_EQ(chunked.planarLeft, one.planarLeft);
+  EXPECT_EQ(chunked.cost, one.cost);
 }
 
 TEST(KdTreeBuild, HostDeviceKdTreeTracesLikeTheTree) {

@@ -235,9 +235,9 @@ TEST_P(GlCudaInterop, MatchesTheReference) {
 
 std::vector<std::string> cudaSpecs() {
   std::vector<std::string> out;
-  for (const char* interop : {"", "interop=registered", "interop=host", "interop=vulkan",
-                              "interop=vulkan,sync=fences", "interop=vmm",
-                              "interop=vmm,sync=fences"})
+  for (const char* interop :
+       {"", "interop=registered", "interop=registered,map=call", "interop=host", "interop=vulkan",
+        "interop=vulkan,sync=fences", "interop=vmm", "interop=vmm,sync=fences"})
     for (const char* payload : {"", "payload=gl"}) {
       std::string options = interop;
       if (*payload) options += std::string(options.empty() ? "" : ",") + payload;

@@ -1,6 +1,7 @@
 // OBJ/MTL and assimp loading: the shared real scenes, the material mapping, and bad input.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -278,6 +279,48 @@ map_Kd does-not-exist.png
               std::vector<std::string>({"glass4", "dissolved", "tr", "mirrorBlack", "mirrorTint",
                                         "glossy", "shinyButBlack", "lamp", "textured", "upperCase",
                                         "lostTexture"})[tri]);
+}
+
+// Vertices are split by (v, vt): a big group finds each position's first pair through an array
+// and the others through a hash map, a small group through the map alone; either way every
+// corner keeps its own position and uv, and equal pairs share a vertex.
+TEST(ObjFiles, PositionsWithSeveralUvsSplitInBigAndSmallGroups) {
+  test::ScratchDir dir;
+  std::string obj;
+  for (int i = 0; i < 200; ++i)
+    obj += "v " + std::to_string(i) + " " + std::to_string(i % 7) + " 0\n";
+  obj += "vt 0 0\nvt 1 0\nvt 0 1\n";
+  // (v, vt) of each corner, 1-based as in the file.
+  std::vector<std::array<int, 2>> small = {{1, 1}, {2, 2}, {3, 3}, {1, 2}, {2, 2}, {4, 1}};
+  std::vector<std::array<int, 2>> big;
+  for (int t = 0; t < 30; ++t)
+    for (int k = 0; k < 3; ++k) big.push_back({5 + (t + k) % 12, 1 + (t * 3 + k) % 3});
+  auto faces = [&](const std::vector<std::array<int, 2>>& c) {
+    std::string f;
+    for (size_t i = 0; i < c.size(); i += 3)
+      f += "f " + std::to_string(c[i][0]) + "/" + std::to_string(c[i][1]) + " " +
+           std::to_string(c[i + 1][0]) + "/" + std::to_string(c[i + 1][1]) + " " +
+           std::to_string(c[i + 2][0]) + "/" + std::to_string(c[i + 2][1]) + "\n";
+    return f;
+  };
+  obj += "g small\n" + faces(small) + "g big\n" + faces(big);
+  const Scene s = loadScene(dir.write("uvs.obj", obj));
+  ASSERT_EQ(s.meshes.size(), 2u);
+  const float uv[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+  for (size_t mi = 0; mi < 2; ++mi) {
+    const Mesh& m = s.meshes[mi];
+    const auto& corners = mi == 0 ? small : big;
+    ASSERT_EQ(m.indices.size(), corners.size());
+    ASSERT_EQ(m.uvs.size(), m.positions.size());
+    std::set<std::array<int, 2>> distinct(corners.begin(), corners.end());
+    EXPECT_EQ(m.positions.size(), distinct.size()) << m.name;
+    for (size_t i = 0; i < corners.size(); ++i) {
+      const uint32_t v = m.indices[i];
+      EXPECT_EQ(m.positions[v].x, float(corners[i][0] - 1)) << m.name << " corner " << i;
+      EXPECT_EQ(m.uvs[v].x, uv[corners[i][1] - 1][0]) << m.name << " corner " << i;
+      EXPECT_EQ(m.uvs[v].y, uv[corners[i][1] - 1][1]) << m.name << " corner " << i;
+    }
+  }
 }
 
 TEST(ObjFiles, MixedNormalsGetFaceNormals) {

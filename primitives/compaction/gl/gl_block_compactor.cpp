@@ -67,7 +67,7 @@ void BlockCompactor::run(uint32_t n, const Emit& emit) {
   Texture& local = passes_.texture("local", s <= 256 ? GL_RGBA8UI : GL_RGBA16UI, ll);
   const Source kept = reduceBlocks(padded, search, local);
 
-  blockScan_ = &passes_.scanInclusive(kept, nextPow2(numBlocks_), o_.scan, o_.parallelism,
+  blockScan_ = &passes_.scanInclusive(kept, nextPow2(numBlocks_), o_.scan, o_.parallelism, o_.radix,
                                       blockLog2w_, "countscan");
   passes_.mark("scan of block counts");
   if (search) {
@@ -97,8 +97,8 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
     passes_.mark("run lengths");
     Source filtered = Source::fromTexture(runs, elemLog2w_, padded, s);
     filtered.runMask = s - 1;  // the filter of run starts, read where the scan reads
-    const Texture& prl =
-        passes_.scanInclusive(filtered, s, o_.scan, o_.parallelism, elemLog2w_, "blockscan");
+    const Texture& prl = passes_.scanInclusive(filtered, s, o_.scan, o_.parallelism, o_.radix,
+                                               elemLog2w_, "blockscan");
     passes_.mark("scan in blocks");
     if (search) {
       Program& p = passes_.program("rlz_search.frag", block);
@@ -139,7 +139,7 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
   const Texture* groupScan = nullptr;
   if (blockLog2 > 7) {
     groupScan = &passes_.scanInclusive(bitsSource(Source::GroupKept, numGroups_, 128), s / 128,
-                                       o_.scan, o_.parallelism, groupLog2w_, "blockscan");
+                                       o_.scan, o_.parallelism, o_.radix, groupLog2w_, "blockscan");
     passes_.mark("scan in blocks");
   }
   if (search) {

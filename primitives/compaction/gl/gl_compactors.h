@@ -8,15 +8,16 @@
 // gather passes from the survivors' indices, sixteen bytes per fragment.
 //
 // Keep flags and fields are read straight from buffers (buffer textures). Streams in host memory
-// are uploaded into them; streams in CUDA memory share them with GL (external memory with
-// semaphores where the driver allows, else buffers registered once and mapped per call:
-// gl_interop.h). By default (payload=cuda) GL computes only the survivors' indices and the
-// stream's own side gathers the fields by them; payload=gl has GL's final pass write the fields.
-// compact() waits on the host for the survivor count only; on CUDA memory the moves after it are
-// queued on the request's stream. lastTransferMs() is the time spent crossing between CUDA (or
-// the host) and GL: host time of the interop calls and waits, plus the GPU time of copies and
-// read-backs no host wait covered. lastStepTimes() has the GL passes apart (and the stream side's
-// gather, "payload gather (cuda|host)"), lastPasses() the bytes of each, choiceSummary() the
+// are uploaded into them; streams in CUDA memory share them with GL (buffers registered once
+// and mapped once a call, external memory only when asked for: gl_interop.h). By default
+// (payload=cuda) GL computes only the survivors' indices and the stream's own side gathers the
+// fields by them; payload=gl has GL's final pass write the fields. compact() waits on the host for
+// the survivor count only; on CUDA memory the moves after it are queued on the request's stream.
+// lastTransferMs() is the time spent crossing between CUDA (or the host) and GL: host time of the
+// interop calls and waits, plus the GPU time of copies and read-backs no host wait covered.
+// lastStepTimes() has the GL passes apart (and the stream side's gather, "payload gather
+// (cuda|host)"; host times as "host: ..." rows: the interop's maps, unmaps, copies and waits, the
+// wait for the passes, the count's read-back), lastPasses() the bytes of each, choiceSummary() the
 // interop that runs.
 #pragma once
 
@@ -35,17 +36,22 @@ enum class SyncKind { Auto, Semaphores, Fences };
 enum class PayloadSide { Auto, Gl, Stream };
 
 // How streams cross between their memory and GL (every GL primitive takes these options):
-// interop=auto|vulkan|vmm|registered|host, sync=auto|semaphores|fences, payload=auto|gl|cuda.
+// interop=auto|vulkan|vmm|registered|host, sync=auto|semaphores|fences, payload=auto|gl|cuda,
+// map=held|call.
 // auto: registered buffers, else host copies (CUDA <-> host <-> GL), each checked by a round
 // trip under a deadline first; external memory (Vulkan, then CUDA VMM) is tried before them only
 // with SRT_GL_INTEROP_EXTERNAL=1 (a failed external path can wedge GL or CUDA, see
 // bench/gl/RESULTS.md). Semaphores where they can be made, else host waits; the payload gathered
 // by CUDA for CUDA streams and written by GL for host streams (payload=cuda on host streams
-// gathers on the host).
+// gathers on the host). map=held|call (registered buffers, payload on CUDA): held maps the keep
+// flags' and the indices' buffers for CUDA once a call, for the gather, and keeps them mapped
+// until the next call's flags are copied in (one map and one unmap a call, no host wait); call is
+// the earlier way (a map, a copy, an unmap and a host wait in; another map and unmap out).
 struct InteropOptions {
   InteropKind interop = InteropKind::Auto;
   SyncKind sync = SyncKind::Auto;
   PayloadSide payload = PayloadSide::Auto;
+  bool holdMapping = true;
 };
 // Throws std::invalid_argument naming a bad value.
 InteropOptions readInteropOptions(OptionReader& options);
@@ -60,6 +66,9 @@ struct BlockOptions {
   bool rlSweep = false;                    // RLZ run lengths by up/down-sweep, not doubling
   bool quadOutput = true;                  // final pass: four 4-byte elements per fragment
   uint32_t parallelism = 1u << 17;         // Sengupta: reduce until a level is this small
+  // Hillis-Steele steps of radix r: each pass adds r - 1 earlier elements, so a scan of 2^k
+  // takes ceil(k / log2 r) passes instead of k (2: the paper's doubling).
+  uint32_t radix = 2;
   InteropOptions interop;
 };
 

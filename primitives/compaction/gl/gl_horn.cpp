@@ -20,8 +20,8 @@ class HornCompactor final : public GlStreamCompactor {
     empties.count = n;
     empties.keepBytes = keepBytes_.id();
     empties.keepCount = n;
-    pSum_ =
-        &passes_.scanInclusive(empties, nextPow2(n), o_.scan, o_.parallelism, elemLog2w_, "scan");
+    pSum_ = &passes_.scanInclusive(empties, nextPow2(n), o_.scan, o_.parallelism, o_.radix,
+                                   elemLog2w_, "scan");
     n_ = n;
     passes_.mark("scan");
     if (emit.targets.empty()) return;

@@ -15,8 +15,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using srt::gl::ExternalSource;
-using srt::gl::StreamSide;
 using srt::gl::interopTrace;
+using srt::gl::StreamSide;
 using srt::gl::waitCudaStream;
 using srt::gl::waitGl;
 
@@ -72,6 +72,28 @@ void StreamBuffers::quiesce() {
   if (space_ == MemorySpace::Cuda && recorded_[3])
     srt::gl::waitCudaEvent(events_[3], "GL interop: the last call's CUDA work");
   if (mode_ != Mode::None) waitGl("GL interop: the last call's GL work");
+  releaseHeld(nullptr);  // the last use is done; its stream may be gone
+}
+
+void StreamBuffers::mapHeld(cudaStream_t stream) {
+  if (held_) {
+    held_->setStream(stream);
+    return;
+  }
+  const auto t0 = Clock::now();
+  held_ = std::make_unique<srt::gl::CudaGlMapping>(
+      std::vector<srt::gl::CudaGlBuffer*>{in_[0].registered.get(), index_.registered.get()},
+      stream);
+  times_.mapMs += msSince(t0);
+}
+
+void StreamBuffers::releaseHeld(cudaStream_t stream) {
+  if (!held_) return;
+  const auto t0 = Clock::now();
+  held_->setStream(stream);
+  held_->unmap();
+  held_.reset();
+  times_.unmapMs += msSince(t0);
 }
 
 void StreamBuffers::recordEvent(int k, cudaStream_t stream) {
@@ -152,8 +174,8 @@ void StreamBuffers::resolveCuda() {
     return false;
   };
   // sync= asks for external memory, which auto otherwise leaves out.
-  const bool autoExternal = kind == InteropKind::Auto &&
-                            (std::getenv("SRT_GL_INTEROP_EXTERNAL") || options_.sync != SyncKind::Auto);
+  const bool autoExternal = kind == InteropKind::Auto && (std::getenv("SRT_GL_INTEROP_EXTERNAL") ||
+                                                          options_.sync != SyncKind::Auto);
   if (kind == InteropKind::Vulkan || autoExternal) {
     if (attempt(ExternalSource::Vulkan)) return;
   }
@@ -166,16 +188,16 @@ void StreamBuffers::resolveCuda() {
     std::string why;
     if (tryRegistered(&why)) {
       mode_ = Mode::Registered;
-      description_ = "registered GL buffers, mapped per call";
+      description_ = options_.holdMapping ? "registered GL buffers, mapped once a call and held"
+                                          : "registered GL buffers, mapped per use";
       if (!reasons.empty()) description_ += " [not: " + reasons + "]";
       return;
     }
     if (kind == InteropKind::Registered)
-      throw std::runtime_error(asked + ": the round trip through a registered buffer failed: " +
-                               why);
+      throw std::runtime_error(asked +
+                               ": the round trip through a registered buffer failed: " + why);
     note("registered", why);
-    std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s)\n",
-                 reasons.c_str());
+    std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s)\n", reasons.c_str());
   }
   mode_ = Mode::HostUploads;
   description_ = "host copies (CUDA to host to GL and back)";
@@ -194,9 +216,11 @@ void StreamBuffers::fallBackToHostCopies(const std::string& why) {
   handOff_.reset();
   for (bool& r : recorded_) r = false;
   pending_ = false;
+  held_.reset();  // unmaps (never throws) before the buffers go
   std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s: %s)\n",
                description_.c_str(), why.c_str());
-  description_ = "host copies (CUDA to host to GL and back) [not: " + description_ + ": " + why + "]";
+  description_ =
+      "host copies (CUDA to host to GL and back) [not: " + description_ + ": " + why + "]";
   mode_ = Mode::HostUploads;
 }
 
@@ -243,8 +267,7 @@ void StreamBuffers::upload(const Request& r, bool fields) {
   // The last call's stream-side reads may have run on another stream.
   if (cuda && recorded_[3] && lastStream_ != r.stream)
     SRT_CUDA_CHECK(cudaStreamWaitEvent(r.stream, events_[3]));
-  for (size_t i = 0; i < bytes.size(); ++i)
-    ensure(in_[i], bytes[i], kRegisterInput);
+  for (size_t i = 0; i < bytes.size(); ++i) ensure(in_[i], bytes[i], kRegisterInput);
   auto sourceOf = [&](size_t i) { return i == 0 ? (const void*)r.keep : r.fields[i - 1].src; };
   auto sizeOf = [&](size_t i) {
     return i == 0 ? size_t(r.count) : size_t(r.count) * r.fields[i - 1].bytes;
@@ -263,15 +286,34 @@ void StreamBuffers::upload(const Request& r, bool fields) {
                                      cudaMemcpyDeviceToDevice, r.stream));
     recordEvent(1, r.stream);
     handOff_->toGl(r.stream, sharedIds());
+  } else if (holdsMapping(fields)) {
+    // Mapped since the last call's gather (or now): the copy goes in, and the unmap orders it
+    // before GL's passes, so the host does not wait.
+    ensure(index_, room(size_t(r.count) * 4), cudaGraphicsRegisterFlagsReadOnly);
+    mapHeld(r.stream);
+    const auto tc = Clock::now();
+    SRT_CUDA_CHECK(
+        cudaMemcpyAsync(held_->pointer(0), r.keep, r.count, cudaMemcpyDeviceToDevice, r.stream));
+    times_.copyInMs += msSince(tc);
+    releaseHeld(r.stream);
   } else {
+    releaseHeld(r.stream);
     std::vector<srt::gl::CudaGlBuffer*> mapped;
     for (size_t i = 0; i < bytes.size(); ++i) mapped.push_back(in_[i].registered.get());
+    auto tc = Clock::now();
     srt::gl::CudaGlMapping map(mapped, r.stream);
+    times_.mapMs += msSince(tc);
+    tc = Clock::now();
     for (size_t i = 0; i < bytes.size(); ++i)
       SRT_CUDA_CHECK(cudaMemcpyAsync(map.pointer(i), sourceOf(i), sizeOf(i),
                                      cudaMemcpyDeviceToDevice, r.stream));
+    times_.copyInMs += msSince(tc);
+    tc = Clock::now();
     map.unmap();
+    times_.unmapMs += msSince(tc);
+    tc = Clock::now();
     waitCudaStream(r.stream, "interop=registered: copies into the mapped buffers");
+    times_.waitMs += msSince(tc);
   }
   lastStream_ = r.stream;
   times_.hostMs += msSince(t0);
@@ -283,8 +325,10 @@ const void* StreamBuffers::staged(const Request& r, size_t i, const void* src, s
   if (!hostCopies()) return src;
   if (stageIn_.size() <= i) stageIn_.resize(i + 1);
   stageIn_[i].resize(bytes);
+  const auto t0 = Clock::now();
   SRT_CUDA_CHECK(cudaMemcpyAsync(stageIn_[i].data(), src, bytes, cudaMemcpyDeviceToHost, r.stream));
   waitCudaStream(r.stream, "interop=host: copy from CUDA to the host");
+  times_.copyInMs += msSince(t0);
   return stageIn_[i].data();
 }
 
@@ -381,7 +425,9 @@ void StreamBuffers::copyOutputs(const Request& r, uint32_t kept) {
     } else {
       std::vector<srt::gl::CudaGlBuffer*> mapped;
       for (int f = 0; f < r.numFields; ++f) mapped.push_back(out_[f].registered.get());
+      const auto tm = Clock::now();
       map = std::make_unique<srt::gl::CudaGlMapping>(mapped, r.stream);
+      times_.mapMs += msSince(tm);
       for (int f = 0; f < r.numFields; ++f) from.push_back(map->pointer(size_t(f)));
     }
     recordEvent(2, r.stream);
@@ -390,7 +436,9 @@ void StreamBuffers::copyOutputs(const Request& r, uint32_t kept) {
                                      cudaMemcpyDeviceToDevice, r.stream));
     gatherOnCuda(r, nullptr, kept, r.stream);  // the count alone
     recordEvent(3, r.stream);
+    const auto tu = Clock::now();
     if (map) map->unmap();
+    times_.unmapMs += msSince(tu);
     pending_ = true;
   }
   times_.hostMs += msSince(t0);
@@ -424,15 +472,23 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
       SRT_CUDA_CHECK(cudaMemcpyAsync(deviceIndices_.data(), hostIndices_.data(), size_t(kept) * 4,
                                      cudaMemcpyHostToDevice, r.stream));
     indices = static_cast<const uint32_t*>(deviceIndices_.data());
+  } else if (holdsMapping(false)) {
+    // Maps after GL's read-back (the map orders it before the gather) and stays mapped.
+    mapHeld(r.stream);
+    indices = static_cast<const uint32_t*>(held_->pointer(1));
   } else {
+    const auto tm = Clock::now();
     map = std::make_unique<srt::gl::CudaGlMapping>(
         std::vector<srt::gl::CudaGlBuffer*>{index_.registered.get()}, r.stream);
+    times_.mapMs += msSince(tm);
     indices = static_cast<const uint32_t*>(map->pointer(0));
   }
   recordEvent(2, r.stream);
   gatherOnCuda(r, kept > 0 ? indices : nullptr, kept, r.stream);
   recordEvent(3, r.stream);
+  const auto tu = Clock::now();
   if (map) map->unmap();
+  times_.unmapMs += msSince(tu);
   pending_ = true;
   times_.hostMs += msSince(t0);
 }

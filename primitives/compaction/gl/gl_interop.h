@@ -7,7 +7,9 @@
 //     addressed by CUDA and GL at once; hand-offs by Vulkan-made semaphores both import, else by
 //     host waits (sync=semaphores|fences). A small round trip through each candidate checks it
 //     before it is used, so a driver that accepts an import but shows other bytes is refused;
-//   - registered GL buffers (cudaGraphicsGLRegisterBuffer), mapped per call;
+//   - registered GL buffers (cudaGraphicsGLRegisterBuffer): with the payload on CUDA the keep
+//     flags' and the indices' buffers are mapped once a call, for the gather, and stay mapped
+//     until the next call's flags are in (map=held); map=call maps them per use;
 //   - host copies (interop=host): CUDA to host memory, uploaded to GL, read back to the host and
 //     copied to CUDA; always works where GL does, and is auto's last resort.
 // auto checks each candidate by a round trip under a deadline before it is used, registered then
@@ -44,6 +46,9 @@ class StreamBuffers {
     double gatherMs = 0;          // the stream side's payload gather (CUDA events, or host time)
     bool gathered = false;        // the stream side gathered the payload (gatherMs is its time)
     bool readbackWaited = false;  // the host waited for GL's read-back (do not add its GL time)
+    // Where the host time goes (registered buffers and host copies): maps, unmaps, issuing the
+    // copies in (with host copies: their wait), and host waits for CUDA.
+    double mapMs = 0, unmapMs = 0, copyInMs = 0, waitMs = 0;
   };
 
   explicit StreamBuffers(const InteropOptions& options) : options_(options) {}
@@ -102,6 +107,13 @@ class StreamBuffers {
   void quiesce();  // neither side uses the buffers any more (before they are freed)
   std::vector<GLuint> sharedIds() const;
   void readToSlot(const Output& from, Slot& to, uint64_t bytes);
+  // map=held: the keep flags' and the indices' registered buffers, mapped for CUDA on `stream`
+  // (kept mapped when already), and given back to GL (the unmap orders CUDA's work first).
+  void mapHeld(cudaStream_t stream);
+  void releaseHeld(cudaStream_t stream);
+  bool holdsMapping(bool fields) const {
+    return mode_ == Mode::Registered && options_.holdMapping && !fields;
+  }
   void handToStream(const Request& r);
   void recordEvent(int k, cudaStream_t stream);
   double eventMs(int from, int to) const;
@@ -114,6 +126,9 @@ class StreamBuffers {
   std::string description_;
   std::vector<Slot> in_, out_;  // in: keep, then one per field; out: one per field
   Slot index_;                  // the survivors' indices, for the stream side
+  // map=held: in_[0] and index_ mapped for CUDA between a gather and the next call's copy in.
+  // Declared after the slots, so it is unmapped before they are unregistered.
+  std::unique_ptr<srt::gl::CudaGlMapping> held_;
   std::vector<uint32_t> hostIndices_;
   // Host copies of CUDA streams: the streams staged on the host, and the indices back on CUDA.
   std::vector<std::vector<char>> stageIn_, stageOut_;

@@ -51,6 +51,10 @@ InteropOptions readInteropOptions(OptionReader& r) {
     o.payload = PayloadSide::Stream;
   else if (payload != "auto")
     throw std::invalid_argument("GL compaction: payload=" + payload + " (takes auto, gl or cuda)");
+  const std::string map = r.get("map", "held");
+  if (map != "held" && map != "call")
+    throw std::invalid_argument("GL compaction: map=" + map + " (takes held or call)");
+  o.holdMapping = map == "held";
   return o;
 }
 
@@ -72,6 +76,10 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
   const int par = r.getInt("parallelism", int(o.parallelism));
   if (par < 1) throw bad("parallelism=" + std::to_string(par) + " (at least 1)");
   o.parallelism = uint32_t(par);
+  const int radix = r.getInt("radix", int(o.radix));
+  if (radix < 2 || radix > 32 || (radix & (radix - 1)) != 0)
+    throw bad("radix=" + std::to_string(radix) + " (a power of two from 2 to 32)");
+  o.radix = uint32_t(radix);
   const std::string output = r.get("output", o.quadOutput ? "quad" : "element");
   if (output != "quad" && output != "element")
     throw bad("output=" + output + " (takes quad or element)");

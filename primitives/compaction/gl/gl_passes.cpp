@@ -188,7 +188,8 @@ std::vector<Source> GlPasses::reduceLevels(const Source& in, int levels, bool ru
 }
 
 Texture& GlPasses::scanInclusive(const Source& in, uint32_t segment, ScanKind kind,
-                                 uint32_t parallelism, uint32_t log2w, const std::string& tag) {
+                                 uint32_t parallelism, uint32_t radix, uint32_t log2w,
+                                 const std::string& tag) {
   const int logSeg = int(log2u(segment));
   const uint64_t maxTotal = in.maxValue * std::min(segment, std::max(in.count, 1u));
   // Reduce levels before the Hillis-Steele part: none (Hillis-Steele), all (Blelloch), or until a
@@ -204,8 +205,8 @@ Texture& GlPasses::scanInclusive(const Source& in, uint32_t segment, ScanKind ki
   const Layout lt{cur.count, log2w};
   int flip = 0;
   // At least one pass: a source computed where it is read becomes a texture here.
-  for (uint32_t offset = 1; offset < segTop || !plainTexture(cur); offset <<= 1) {
-    const uint64_t maxValue = std::min(cur.maxValue * 2, maxTotal);
+  for (uint32_t offset = 1; offset < segTop || !plainTexture(cur); offset *= radix) {
+    const uint64_t maxValue = std::min(cur.maxValue * radix, maxTotal);
     Texture& t =
         texture(tag + ".hs" + std::to_string(flip ^= 1), srt::gl::uintFormat(maxValue), lt);
     Program& hs = program("hs_step.frag", cur.defines());
@@ -213,7 +214,8 @@ Texture& GlPasses::scanInclusive(const Source& in, uint32_t segment, ScanKind ki
     hs.set("log2w", log2w);
     hs.set("offset", offset < segTop ? offset : segTop);  // past the segment: a copy
     hs.set("segMask", segTop - 1u);
-    draw(hs, t, lt, cur.bytesFor(2ull * lt.count));
+    hs.set("radix", radix);
+    draw(hs, t, lt, cur.bytesFor(uint64_t(offset < segTop ? radix : 1) * lt.count));
     cur = Source::fromTexture(t, log2w, lt.count, offset < segTop ? maxValue : cur.maxValue);
   }
   if (top == 0) return const_cast<Texture&>(*cur.texture);

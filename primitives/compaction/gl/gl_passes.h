@@ -90,8 +90,9 @@ class GlPasses {
   // Inclusive scan of `in` inside segments of `segment` elements (a power of two dividing
   // in.count, or at least in.count), in layouts of width 2^log2w. The result lives in a pool
   // texture keyed by `tag`; its layout is {in.count, log2w}.
+  // Hillis-Steele passes add radix - 1 earlier elements each (a power of two; 2: doubling).
   Texture& scanInclusive(const Source& in, uint32_t segment, ScanKind kind, uint32_t parallelism,
-                         uint32_t log2w, const std::string& tag);
+                         uint32_t radix, uint32_t log2w, const std::string& tag);
   // Levels 1..levels of a reduction tree over `in` (sums, or RLZ's run up-sweep), each as a
   // source; level 0 is `in`.
   std::vector<Source> reduceLevels(const Source& in, int levels, bool runs, uint32_t log2w,

@@ -1,6 +1,9 @@
 #include "primitives/compaction/gl/gl_stream_compactor.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -59,6 +62,10 @@ void GlStreamCompactor::reserve(uint32_t maxCount) {
     finalize();
   }
   buffers_.prepare(space, maxCount);
+  // SRT_GL_INTEROP_STATS counts the caller's calls, not these.
+  totals_.clear();
+  totalTransferMs_ = 0;
+  calls_ = 0;
 }
 
 void GlStreamCompactor::grow(uint32_t maxCount) {
@@ -196,10 +203,15 @@ void GlStreamCompactor::compact(const Request& r) {
   run(r.count, emit);
   // Every pass done before the count is read (it waits anyway): the host time measured as interop
   // from here on then holds no pass still running.
-  srt::gl::waitGl("GL compaction: the passes (after the hand-off to GL: " +
-                      buffers_.description() + ")",
-                  std::max(60.0, srt::gl::interopDeadlineSeconds()));
+  const auto w0 = std::chrono::steady_clock::now();
+  srt::gl::waitGl(
+      "GL compaction: the passes (after the hand-off to GL: " + buffers_.description() + ")",
+      std::max(60.0, srt::gl::interopDeadlineSeconds()));
+  const auto w1 = std::chrono::steady_clock::now();
   const uint32_t kept = keptCount();
+  passWaitMs_ = std::chrono::duration<double, std::milli>(w1 - w0).count();
+  countMs_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w1).count();
   if (!checkedOnCuda(r, kept)) return compact(r);
   passes_.settle(kept);
   if (byIndices) {
@@ -221,10 +233,9 @@ void GlStreamCompactor::compact(const Request& r) {
     // The count as CUDA received it, after the stream side's work.
     checkedCuda_ = true;
     uint32_t received = 0;
-    SRT_CUDA_CHECK(
-        cudaMemcpyAsync(&received, r.numKept, 4, cudaMemcpyDeviceToHost, r.stream));
-    srt::gl::waitCudaStream(r.stream, "GL compaction: the first count on CUDA (" +
-                                          buffers_.description() + ")");
+    SRT_CUDA_CHECK(cudaMemcpyAsync(&received, r.numKept, 4, cudaMemcpyDeviceToHost, r.stream));
+    srt::gl::waitCudaStream(
+        r.stream, "GL compaction: the first count on CUDA (" + buffers_.description() + ")");
     if (received != kept && buffers_.usesHostCopies())
       throw std::runtime_error("GL compaction (" + buffers_.description() +
                                "): CUDA received the count " + std::to_string(received) +
@@ -242,8 +253,7 @@ void GlStreamCompactor::compact(const Request& r) {
 bool GlStreamCompactor::checkedOnCuda(const Request& r, uint32_t kept) {
   if (r.memory != MemorySpace::Cuda || checkedCuda_ || buffers_.usesHostCopies()) return true;
   std::vector<uint8_t> keep(r.count);
-  SRT_CUDA_CHECK(
-      cudaMemcpyAsync(keep.data(), r.keep, r.count, cudaMemcpyDeviceToHost, r.stream));
+  SRT_CUDA_CHECK(cudaMemcpyAsync(keep.data(), r.keep, r.count, cudaMemcpyDeviceToHost, r.stream));
   srt::gl::waitCudaStream(r.stream, "GL compaction: the keep flags for the first check");
   uint32_t want = 0;
   for (uint8_t k : keep) want += k != 0;
@@ -301,6 +311,39 @@ void GlStreamCompactor::finalize() {
     if (name == "readback" && !t.readbackWaited) transferMs_ += ms;
   if (t.gathered)
     steps_.emplace_back(lastHost_ ? "payload gather (host)" : "payload gather (cuda)", t.gatherMs);
+  // Host time, apart from the GL timers: where the interop's share goes, and the waits for GL.
+  for (const auto& [name, ms] : {std::pair<const char*, double>{"host: interop map", t.mapMs},
+                                 {"host: interop unmap", t.unmapMs},
+                                 {"host: interop copies in", t.copyInMs},
+                                 {"host: interop waits", t.waitMs},
+                                 {"host: interop total", t.hostMs},
+                                 {"host: wait for the passes", passWaitMs_},
+                                 {"host: count read-back", countMs_}})
+    steps_.emplace_back(name, ms);
+  ++calls_;
+  totalTransferMs_ += transferMs_;
+  for (const auto& [name, ms] : steps_) {
+    auto it = std::find_if(totals_.begin(), totals_.end(),
+                           [&](const auto& e) { return e.first == name; });
+    if (it == totals_.end())
+      totals_.emplace_back(name, ms);
+    else
+      it->second += ms;
+  }
+}
+
+GlStreamCompactor::~GlStreamCompactor() {
+  if (!std::getenv("SRT_GL_INTEROP_STATS") || calls_ == 0) return;
+  try {
+    finalize();
+  } catch (...) {
+  }
+  std::fprintf(stderr, "streamrt: GL compaction, %llu calls (%s), totals in ms: interop %.3f",
+               (unsigned long long)calls_, buffers_.description().c_str(), totalTransferMs_);
+  for (const auto& [name, ms] : totals_)
+    if (ms != 0 || name.rfind("host: ", 0) != 0)
+      std::fprintf(stderr, "; %s %.3f", name.c_str(), ms);
+  std::fprintf(stderr, "\n");
 }
 
 double GlStreamCompactor::lastTransferMs() const {

@@ -25,6 +25,8 @@ class GlStreamCompactor : public GlCompactor {
  public:
   explicit GlStreamCompactor(const InteropOptions& interop)
       : buffers_(interop), options_(interop) {}
+  // With SRT_GL_INTEROP_STATS set, prints every step's total over the calls made (stderr).
+  ~GlStreamCompactor() override;
   // Also compiles the programs and sets up the interop (see the definition).
   void reserve(uint32_t maxCount) override;
   void compact(const Request& r) override;
@@ -105,6 +107,11 @@ class GlStreamCompactor : public GlCompactor {
   bool lastOnStream_ = false, lastHost_ = false;  // the last call's payload side and memory
   double transferMs_ = 0;
   std::vector<std::pair<std::string, double>> steps_;
+  double passWaitMs_ = 0, countMs_ = 0;  // host: the wait for the passes, the count's read-back
+  // Totals over the calls, for SRT_GL_INTEROP_STATS: per step (in first-seen order), interop.
+  std::vector<std::pair<std::string, double>> totals_;
+  double totalTransferMs_ = 0;
+  uint64_t calls_ = 0;
 };
 
 }  // namespace srt::compaction::gl

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Compact summary of a bench/gl/gpu-run.sh results folder (stdout; short enough for a tail of
+12,000 characters): tests, GL passes against the roof, Table I with roof ratios, gl-roger per step
+at 4M, the interop section with where its time goes, and the Conference Room renders (interop
+share, image against cub's)."""
+import filecmp
+import json
+import os
+import sys
+
+res = sys.argv[1]
+
+
+def load(name):
+    try:
+        with open(os.path.join(res, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def size(n):
+    return f"{n >> 20}M" if n >= 1 << 20 else f"{n >> 10}K"
+
+
+def text(name, tail=0):
+    try:
+        with open(os.path.join(res, name)) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    return lines[-tail:] if tail else lines
+
+
+print("== device:", " ".join(text("device.txt"))[:120])
+print("== tests")
+for line in text("tests.txt"):
+    print("  " + line[:300])
+
+bench = load("bench_gl.json")
+if bench is None:
+    print("== bench: no bench_gl.json; its last lines:")
+    for line in text("bench_gl.txt", 15):
+        print("  " + line[:200])
+else:
+    rows = {}
+    for r in bench.get("table", []):
+        rows.setdefault(r["algorithm"], {})[r["n"]] = r
+    sizes = sorted({r["n"] for r in bench.get("table", [])})
+    print("== GL passes | roof | x roof | with copies (ms), keep ratio 0.6")
+    print("  %-17s" % "algorithm" + "".join("%34s" % size(n) for n in sizes))
+    for algo, by in rows.items():
+        cells = []
+        for n in sizes:
+            r = by.get(n)
+            if r is None:
+                cells.append("%34s" % "-")
+            elif "gl_ms" in r:
+                x = r["gl_ms"] / r["roof_ms"] if r.get("roof_ms") else 0
+                cells.append("%9.3f |%7.3f |%5.2f |%8.3f" %
+                             (r["gl_ms"], r["roof_ms"], x, r["total_ms"]))
+            else:
+                cells.append("%34s" % ("%.3f (d2d %.3f)" % (r["total_ms"], r.get("d2d_copy_ms", 0))))
+        print("  %-17s" % algo + "".join(cells))
+    print("== Table I: speed-up of gl-roger (GL passes) [ratio of roofs]; paper 1M 7.8/3.7/1.9,"
+          " 4M 9.1/3.6/2.0, 16M -/4.8/-")
+    for row in bench.get("table1", []):
+        parts = []
+        for other, label in (("gl-horn", "Horn"), ("gl-horn-blelloch", "Blelloch"),
+                             ("gl-gs-packing", "GS")):
+            if other in row:
+                parts.append("%s %5.2f [%5.2f]" % (label, row[other], row[other + "_roof_ratio"]))
+        parts.append("roger/cub %.1f (with copies %.1f)" %
+                     (row.get("roger_over_cub", 0), row.get("roger_with_copies_over_cub", 0)))
+        print("  %-4s " % size(row["n"]) + "  ".join(parts))
+    # The same ratios for gl-roger's variants timed in the table (e.g. radix=8).
+    for algo in (a for a in rows if a.startswith("gl-roger:")):
+        parts = []
+        for n in sizes:
+            r = rows[algo].get(n)
+            h = rows.get("gl-horn", {}).get(n)
+            b = rows.get("gl-horn-blelloch", {}).get(n)
+            if r and h and b:
+                parts.append("%s Horn %5.2f [%5.2f] Blelloch %5.2f [%5.2f]" %
+                             (size(n), h["gl_ms"] / r["gl_ms"], h["roof_ms"] / r["roof_ms"],
+                              b["gl_ms"] / r["gl_ms"], b["roof_ms"] / r["roof_ms"]))
+        print("  %s: %s" % (algo, "; ".join(parts)))
+    roger4 = rows.get("gl-roger", {}).get(1 << 22)
+    if roger4:
+        print("== gl-roger at 4M per step: passes, MB read/written, roof ms, GL (or host) ms")
+        steps = roger4.get("steps", {})
+        order = []  # the passes' order (the JSON object's keys are sorted), then the rest
+        for p in roger4.get("passes", []):
+            if p["step"] not in order:
+                order.append(p["step"])
+        order += [k for k in steps if k not in order]
+        for step in order:
+            ms = steps.get(step, 0)
+            if step.startswith("host: ") and ms == 0:
+                continue
+            ps = [p for p in roger4.get("passes", []) if p["step"] == step]
+            rd = sum(p["read"] for p in ps) / 1e6
+            wr = sum(p["written"] for p in ps) / 1e6
+            rf = sum(p["roof_ms"] for p in ps)
+            print("  %-26s %3d %8.2f %8.2f %8.4f %8.4f" % (step, len(ps), rd, wr, rf, ms))
+        print("  %-26s %3d %26s %8.4f  (target <= 1.2 ms, <= 2x roof)" %
+              ("GL passes", len(roger4.get("passes", [])), "roof %.4f" % roger4["roof_ms"],
+               roger4["gl_ms"]))
+    inter = bench.get("interop", [])
+    if inter:
+        print("== interop section (%s, CUDA memory): total | GL | interop | gather | share;"
+              " host: map unmap copy-in waits, GL read-back" % size(inter[0]["n"]))
+        for r in inter:
+            if "unavailable" in r:
+                print("  %-8s %-38s unavailable: %s" % (r["shape"], r["spec"], r["unavailable"][:120]))
+                continue
+            if "gl_ms" not in r:
+                print("  %-8s %-38s %7.3f" % (r["shape"], r["spec"], r["total_ms"]))
+                continue
+            st = r.get("steps", {})
+            share = 100 * r["transfer_ms"] / r["total_ms"] if r["total_ms"] else 0
+            print("  %-8s %-38s %7.3f |%7.3f |%7.3f |%7.3f |%5.1f%%  %.3f %.3f %.3f %.3f, %.3f" %
+                  (r["shape"], r["spec"], r["total_ms"], r["gl_ms"], r["transfer_ms"],
+                   r["gather_ms"], share, st.get("host: interop map", 0),
+                   st.get("host: interop unmap", 0), st.get("host: interop copies in", 0),
+                   st.get("host: interop waits", 0), st.get("readback", 0)))
+    sweep = [b for b in bench.get("block_sweep", []) if b["algorithm"] == "gl-roger"]
+    if sweep:
+        print("== gl-roger block sweep at 4M: block GL (roof) " + ", ".join(
+            "%d %.3f (%.3f)" % (b["block"], b["gl_ms"], b["roof_ms"]) for b in sweep))
+    for v in bench.get("variants", []):
+        print("  variant %-44s GL %7.3f roof %7.3f" % (v["spec"], v["gl_ms"], v["roof_ms"]))
+
+print("== Conference Room 1080p 16 spp: render ms (x cub) | compaction ms | interop ms (share)"
+      " | image")
+cub = load("stats-cub.json")
+cub_s = cub["totals"]["render_seconds"] if cub else 0
+for line in text("renders.list"):
+    name, spec, rc = line.split("|")
+    s = load(f"stats-{name}.json")
+    base = "conf-cub-index.pfm" if name.endswith("-index") else "conf-cub.pfm"
+    img, ref = os.path.join(res, f"conf-{name}.pfm"), os.path.join(res, base)
+    same = "-" if name in ("cub", "cub-index") else (
+        "identical" if os.path.exists(img) and os.path.exists(ref) and filecmp.cmp(img, ref, False)
+        else "DIFFERENT")
+    if s is None:
+        print("  %-20s %-36s exit %s: %s" % (name, spec, rc, " ".join(text(f"render-{name}.txt", 2))[:200]))
+        continue
+    t = s["totals"]
+    comp, xfer = t["compaction_ms"], t["compaction_transfer_ms"]
+    print("  %-20s %-36s %8.1f (%4.2fx) | %7.1f | %6.1f (%4.1f%%) | %s" %
+          (name, spec, t["render_seconds"] * 1e3, t["render_seconds"] / cub_s if cub_s else 0, comp,
+           xfer, 100 * xfer / comp if comp else 0, same))
+    for l in text(f"render-{name}.txt"):
+        if l.startswith("streamrt: GL compaction,") or "note:" in l:
+            print("    " + l[:700])
+
+for name, n in (("bench_interop_external.txt", 30), ("interop_diagnose.txt", 25)):
+    lines = text(name, n)
+    if lines:
+        print(f"== {name} (last {n} lines)")
+        for l in lines:
+            print("  " + l[:200])
