@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "primitives/common/name_list.h"
+
 namespace srt {
 namespace {
 
@@ -42,10 +44,8 @@ void checkGpuKdSegreduce(const std::string& name, const std::string& what) {
   const std::vector<std::string> names = gpuKdSegmentedReductionNames();
   for (const std::string& n : names)
     if (n == name) return;
-  std::string list;
-  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   throw std::invalid_argument(what + ": unknown segmented reduction '" + name +
-                              "' (registered: " + list + ")");
+                              "' (registered: " + commaList(names) + ")");
 }
 
 namespace kdgpu {
