@@ -105,13 +105,13 @@ TEST(RenderGpu, WhittedImageDoesNotDependOnPrimitiveScheduleOrPoolSize) {
   EXPECT_GE(compared, 9 * 12);
 }
 
-// Whitted's deferred shadow rays (SRT_WHITTED_SHADOWS=stream: traced after shading by the
-// persistent shadow kernel) and either read-back schedule (SRT_POOL_LAG) keep the image bit for
-// bit. (The environment is read when the integrator is made: one renderer per setting.)
+// Whitted's shadow rays inline or deferred (SRT_WHITTED_SHADOWS=stream, the CUDA default:
+// traced after shading by the persistent shadow kernel) and either read-back schedule
+// (SRT_POOL_LAG) keep the image bit for bit. (The environment is read when the integrator is made: one renderer per setting.)
 TEST(RenderGpu, WhittedDeferredShadowsAndLagKeepTheImage) {
   REQUIRE_CUDA();
   const Backend cuda = selectBackend("cuda");
-  RenderOptions o = small(96, 64, 2, 8);
+  RenderOptions o = test::options(96, 64, 2, 8);
   o.integrator = IntegratorKind::Whitted;
   const RenderResult reference = renderScene(loadScene("cornell-whitted"), cuda, o);
   for (const char* shadows : {"inline", "stream"})
