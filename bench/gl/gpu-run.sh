@@ -21,7 +21,8 @@ set -u
 B=${BUNDLE:-.gpu-gl}
 OUT=${OUT:-gpu-gl-results}
 res=$OUT/raw
-here=$(dirname "$0")
+# Absolute, and not named `here`: the bundle's env.sh (sourced below) sets its own `here`.
+gl_dir=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$res" && mkdir -p "$res"
 tar xzf "$B/bundle.tgz" -C "$B"
 source "$B/env.sh"
@@ -70,6 +71,19 @@ if [ -n "${DIAG:-}" ]; then
   timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --interop-diagnose --interop-diagnose-seconds 15 >"$res/interop_diagnose.txt" 2>&1
 fi
 
-python3 "$here/gpu_summary.py" "$res" | tee "$res/summary.txt"  # compares the images too
+# Compare every image with cub's before anything can delete them (the summary prints this file;
+# a missing image reads "missing", so a failed render never passes as identical).
+while IFS='|' read -r name _ _; do
+  case $name in cub | cub-index) continue ;; esac
+  ref=$res/conf-cub.pfm
+  [[ $name == *-index ]] && ref=$res/conf-cub-index.pfm
+  img=$res/conf-$name.pfm
+  if [ ! -s "$img" ] || [ ! -s "$ref" ]; then verdict=missing
+  elif cmp -s "$img" "$ref"; then verdict=identical
+  else verdict=DIFFERENT; fi
+  echo "$name|$verdict"
+done <"$res/renders.list" >"$res/images.txt"
+python3 "$gl_dir/gpu_summary.py" "$res" | tee "$res/summary.txt" ||
+  { echo "gpu_summary.py failed; image comparison:"; cat "$res/images.txt"; }
 rm -f "$res"/*.pfm
 tar czf "$OUT/gl-results.tgz" -C "$OUT" raw && rm -rf "$res"

@@ -134,15 +134,21 @@ else:
 print("== Conference Room 1080p 16 spp: render ms (x cub) | compaction ms | interop ms (share)"
       " | image")
 cub = load("stats-cub.json")
+verdicts = dict(l.split("|", 1) for l in text("images.txt") if "|" in l)
 cub_s = cub["totals"]["render_seconds"] if cub else 0
 for line in text("renders.list"):
     name, spec, rc = line.split("|")
     s = load(f"stats-{name}.json")
     base = "conf-cub-index.pfm" if name.endswith("-index") else "conf-cub.pfm"
     img, ref = os.path.join(res, f"conf-{name}.pfm"), os.path.join(res, base)
-    same = "-" if name in ("cub", "cub-index") else (
-        "identical" if os.path.exists(img) and os.path.exists(ref) and filecmp.cmp(img, ref, False)
-        else "DIFFERENT")
+    if name in ("cub", "cub-index"):
+        same = "-"
+    elif name in verdicts:  # gpu-run.sh compared the images before deleting them
+        same = verdicts[name]
+    elif os.path.exists(img) and os.path.exists(ref):
+        same = "identical" if filecmp.cmp(img, ref, False) else "DIFFERENT"
+    else:
+        same = "missing"
     if s is None:
         print("  %-20s %-36s exit %s: %s" % (name, spec, rc, " ".join(text(f"render-{name}.txt", 2))[:200]))
         continue
