@@ -9,7 +9,7 @@
 #      roof per step at 4M, the interop section (registered buffers held or mapped per use, host
 #      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
-#      payload=gl, radix=8, and gl-roger/cub with --payload index; SRT_GL_INTEROP_STATS=1 prints
+#      indices=texture (the gather reads GL's output texture, no read-back copy), payload=gl, radix=8, and gl-roger/cub with --payload index; SRT_GL_INTEROP_STATS=1 prints
 #      each GL render's interop breakdown; every image compared with cub's;
 #   4. unless EXTERNAL= (empty): external memory (VMM, Vulkan) with host fences, each in a
 #      process of its own: the interop bench and two renders;
@@ -56,6 +56,7 @@ render() {  # name spec [renderer options...]
 render cub cub
 render roger gl-roger
 render roger-call gl-roger:map=call
+render roger-tex gl-roger:indices=texture
 render roger-payload-gl gl-roger:payload=gl
 render roger-radix8 gl-roger:radix=8
 render roger-index gl-roger --payload index

@@ -234,7 +234,7 @@ TEST(GlCompactionRegistry, BadOptionsAreErrors) {
         "gl-gs-packing:output=quad", "gl-horn:search=plain",   "gl-roger:interop=foo",
         "gl-roger:sync=never",       "gl-roger:payload=host",  "gl-gs-packing:payload=x",
         "gl-horn:interop=zero-copy", "gl-roger:radix=3",       "gl-roger:radix=64",
-        "gl-roger:map=never"}) {
+        "gl-roger:map=never",        "gl-roger:indices=buffer"}) {
     try {
       Registry::global().create(spec);
       ADD_FAILURE() << spec << " was accepted";

@@ -246,6 +246,11 @@ std::vector<std::string> cudaSpecs() {
   for (const char* s : {"gl-gs-packing", "gl-gs-packing:payload=gl", "gl-horn:output=element",
                         "gl-jumping-jack", "gl-binary-tree:payload=gl"})
     out.push_back(s);
+  // The gather reading the indices from GL's output texture (four a texel, then one).
+  for (const char* s : {"gl-roger:indices=texture", "gl-roger:indices=texture,map=call",
+                        "gl-roger:indices=texture,output=element", "gl-gs-packing:indices=texture",
+                        "gl-horn:output=element,indices=texture"})
+    out.push_back(s);
   return out;
 }
 

@@ -37,7 +37,7 @@ enum class PayloadSide { Auto, Gl, Stream };
 
 // How streams cross between their memory and GL (every GL primitive takes these options):
 // interop=auto|vulkan|vmm|registered|host, sync=auto|semaphores|fences, payload=auto|gl|cuda,
-// map=held|call.
+// map=held|call, indices=copy|texture.
 // auto: registered buffers, else host copies (CUDA <-> host <-> GL), each checked by a round
 // trip under a deadline first; external memory (Vulkan, then CUDA VMM) is tried before them only
 // with SRT_GL_INTEROP_EXTERNAL=1 (a failed external path can wedge GL or CUDA, see
@@ -47,11 +47,15 @@ enum class PayloadSide { Auto, Gl, Stream };
 // flags' and the indices' buffers for CUDA once a call, for the gather, and keeps them mapped
 // until the next call's flags are copied in (one map and one unmap a call, no host wait); call is
 // the earlier way (a map, a copy, an unmap and a host wait in; another map and unmap out).
+// indices=copy|texture (registered buffers, payload on CUDA, output in a texture): copy has GL
+// copy the survivors' indices from its output texture into a registered buffer; texture
+// registers that texture with CUDA and the gather reads it through a texture object (no copy).
 struct InteropOptions {
   InteropKind interop = InteropKind::Auto;
   SyncKind sync = SyncKind::Auto;
   PayloadSide payload = PayloadSide::Auto;
   bool holdMapping = true;
+  bool indicesFromTexture = false;
 };
 // Throws std::invalid_argument naming a bad value.
 InteropOptions readInteropOptions(OptionReader& options);

@@ -55,6 +55,10 @@ InteropOptions readInteropOptions(OptionReader& r) {
   if (map != "held" && map != "call")
     throw std::invalid_argument("GL compaction: map=" + map + " (takes held or call)");
   o.holdMapping = map == "held";
+  const std::string indices = r.get("indices", "copy");
+  if (indices != "copy" && indices != "texture")
+    throw std::invalid_argument("GL compaction: indices=" + indices + " (takes copy or texture)");
+  o.indicesFromTexture = indices == "texture";
   return o;
 }
 
