@@ -9,8 +9,10 @@
 #      roof per step at 4M, the interop section (registered buffers held or mapped per use, host
 #      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
-#      indices=texture (the gather reads GL's output texture, no read-back copy), payload=gl, radix=8, and gl-roger/cub with --payload index; SRT_GL_INTEROP_STATS=1 prints
-#      each GL render's interop breakdown; every image compared with cub's;
+#      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
+#      radix=8, search=next with indices=texture, and gl-roger/cub with --payload index;
+#      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
+#      with cub's (before the images are deleted);
 #   4. unless EXTERNAL= (empty): external memory (VMM, Vulkan) with host fences, each in a
 #      process of its own: the interop bench and two renders;
 #   5. DIAG=1: streamrt-bench-gl --interop-diagnose (last: a hung child wedges later GL work).
@@ -40,7 +42,7 @@ nosweeps=
 [ -z "${SWEEPS-1}" ] && nosweeps=--no-sweeps
 timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 \
   --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
-  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 \
+  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 gl-roger:search=next \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
@@ -59,6 +61,7 @@ render roger-call gl-roger:map=call
 render roger-tex gl-roger:indices=texture
 render roger-payload-gl gl-roger:payload=gl
 render roger-radix8 gl-roger:radix=8
+render roger-next gl-roger:search=next,indices=texture
 render roger-index gl-roger --payload index
 render cub-index cub --payload index
 

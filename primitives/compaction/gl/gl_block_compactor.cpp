@@ -146,6 +146,7 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
     Program& p = passes_.program(
         o_.method == BlockMethod::JumpingJack ? "jj_search.frag" : "search.frag", block);
     p.set("improved", uint32_t(o_.improvedSearch));
+    p.set("nextKept", uint32_t(o_.nextSearch && o_.method == BlockMethod::Roger));
     uint64_t read = padded / 8;
     if (groupScan) {
       p.bindTexture("groupScan", kUnitGroupScan, *groupScan);

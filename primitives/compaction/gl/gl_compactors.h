@@ -66,6 +66,9 @@ struct BlockOptions {
   uint32_t block = 128;                    // s: a power of two, 8..2048 (Horn: the whole stream)
   ScanKind scan = ScanKind::HillisSteele;  // inside blocks and over the block counts
   bool improvedSearch = true;              // Roger: Fig. 5's search; false: fixed-length loop
+  // Roger: search=next searches only a texel's first position (of four); the next three are the
+  // kept elements that follow it (consecutive positions of a block), found from the bits.
+  bool nextSearch = false;
   bool drawTwice = false;                  // Roger III-C fallback: no geometry shader
   bool rlSweep = false;                    // RLZ run lengths by up/down-sweep, not doubling
   bool quadOutput = true;                  // final pass: four 4-byte elements per fragment

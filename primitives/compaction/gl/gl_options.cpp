@@ -89,10 +89,12 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     throw bad("output=" + output + " (takes quad or element)");
   o.quadOutput = output == "quad";
   if (o.method == BlockMethod::Roger) {
-    const std::string search = r.get("search", o.improvedSearch ? "improved" : "plain");
-    if (search != "improved" && search != "plain")
-      throw bad("search=" + search + " (takes improved or plain)");
+    const std::string search =
+        r.get("search", o.nextSearch ? "next" : o.improvedSearch ? "improved" : "plain");
+    if (search != "improved" && search != "plain" && search != "next")
+      throw bad("search=" + search + " (takes improved, plain or next)");
     o.improvedSearch = search == "improved";
+    o.nextSearch = search == "next";
     const std::string wrap = r.get("wrap", o.drawTwice ? "draw-twice" : "geometry");
     if (wrap != "geometry" && wrap != "draw-twice")
       throw bad("wrap=" + wrap + " (takes geometry or draw-twice)");
