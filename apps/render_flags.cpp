@@ -141,9 +141,10 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
 void addKdTreeFlags(CLI::App& cmd, AccelOptions& accel) {
   cmd.add_option("--kd-build", accel.builder,
                  "kd-tree builder: auto (gpu on the CUDA backend, cpu on the CPU backend), cpu "
-                 "(full SAH, Wald & Havran, parallel) or gpu (Zhou et al., CUDA backend)")
+                 "(full SAH, Wald & Havran, parallel), gpu (Zhou et al., CUDA backend) or "
+                 "gpu-host (gpu's algorithm run on the host, any backend: to compare trees)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+      ->check(CLI::IsMember({"auto", "cpu", "gpu", "gpu-host"}));
   cmd.add_option("--kd-max-depth", accel.sah.maxDepth,
                  "kd-tree depth limit; 0: 8 + 1.3 log2(triangles), as pbrt-v4")
       ->capture_default_str()

@@ -6,6 +6,19 @@
 #include "renderer/wavefront/scene_data_motion.h"
 
 namespace srt {
+namespace {
+
+// The GPU builder's options with the SAH constants and depth limit both builders share.
+GpuKdBuildOptions gpuOptions(const AccelOptions& accel) {
+  GpuKdBuildOptions gpu = accel.gpu;
+  gpu.traversalCost = accel.sah.traversalCost;
+  gpu.intersectCost = accel.sah.intersectCost;
+  gpu.emptyBonus = accel.sah.emptyBonus;
+  gpu.maxDepth = accel.sah.maxDepth;
+  return gpu;
+}
+
+}  // namespace
 
 SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
                      const AccelOptions& accel)
@@ -15,15 +28,10 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   if (accel_.builder == "gpu") {
     if (!backend.isCuda())
       throw std::invalid_argument("--kd-build gpu needs the CUDA backend (--backend cuda)");
-    GpuKdBuildOptions gpu = accel.gpu;
-    gpu.traversalCost = accel.sah.traversalCost;
-    gpu.intersectCost = accel.sah.intersectCost;
-    gpu.emptyBonus = accel.sah.emptyBonus;
-    gpu.maxDepth = accel.sah.maxDepth;
-    gpuBuilder_ = std::make_unique<GpuKdTreeBuilder>(gpu);  // checks the names and numbers
-  } else if (accel_.builder != "cpu") {
-    throw std::invalid_argument("--kd-build must be auto, cpu or gpu (got '" + accel.builder +
-                                "')");
+    gpuBuilder_ = std::make_unique<GpuKdTreeBuilder>(gpuOptions(accel));  // checks the options
+  } else if (accel_.builder != "cpu" && accel_.builder != "gpu-host") {
+    throw std::invalid_argument("--kd-build must be auto, cpu, gpu or gpu-host (got '" +
+                                accel.builder + "')");
   }
   const MemorySpace space = backend.memory();
   const FlatGeometry geo = flatten(scene, time);
@@ -148,14 +156,17 @@ void SceneData::buildAccel(const Vec3f* hostPositions, bool withStats) {
     report_.buildMs = stages.totalMs;
     // The download is on the stream, before any render work; the walk over the tree is not.
     if (withStats)
-      pendingTreeStats_ = std::async(std::launch::async, [tree = tree_->toHost()] {
-        return computeStats(tree);
-      });
+      pendingTreeStats_ =
+          std::async(std::launch::async, [tree = tree_->toHost()] { return computeStats(tree); });
   } else {
     // The CPU builder reads host pointers, then the tree is copied to the backend.
     const uint32_t* hostIndices = backend_.isCuda() ? hostIndices_.data() : indices_.data();
     const TriangleMeshView hostMesh{hostPositions, hostIndices, uint32_t(triangles_)};
-    const KdTree tree = buildKdTreeSah(hostMesh, accel_.sah);
+    // gpu-host: the GPU builder's algorithm run on the host (its host reference), so the CPU
+    // backend and tests can render with the GPU algorithm's tree without a device.
+    const KdTree tree = accel_.builder == "gpu-host"
+                            ? buildKdTreeGpuAlgorithmOnHost(hostMesh, gpuOptions(accel_))
+                            : buildKdTreeSah(hostMesh, accel_.sah);
     report_.buildMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (withStats) report_.tree = computeStats(tree);

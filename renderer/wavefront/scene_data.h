@@ -108,7 +108,9 @@ SRT_CPU_GPU inline Vec3f offsetOrigin(const SceneView& s, Vec3f p, Vec3f ng, Vec
 // Which kd-tree builder a render uses: the CPU SAH builder (Wald & Havran), or the GPU builder
 // (Zhou et al.) with its segmented reduction and compaction primitive chosen by name.
 struct AccelOptions {
-  std::string builder = "auto";  // auto (gpu on CUDA, cpu on the CPU backend) | cpu | gpu
+  // auto (gpu on CUDA, cpu on the CPU backend) | cpu | gpu | gpu-host (the GPU algorithm's
+  // sequential host reference, any backend: slow, for comparing trees without a device)
+  std::string builder = "auto";
   // The tree's SAH constants and depth limit, for whichever builder runs (the GPU builder takes
   // them over its own; its other options stay in `gpu`).
   KdBuildOptions sah;

@@ -14,6 +14,7 @@
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
 #include "tests/accel/kdtree_identical_hits.h"
+#include "tests/accel/kdtree_render_rays.h"
 #include "tests/accel/kdtree_test_util.h"
 
 namespace srt::test {
@@ -70,6 +71,28 @@ TEST(IdenticalHitsGpu, CpuAndGpuBuiltTreesOnHostAndDevice) {
         << scene;
   }
   if (meshes == 0) GTEST_SKIP() << "no scene of identicalHitsScenes() under " << testScenesDir();
+}
+
+// The tree the device builds for the lit Conference Room, copied to the host, against the CPU
+// builder's tree on the rays a render makes (traced on the host: this checks the device's tree,
+// not the device's traversal).
+TEST(IdenticalHitsGpu, DeviceBuiltTreeOnRenderRays) {
+  if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription();
+  const std::string path = testScenePath("conference-room/conference.obj");
+  if (path.empty()) GTEST_SKIP() << "no conference-room/conference.obj under " << testScenesDir();
+  uint32_t firstPanel = 0;
+  const TestMesh mesh = litConferenceRoomMesh(path, &firstPanel);
+  const Buffer<Vec3f> positions(MemorySpace::Cuda, mesh.positions);
+  const Buffer<uint32_t> indices(MemorySpace::Cuda, mesh.indices);
+  GpuKdTreeBuilder builder;
+  const KdTree device =
+      builder.buildToHost({positions.data(), indices.data(), mesh.triangleCount()});
+  const KdTree cpu = buildKdTreeSah(mesh.view());
+  const RenderRayCounts c = compareOnRenderRays(mesh.view(), firstPanel, hostView(cpu, mesh.view()),
+                                                hostView(device, mesh.view()), 400000, 11);
+  std::cout << "[ identical ] lit conference room, device-built tree: " << c.closest
+            << " closest-hit and " << c.shadow << " shadow rays\n";
+  EXPECT_EQ(c.differing, 0u);
 }
 
 }  // namespace

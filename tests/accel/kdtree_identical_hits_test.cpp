@@ -12,6 +12,7 @@
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
 #include "tests/accel/kdtree_identical_hits.h"
+#include "tests/accel/kdtree_render_rays.h"
 #include "tests/accel/kdtree_test_util.h"
 
 namespace srt::test {
@@ -48,6 +49,22 @@ TEST(IdenticalHits, CpuTreeAndGpuAlgorithmTreeOnRealMeshes) {
     EXPECT_EQ(countDifferences(rays, a, b, "CPU SAH tree", "GPU-algorithm tree"), 0u) << scene;
   }
   if (meshes == 0) GTEST_SKIP() << "no scene of identicalHitsScenes() under " << testScenesDir();
+}
+
+// The rays a render makes (origins on surfaces, shadow rays ending short of the lit Conference
+// Room's panels) meet the same triangles through either tree, closest and any hit.
+TEST(IdenticalHits, CpuTreeAndGpuAlgorithmTreeOnRenderRays) {
+  const std::string path = testScenePath("conference-room/conference.obj");
+  if (path.empty()) GTEST_SKIP() << "no conference-room/conference.obj under " << testScenesDir();
+  uint32_t firstPanel = 0;
+  const TestMesh mesh = litConferenceRoomMesh(path, &firstPanel);
+  const KdTree cpu = buildKdTreeSah(mesh.view());
+  const KdTree gpu = buildKdTreeGpuAlgorithmOnHost(mesh.view());
+  const RenderRayCounts c = compareOnRenderRays(mesh.view(), firstPanel, hostView(cpu, mesh.view()),
+                                                hostView(gpu, mesh.view()), 50000, 11);
+  std::cout << "[ identical ] lit conference room: " << c.closest << " closest-hit and " << c.shadow
+            << " shadow rays\n";
+  EXPECT_EQ(c.differing, 0u);
 }
 
 // Meshes where many rays meet two or more triangles at exactly the same t: whatever the tree
