@@ -66,13 +66,13 @@ struct BlockOptions {
   uint32_t block = 128;                    // s: a power of two, 8..2048 (Horn: the whole stream)
   ScanKind scan = ScanKind::HillisSteele;  // inside blocks and over the block counts
   bool improvedSearch = true;              // Roger: Fig. 5's search; false: fixed-length loop
-  // Roger: search=next searches only a texel's first position (of four); the next three are the
-  // kept elements that follow it (consecutive positions of a block), found from the bits.
-  bool nextSearch = false;
   bool drawTwice = false;                  // Roger III-C fallback: no geometry shader
   bool rlSweep = false;                    // RLZ run lengths by up/down-sweep, not doubling
   bool quadOutput = true;                  // final pass: four 4-byte elements per fragment
   uint32_t parallelism = 1u << 17;         // Sengupta: reduce until a level is this small
+  // Roger: search=next searches only a texel's first position (of four); the next three are the
+  // kept elements that follow it (consecutive positions of a block), found from the bits.
+  bool nextSearch = false;
   // Hillis-Steele steps of radix r: each pass adds r - 1 earlier elements, so a scan of 2^k
   // takes ceil(k / log2 r) passes instead of k (2: the paper's doubling).
   uint32_t radix = 2;

@@ -89,8 +89,9 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     throw bad("output=" + output + " (takes quad or element)");
   o.quadOutput = output == "quad";
   if (o.method == BlockMethod::Roger) {
-    const std::string search =
-        r.get("search", o.nextSearch ? "next" : o.improvedSearch ? "improved" : "plain");
+    const std::string search = r.get("search", o.nextSearch       ? "next"
+                                               : o.improvedSearch ? "improved"
+                                                                  : "plain");
     if (search != "improved" && search != "plain" && search != "next")
       throw bad("search=" + search + " (takes improved, plain or next)");
     o.improvedSearch = search == "improved";

@@ -21,8 +21,9 @@ __global__ void gatherKernel(gpu::FieldSet fs, const uint32_t* __restrict__ indi
 // The same, each index read from GL's output texture: consecutive threads read the same texel
 // (4 per texel) or neighbours in a row, so the texture cache serves them.
 template <bool Quad>
-__global__ void gatherTextureKernel(gpu::FieldSet fs, cudaTextureObject_t texture, uint32_t widthLog2,
-                                    uint32_t moved, uint32_t kept, uint32_t* numKept) {
+__global__ void gatherTextureKernel(gpu::FieldSet fs, cudaTextureObject_t texture,
+                                    uint32_t widthLog2, uint32_t moved, uint32_t kept,
+                                    uint32_t* numKept) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k == 0) *numKept = kept;
   if (k >= moved) return;
@@ -48,11 +49,11 @@ void gatherOnCudaFromTexture(const Request& r, cudaTextureObject_t texture, uint
   const uint32_t moved = fs.count > 0 ? kept : 0;
   const uint32_t blocks = std::max(1u, (moved + threads - 1) / threads);
   if (perTexel == 4)
-    gatherTextureKernel<true><<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, moved, kept,
-                                                              r.numKept);
+    gatherTextureKernel<true>
+        <<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, moved, kept, r.numKept);
   else
-    gatherTextureKernel<false><<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, moved,
-                                                               kept, r.numKept);
+    gatherTextureKernel<false>
+        <<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, moved, kept, r.numKept);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,8 +1,8 @@
 // The OpenGL no-scatter family: one line per variant, with the options it takes (read in
-// gl_options.cpp; every variant also takes interop=, sync=, payload=, map= and indices=, gl_compactors.h).
-// Factories read their options first (a bad option is an error even without GL), then make the
-// compactor, which throws GlUnavailable ("no OpenGL 4.5 context: ...") when no context can be made;
-// listing and Registry::check() never touch GL.
+// gl_options.cpp; every variant also takes interop=, sync=, payload=, map= and indices=,
+// gl_compactors.h). Factories read their options first (a bad option is an error even without GL),
+// then make the compactor, which throws GlUnavailable ("no OpenGL 4.5 context: ...") when no
+// context can be made; listing and Registry::check() never touch GL.
 #include "primitives/compaction/compaction.h"
 #include "primitives/compaction/gl/gl_compactors.h"
 
