@@ -10,7 +10,8 @@
 #      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
 #      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
-#      radix=8, search=next with indices=texture, and gl-roger/cub with --payload index;
+#      radix=8, search=next with indices=texture, count=device (the gather reads the count GL
+#      packed; no host wait), and gl-roger/cub with --payload index;
 #      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
 #      with cub's (before the images are deleted);
 #   4. unless EXTERNAL= (empty): external memory (VMM, Vulkan) with host fences, each in a
@@ -62,6 +63,7 @@ render roger-tex gl-roger:indices=texture
 render roger-payload-gl gl-roger:payload=gl
 render roger-radix8 gl-roger:radix=8
 render roger-next gl-roger:search=next,indices=texture
+render roger-count gl-roger:indices=texture,count=device
 render roger-index gl-roger --payload index
 render cub-index cub --payload index
 

@@ -88,7 +88,8 @@ else:
     for algo4 in ("gl-roger", "gl-roger:search=next"):  # per step at 4M
         roger4 = rows.get(algo4, {}).get(1 << 22)
         if roger4:
-            print("== %s at 4M per step:" % algo4 + " passes, MB read/written, roof ms, GL (or host) ms")
+            print("== %s at 4M per step: passes, MB read/written, roof ms, GL (or host) ms" %
+                  algo4)
             steps = roger4.get("steps", {})
             order = []  # the passes' order (the JSON object's keys are sorted), then the rest
             for p in roger4.get("passes", []):

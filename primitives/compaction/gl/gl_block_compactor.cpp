@@ -21,6 +21,12 @@ class BlockCompactor final : public GlStreamCompactor {
   bool wantsQuad() const override { return o_.quadOutput; }
   void run(uint32_t n, const Emit& emit) override;
   uint32_t keptCount() override { return readTexel(*blockScan_, blockLog2w_, numBlocks_ - 1); }
+  bool countTexel(const Texture** t, uint32_t* log2w, uint32_t* index) const override {
+    *t = blockScan_;
+    *log2w = blockLog2w_;
+    *index = numBlocks_ - 1;
+    return true;
+  }
 
   Source bitsSource(Source::Kind kind, uint32_t count, uint64_t maxValue) const;
   // The reduction inside blocks: in-block offsets four to a texel into `local` (when `search`),

@@ -37,7 +37,7 @@ enum class PayloadSide { Auto, Gl, Stream };
 
 // How streams cross between their memory and GL (every GL primitive takes these options):
 // interop=auto|vulkan|vmm|registered|host, sync=auto|semaphores|fences, payload=auto|gl|cuda,
-// map=held|call, indices=copy|texture.
+// map=held|call, indices=copy|texture, count=host|device.
 // auto: registered buffers, else host copies (CUDA <-> host <-> GL), each checked by a round
 // trip under a deadline first; external memory (Vulkan, then CUDA VMM) is tried before them only
 // with SRT_GL_INTEROP_EXTERNAL=1 (a failed external path can wedge GL or CUDA, see
@@ -50,12 +50,16 @@ enum class PayloadSide { Auto, Gl, Stream };
 // indices=copy|texture (registered buffers, payload on CUDA, output in a texture): copy has GL
 // copy the survivors' indices from its output texture into a registered buffer; texture
 // registers that texture with CUDA and the gather reads it through a texture object (no copy).
+// count=host|device (registered buffers, payload on CUDA, after the first call): device has GL
+// pack the survivor count into a registered buffer the gather reads (with indices=texture), so
+// the host neither waits for GL's passes nor reads the count back.
 struct InteropOptions {
   InteropKind interop = InteropKind::Auto;
   SyncKind sync = SyncKind::Auto;
   PayloadSide payload = PayloadSide::Auto;
   bool holdMapping = true;
   bool indicesFromTexture = false;
+  bool countOnDevice = false;
 };
 // Throws std::invalid_argument naming a bad value.
 InteropOptions readInteropOptions(OptionReader& options);

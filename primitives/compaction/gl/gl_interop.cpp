@@ -376,21 +376,52 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
 
 // indices=texture: the output texture mapped for the gather alone (GL writes it again next call;
 // the unmap orders the gather before that).
-void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept) {
+void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept,
+                                      const uint32_t* deviceCount) {
   const srt::gl::Texture& t = *indexTexture_;
   indexTexture_ = nullptr;
+  times_.gathered = true;
   auto tm = Clock::now();
   const cudaTextureObject_t texture = indexImage_.map(t, r.stream);
   times_.mapMs += msSince(tm);
   recordEvent(2, r.stream);
   const uint32_t perTexel = t.format() == GL_RGBA32UI ? 4 : 1;
   const uint32_t widthLog2 = uint32_t(__builtin_ctz(t.width()));  // widths are powers of two
-  gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream);
+  gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream, deviceCount);
   recordEvent(3, r.stream);
   tm = Clock::now();
   indexImage_.unmap();
   times_.unmapMs += msSince(tm);
   pending_ = true;
+}
+
+void StreamBuffers::packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_t index) {
+  ensure(count_, 16, cudaGraphicsRegisterFlagsReadOnly);
+  // Zeroed first: a narrow texel (8 or 16 bits) packs only its low bytes.
+  SRT_GL_CHECK(glClearNamedBufferSubData(slotId(count_), GL_R32UI, 0, 16, GL_RED_INTEGER,
+                                         GL_UNSIGNED_INT, nullptr));
+  const GLenum type = t.format() == GL_R8UI    ? GL_UNSIGNED_BYTE
+                      : t.format() == GL_R16UI ? GL_UNSIGNED_SHORT
+                                               : GL_UNSIGNED_INT;
+  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, slotId(count_)));
+  SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, GLint(index & ((1u << log2w) - 1)),
+                                    GLint(index >> log2w), 0, 1, 1, 1, GL_RED_INTEGER, type, 4,
+                                    nullptr));
+  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+}
+
+void StreamBuffers::gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices) {
+  const auto t0 = Clock::now();
+  indexTexture_ = &indices;
+  // Mapped for the gather alone: the map orders GL's passes and the packing before it.
+  auto tm = Clock::now();
+  srt::gl::CudaGlMapping map({count_.registered.get()}, r.stream);
+  times_.mapMs += msSince(tm);
+  gatherFromTexture(r, r.count, static_cast<const uint32_t*>(map.pointer(0)));
+  tm = Clock::now();
+  map.unmap();
+  times_.unmapMs += msSince(tm);
+  times_.hostMs += msSince(t0);
 }
 
 StreamBuffers::Times StreamBuffers::finish() {

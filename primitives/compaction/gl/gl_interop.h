@@ -75,6 +75,12 @@ class StreamBuffers {
   // payload on the stream's side: the survivors' indices, then every field gathered by them.
   void readIndices(const Request& r, uint32_t kept, const Output& indices);
   void gatherByIndices(const Request& r, uint32_t kept);
+  // count=device: whether it applies (registered buffers), then GL packs the count (texel `index`
+  // of `t`, an integer format of up to 32 bits) into a registered buffer, and the gather reads
+  // it there with the indices from GL's output texture `indices` (grid over the request's count).
+  bool countOnDevice() const { return mode_ == Mode::Registered && options_.countOnDevice; }
+  void packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_t index);
+  void gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices);
   // Waits for the last call's stream-side work and returns its times. Cheap when done.
   Times finish();
   // What runs, and why not something faster ("external memory (Vulkan), Vulkan semaphores").
@@ -116,7 +122,7 @@ class StreamBuffers {
     return mode_ == Mode::Registered && options_.holdMapping && !fields;
   }
   void handToStream(const Request& r);
-  void gatherFromTexture(const Request& r, uint32_t kept);
+  void gatherFromTexture(const Request& r, uint32_t kept, const uint32_t* deviceCount = nullptr);
   void recordEvent(int k, cudaStream_t stream);
   double eventMs(int from, int to) const;
 
@@ -135,6 +141,7 @@ class StreamBuffers {
   // gather reads it in place), registered with CUDA and mapped for the gather alone.
   const srt::gl::Texture* indexTexture_ = nullptr;
   srt::gl::CudaGlImage indexImage_;
+  Slot count_;  // count=device: the survivor count GL packed, for the gather
   std::vector<uint32_t> hostIndices_;
   // Host copies of CUDA streams: the streams staged on the host, and the indices back on CUDA.
   std::vector<std::vector<char>> stageIn_, stageOut_;

@@ -59,6 +59,10 @@ InteropOptions readInteropOptions(OptionReader& r) {
   if (indices != "copy" && indices != "texture")
     throw std::invalid_argument("GL compaction: indices=" + indices + " (takes copy or texture)");
   o.indicesFromTexture = indices == "texture";
+  const std::string count = r.get("count", "host");
+  if (count != "host" && count != "device")
+    throw std::invalid_argument("GL compaction: count=" + count + " (takes host or device)");
+  o.countOnDevice = count == "device";
   return o;
 }
 

@@ -22,11 +22,12 @@ __global__ void gatherKernel(gpu::FieldSet fs, const uint32_t* __restrict__ indi
 // (4 per texel) or neighbours in a row, so the texture cache serves them.
 template <bool Quad>
 __global__ void gatherTextureKernel(gpu::FieldSet fs, cudaTextureObject_t texture,
-                                    uint32_t widthLog2, uint32_t moved, uint32_t kept,
-                                    uint32_t* numKept) {
+                                    uint32_t widthLog2, bool fields, uint32_t kept,
+                                    const uint32_t* __restrict__ deviceCount, uint32_t* numKept) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (deviceCount) kept = *deviceCount;
   if (k == 0) *numKept = kept;
-  if (k >= moved) return;
+  if (!fields || k >= kept) return;
   const uint32_t t = Quad ? k >> 2 : k;
   const float x = float(t & ((1u << widthLog2) - 1)) + 0.5f, y = float(t >> widthLog2) + 0.5f;
   uint32_t index;
@@ -43,17 +44,18 @@ __global__ void gatherTextureKernel(gpu::FieldSet fs, cudaTextureObject_t textur
 }  // namespace
 
 void gatherOnCudaFromTexture(const Request& r, cudaTextureObject_t texture, uint32_t widthLog2,
-                             uint32_t perTexel, uint32_t kept, cudaStream_t stream) {
+                             uint32_t perTexel, uint32_t kept, cudaStream_t stream,
+                             const uint32_t* deviceCount) {
   const gpu::FieldSet fs = gpu::makeFieldSet(r);
   const uint32_t threads = 256;
-  const uint32_t moved = fs.count > 0 ? kept : 0;
-  const uint32_t blocks = std::max(1u, (moved + threads - 1) / threads);
+  const bool fields = fs.count > 0;
+  const uint32_t blocks = std::max(1u, ((fields ? kept : 0) + threads - 1) / threads);
   if (perTexel == 4)
-    gatherTextureKernel<true>
-        <<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, moved, kept, r.numKept);
+    gatherTextureKernel<true><<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, fields, kept,
+                                                              deviceCount, r.numKept);
   else
-    gatherTextureKernel<false>
-        <<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, moved, kept, r.numKept);
+    gatherTextureKernel<false><<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, fields, kept,
+                                                               deviceCount, r.numKept);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

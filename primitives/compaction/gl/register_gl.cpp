@@ -1,5 +1,5 @@
 // The OpenGL no-scatter family: one line per variant, with the options it takes (read in
-// gl_options.cpp; every variant also takes interop=, sync=, payload=, map= and indices=,
+// gl_options.cpp; every variant also takes interop=, sync=, payload=, map=, indices= and count=,
 // gl_compactors.h). Factories read their options first (a bad option is an error even without GL),
 // then make the compactor, which throws GlUnavailable ("no OpenGL 4.5 context: ...") when no
 // context can be made; listing and Registry::check() never touch GL.
@@ -30,7 +30,8 @@ void registerGlCompactors(Registry& r) {
         choiceOption("sync", "auto", {"auto", "semaphores", "fences"}),
         choiceOption("payload", "auto", {"auto", "gl", "cuda"}),
         choiceOption("map", "held", {"held", "call"}),
-        choiceOption("indices", "copy", {"copy", "texture"})};
+        choiceOption("indices", "copy", {"copy", "texture"}),
+        choiceOption("count", "host", {"host", "device"})};
   };
   // What readBlockOptions() takes for each method (block: not for Horn, over the whole stream).
   auto options = [interopOptions](BlockMethod m, int block, const char* scan) {
