@@ -6,9 +6,8 @@
 uniform uint count;     // padded stream length, a multiple of the block
 uniform uint log2w;     // output layout, four positions per texel
 uniform uint improved;  // 1: Fig. 5 (conditional loop, tightened bounds); 0: fixed-length loop
-// 1: only a texel's first position is searched; positions i + 1.. of a block hold the kept
-// elements that follow j, so each is the next set bit after the last (no search).
-uniform uint nextKept;
+// SRT_NEXT_KEPT (search=next): only a texel's first position is searched; positions i + 1.. of a
+// block hold the kept elements that follow j, so each is the next set bit after the last.
 layout(location = 0) out uvec4 result;
 
 uint search(uint i) {
@@ -31,6 +30,7 @@ uint search(uint i) {
   return selectInBlock(i);
 }
 
+#ifdef SRT_NEXT_KEPT
 // The block position of the first kept element after position j (one exists in the block).
 uint nextKeptAfter(uint j) {
 #if BLOCK_LOG2 <= 7
@@ -52,6 +52,7 @@ uint nextKeptAfter(uint j) {
   }
 #endif
 }
+#endif
 
 void main() {
   uint first = fragIndex(log2w) << 2u;
@@ -60,13 +61,13 @@ void main() {
   uint i0 = first - gBase;
   if (i0 >= gTotal) discard;
   uvec4 r = uvec4(0u);
-  if (nextKept != 0u) {
-    r[0] = search(i0);
-    for (uint k = 1u; k < 4u; ++k)
-      if (i0 + k < gTotal) r[k] = nextKeptAfter(r[k - 1u]);
-  } else {
-    for (uint k = 0u; k < 4u; ++k)
-      if (i0 + k < gTotal) r[k] = search(i0 + k);
-  }
+#ifdef SRT_NEXT_KEPT
+  r[0] = search(i0);
+  for (uint k = 1u; k < 4u; ++k)
+    if (i0 + k < gTotal) r[k] = nextKeptAfter(r[k - 1u]);
+#else
+  for (uint k = 0u; k < 4u; ++k)
+    if (i0 + k < gTotal) r[k] = search(i0 + k);
+#endif
   result = r;
 }
