@@ -28,6 +28,7 @@
 #include "base/paths.h"
 #include "primitives/compaction/compaction.h"
 #include "primitives/reduction/reduction.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 #include "renderer/render.h"
 #include "scenes/loader.h"
 
@@ -375,12 +376,10 @@ int runList() {
                 !i.compacts ? "-" : (i.ordered ? "ordered" : "unordered"), i.summary().c_str());
   }
   std::printf("\nSegmented reductions (--segreduce NAME, the GPU kd-tree build's node bounds):\n");
-  for (const auto& e :
-       reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().entries())
-    if (e.info.segmented)
-      std::printf("  %-22s %-19s %s\n", e.info.name.c_str(),
-                  e.info.commutativeOnly ? "commutative only" : "any associative op",
-                  e.info.description.c_str());
+  for (const reduction::Info& i : gpuKdSegmentedReductions())
+    std::printf("  %-22s %-19s %s\n", i.name.c_str(),
+                i.commutativeOnly ? "commutative only" : "any associative op",
+                i.description.c_str());
   std::printf("\nBuilt-in scenes:\n");
   for (const std::string& name : builtinSceneNames()) std::printf("  %s\n", name.c_str());
   return 0;

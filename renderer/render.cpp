@@ -3,27 +3,15 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 
 namespace srt {
-namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-}  // namespace
 
 // The GPU builder's primitives, checked whichever builder runs, so a typo never waits for the day
 // the GPU builder is used. (SceneData checks the builder against the backend.)
 void checkAccelOptions(const AccelOptions& accel) {
-  const auto& reducers = reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global();
-  if (!reducers.find(accel.gpu.segreduce, true))
-    throw std::invalid_argument("--segreduce: unknown segmented reduction '" + accel.gpu.segreduce +
-                                "' (registered: " + joined(reducers.names(true)) + ")");
+  checkGpuKdSegreduce(accel.gpu.segreduce, "--segreduce");
   compaction::Registry::global().check(accel.gpu.compaction, kdBuildCompactionNeeds("--kd-compaction"));
 }
 

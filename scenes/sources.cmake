@@ -13,6 +13,7 @@ set(SRT_SCENES_SOURCES
   loader_gltf_scene.cpp
   gltf_access.cpp
   loader_json.cpp
+  loader_json_objects.cpp
   tinyobj_impl.cpp
   tinygltf_impl.cpp
 )

@@ -10,19 +10,11 @@
 # launch to main(), main() to the outputs, the teardown after them and the kernel's exit.
 set -u
 cd "$(dirname "$0")/.."
-B=${BUNDLE:-.gpu}
-OUT=${OUT:-gpu-results}
+source scripts/gpu-bundle-env.sh
 res=$OUT/cold
 mkdir -p "$res"
-[ -d "$B/bin" ] || tar xzf "$B/bundle.tgz" -C "$B"
-source "$B/env.sh"
-mkdir -p scenes/data
-for z in "$B"/scenes/*.zip; do
-  name=$(basename "$z" .zip)
-  [ -d "scenes/data/$name" ] || python3 -m zipfile -e "$z" "scenes/data/$name"
-done
 W=${W:-1920} H=${H:-1080} SPP=${SPP:-16} REPEATS=${REPEATS:-3} EXT=${EXT:-png}
-scenes=${SCENES:-scenes/examples/conference-room.json bench/tracer/scenes/sponza-env.json bench/tracer/scenes/sponza-lit.json bench/tracer/scenes/teapot-env.json}
+scenes=${SCENES:-$default_scenes}
 IFS=';' read -ra configs <<<"${CONFIGS:-default:}"
 for scene in $scenes; do
   sname=$(basename "$scene" .json)

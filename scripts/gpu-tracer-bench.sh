@@ -9,19 +9,11 @@
 #   SPP, W, H, DEPTH, WARMUP, REPEATS; STREAMRT: another streamrt binary of the bundle
 set -u
 cd "$(dirname "$0")/.."
-B=${BUNDLE:-.gpu}
-OUT=${OUT:-gpu-results}
+source scripts/gpu-bundle-env.sh
 res=$OUT/tracer
 mkdir -p "$res"
-[ -d "$B/bin" ] || tar xzf "$B/bundle.tgz" -C "$B"
-source "$B/env.sh"
-mkdir -p scenes/data
-for z in "$B"/scenes/*.zip; do
-  name=$(basename "$z" .zip)
-  [ -d "scenes/data/$name" ] || python3 -m zipfile -e "$z" "scenes/data/$name"
-done
 W=${W:-1920} H=${H:-1080} SPP=${SPP:-16} DEPTH=${DEPTH:-8} WARMUP=${WARMUP:-1} REPEATS=${REPEATS:-5}
-scenes=${SCENES:-scenes/examples/conference-room.json bench/tracer/scenes/sponza-env.json bench/tracer/scenes/sponza-lit.json bench/tracer/scenes/teapot-env.json}
+scenes=${SCENES:-$default_scenes}
 # `none` is added to every list by profile: with --schedule waves it is the classic loop (one wave
 # per sample, dead lanes kept: the pool holds exactly one sample's pixels), with regenerate it
 # refills dead lanes in place.

@@ -90,36 +90,44 @@ std::string summary(const SavedProfile& a, const SavedProfile& b) {
   return s + "</tbody></table>\n";
 }
 
-std::string speedupChart(const SavedProfile& a, const SavedProfile& b) {
+// A bar per primitive both profiles ran; each series takes its value from the primitive in A and B.
+using ValueOf = double (*)(const SavedPrimitive& x, const SavedPrimitive& y);
+svg::Chart primitiveChart(const SavedProfile& a, const SavedProfile& b, std::string title,
+                          std::string unit,
+                          const std::vector<std::pair<svg::Series, ValueOf>>& series) {
   svg::Chart c;
-  c.title = "Speed-up of B over A (A's median render time over B's)";
+  c.title = std::move(title);
   c.xLabel = "primitive";
-  c.yLabel = "speed-up (×)";
-  c.unit = "×";
-  c.referenceLine = 1;
-  c.referenceLabel = "A = 1";
-  svg::Series s{"B over A", {}, kColorB};
+  c.unit = std::move(unit);
+  for (const auto& entry : series) c.series.push_back(entry.first);
   for (const std::string& name : commonPrimitives(a, b)) {
     c.categories.push_back(name);
-    s.values.push_back(speedup(a.find(name)->renderMs, b.find(name)->renderMs));
+    for (size_t k = 0; k < series.size(); ++k)
+      c.series[k].values.push_back(series[k].second(*a.find(name), *b.find(name)));
   }
-  c.series = {s};
+  return c;
+}
+
+std::string speedupChart(const SavedProfile& a, const SavedProfile& b) {
+  svg::Chart c = primitiveChart(
+      a, b, "Speed-up of B over A (A's median render time over B's)", "×",
+      {{{"B over A", {}, kColorB}, [](const SavedPrimitive& x, const SavedPrimitive& y) {
+          return speedup(x.renderMs, y.renderMs);
+        }}});
+  c.yLabel = "speed-up (×)";
+  c.referenceLine = 1;
+  c.referenceLabel = "A = 1";
   return svg::barChart(c);
 }
 
 std::string renderTimeChart(const SavedProfile& a, const SavedProfile& b) {
-  svg::Chart c;
-  c.title = "Median render time";
-  c.xLabel = "primitive";
+  svg::Chart c =
+      primitiveChart(a, b, "Median render time", "ms",
+                     {{{"A", {}, kColorA},
+                       [](const SavedPrimitive& x, const SavedPrimitive&) { return x.renderMs; }},
+                      {{"B", {}, kColorB},
+                       [](const SavedPrimitive&, const SavedPrimitive& y) { return y.renderMs; }}});
   c.yLabel = "ms";
-  c.unit = "ms";
-  svg::Series x{"A", {}, kColorA}, y{"B", {}, kColorB};
-  for (const std::string& name : commonPrimitives(a, b)) {
-    c.categories.push_back(name);
-    x.values.push_back(a.find(name)->renderMs);
-    y.values.push_back(b.find(name)->renderMs);
-  }
-  c.series = {x, y};
   return svg::barChart(c);
 }
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "renderer/wavefront/render_stats_json.h"
+
 namespace srt::profile {
 
 std::string csvNumber(double v) {
@@ -40,32 +42,24 @@ json primitiveJson(const Result& result, const PrimitiveProfile& p) {
   json bounces = json::array();
   for (size_t d = 0; d < s.bounces.size(); ++d) {
     const BounceSummary& b = s.bounces[d];
-    bounces.push_back({{"bounce", d},
-                       {"rays_in", b.raysIn},
-                       {"lanes", b.lanes},
-                       {"rays_alive", b.raysAlive},
-                       {"shadow_rays", b.shadowRays},
-                       {"compaction_bytes", b.compactionBytes},
-                       {"compaction_ms", spreadJson(b.compactionMs)},
-                       {"compaction_transfer_ms", spreadJson(b.transferMs)},
-                       {"trace_ms", spreadJson(b.traceMs)},
-                       {"shade_ms", spreadJson(b.shadeMs)},
-                       {"shadow_ms", spreadJson(b.shadowMs)}});
+    BounceStats counts;
+    counts.raysIn = b.raysIn, counts.lanes = b.lanes, counts.raysAlive = b.raysAlive;
+    counts.shadowRays = b.shadowRays, counts.compactionBytes = b.compactionBytes;
+    bounces.push_back(
+        bounceJson(d, counts,
+                   {spreadJson(b.compactionMs), spreadJson(b.transferMs), spreadJson(b.traceMs),
+                    spreadJson(b.shadeMs), spreadJson(b.shadowMs)}));
   }
+  // A pass's times are the medians (NaN, written null, where no run reached the pass).
   json iterations = json::array();
-  for (const IterationSummary& it : s.iterations)
-    iterations.push_back({{"lanes", it.counts.lanes},
-                          {"alive", it.counts.alive},
-                          {"regenerated", it.counts.regenerated},
-                          {"idle", it.counts.idle},
-                          {"trace_ms", number(it.traceMs.median)},
-                          {"shade_ms", number(it.shadeMs.median)},
-                          {"shadow_ms", number(it.shadowMs.median)},
-                          {"compaction_ms", number(it.compactionMs.median)},
-                          {"regenerate_ms", number(it.regenerateMs.median)},
-                          {"compaction_transfer_ms", number(it.transferMs.median)},
-                          {"idle_ms", number(it.idleMs.median)},
-                          {"compaction_bytes", it.counts.compactionBytes}});
+  for (const IterationSummary& it : s.iterations) {
+    IterationStats medians = it.counts;
+    medians.traceMs = it.traceMs.median, medians.shadeMs = it.shadeMs.median;
+    medians.shadowMs = it.shadowMs.median, medians.compactionMs = it.compactionMs.median;
+    medians.regenerateMs = it.regenerateMs.median, medians.transferMs = it.transferMs.median;
+    medians.idleMs = it.idleMs.median;
+    iterations.push_back(passJson(medians));
+  }
   return {{"name", p.spec},
           {"runs_on", compaction::toString(p.info.device)},
           {"ordered", p.info.ordered},

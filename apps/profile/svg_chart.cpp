@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "apps/nice_ticks.h"
+
 namespace srt::svg {
 namespace {
 
 constexpr double kCharWidth = 6.4;  // about one 11 px sans-serif character
 constexpr double kLegendRow = 18;
+constexpr int kTicks = 5;  // about as many y ticks
 
 std::string px(double v) {
   char b[32];
@@ -72,7 +75,7 @@ Frame layout(const Chart& c, double dataMax) {
   f.bottom = f.height - bottomMargin;
   double top = std::max(dataMax, std::isfinite(c.referenceLine) ? c.referenceLine : 0.0);
   if (c.yMax > 0) top = c.yMax;
-  f.yTop = niceTicks(top).back();
+  f.yTop = niceTicks(top, kTicks).back();
   return f;
 }
 
@@ -92,7 +95,7 @@ std::string open(const Chart& c, const Frame& f) {
 // Grid, ticks, axes, axis titles, category labels and the legend.
 std::string axesAndLegend(const Chart& c, const Frame& f) {
   std::string s;
-  for (double t : niceTicks(f.yTop)) {
+  for (double t : niceTicks(f.yTop, kTicks)) {
     const std::string y = px(f.y(t));
     s += "<line x1=\"" + px(f.left) + "\" x2=\"" + px(f.right) + "\" y1=\"" + y + "\" y2=\"" + y +
          "\" stroke=\"#e4e4e4\"/>";
@@ -195,29 +198,8 @@ std::string paletteColor(size_t index) {
   return colors[index % (sizeof colors / sizeof colors[0])];
 }
 
-std::vector<double> niceTicks(double max, int target) {
-  if (!(max > 0) || !std::isfinite(max)) return {0, 1};
-  const double raw = max / std::max(target, 1);
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double norm = raw / magnitude;
-  const double step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * magnitude;
-  std::vector<double> ticks{0};
-  while (ticks.back() < max * (1 - 1e-9)) ticks.push_back(step * double(ticks.size()));
-  return ticks;
-}
-
 std::string formatNumber(double v) {
-  char b[32];
-  const double a = std::fabs(v);
-  if (a >= 1e9)
-    std::snprintf(b, sizeof b, "%.3gG", v / 1e9);
-  else if (a >= 1e6)
-    std::snprintf(b, sizeof b, "%.3gM", v / 1e6);
-  else if (a >= 1e3)
-    std::snprintf(b, sizeof b, "%.3gk", v / 1e3);
-  else
-    std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
+  return shortNumber(v, 1e3, 3);
 }
 
 std::string barChart(const Chart& c, BarLayout layout_) {

@@ -40,9 +40,6 @@ std::string lineChart(const Chart& chart);
 std::string escapeXml(std::string_view text);
 // A colour-blind friendly palette, repeated past its end.
 std::string paletteColor(size_t index);
-// Tick values 0, step, 2 step, ... up to the first tick >= max, with step 1, 2 or 5 times a power
-// of ten, about `target` ticks; max <= 0 gives {0, 1}.
-std::vector<double> niceTicks(double max, int target = 5);
 // Short numbers for labels: 0.0123, 1.5, 12, 3.4k, 5.6M, 7.8G.
 std::string formatNumber(double v);
 

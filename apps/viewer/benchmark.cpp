@@ -47,6 +47,7 @@ void printSummary(const std::vector<FrameTimes>& frames, double wallMs, const Re
     mean.buildMs += f.buildMs, mean.traceMs += f.traceMs, mean.shadeMs += f.shadeMs;
     mean.shadowMs += f.shadowMs, mean.compactionMs += f.compactionMs;
     mean.displayMs += f.displayMs, mean.otherMs += f.otherMs;
+    mean.refillMs += f.refillMs, mean.idleMs += f.idleMs, mean.outsideMs += f.outsideMs;
     frameMs.push_back(f.frameMs);
   }
   const double n = double(frames.size());
@@ -63,6 +64,10 @@ void printSummary(const std::vector<FrameTimes>& frames, double wallMs, const Re
       "display %.3f  other %.3f\n",
       mean.buildMs / n, mean.traceMs / n, mean.shadeMs / n, mean.shadowMs / n,
       mean.compactionMs / n, mean.displayMs / n, mean.otherMs / n);
+  std::printf(
+      "  other: refill %.3f  device idle between passes %.3f  outside the render loop %.3f"
+      "  (%.1f passes a frame)\n",
+      mean.refillMs / n, mean.idleMs / n, mean.outsideMs / n, double(last.iterations.size()));
   std::fflush(stdout);
 }
 

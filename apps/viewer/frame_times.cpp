@@ -14,6 +14,9 @@ FrameTimes splitFrame(const RenderStats& stats, double frameMs, double displayMs
   f.displayMs = displayMs;
   f.otherMs = std::max(
       0.0, frameMs - f.buildMs - f.traceMs - f.shadeMs - f.shadowMs - f.compactionMs - f.displayMs);
+  f.refillMs = t.regenerateMs;
+  f.idleMs = t.idleMs;
+  f.outsideMs = std::max(0.0, frameMs - f.buildMs - stats.renderSeconds * 1e3 - f.displayMs);
   return f;
 }
 

@@ -16,6 +16,10 @@ struct FrameTimes {
   double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0;
   double displayMs = 0;  // the viewer's part: adding the frame to the sum, the mean to the texture
   double otherMs = 0;    // the rest: regeneration, launches, the film, copies
+  // Parts of otherMs, to say where it goes: the pool's refill and end-of-pass stages, the device
+  // idle between passes (the host late), and the frame's time outside the integrator's render
+  // (setting the frame up, reading the film).
+  double refillMs = 0, idleMs = 0, outsideMs = 0;
 };
 
 // Splits a frame of `frameMs` by the renderer's stage clocks and the viewer's `displayMs`; the

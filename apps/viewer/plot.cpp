@@ -6,12 +6,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "apps/nice_ticks.h"
+
 namespace srt::viewer {
 namespace {
 
 const ImU32 kAxisColor = IM_COL32(200, 200, 205, 255);
 const ImU32 kGridColor = IM_COL32(200, 200, 205, 40);
 const ImU32 kFrameColor = IM_COL32(20, 22, 28, 255);
+constexpr int kMaxTicks = 3;  // y ticks above 0: a short plot has room for few labels
 
 bool drawn(float v) {
   return std::isfinite(v) && v > 0;
@@ -140,31 +143,8 @@ void drawXAxis(ImDrawList* draw, const Axes& axes, int firstIndex, size_t n, Plo
 
 }  // namespace
 
-std::vector<double> axisTicks(double max, int maxTicks) {
-  if (!(max > 0) || !std::isfinite(max)) return {0, 1};
-  const double raw = max / std::max(maxTicks, 1);
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = 10 * power;
-  for (double m : {1.0, 2.0, 5.0})
-    if (m * power >= raw) {
-      step = m * power;
-      break;
-    }
-  std::vector<double> ticks = {0};
-  while (ticks.back() < max * (1 - 1e-9)) ticks.push_back(ticks.back() + step);
-  return ticks;
-}
-
 std::string tickLabel(double v) {
-  char b[32];
-  const double a = std::fabs(v);
-  if (a >= 1e6)
-    std::snprintf(b, sizeof b, "%.3gM", v / 1e6);
-  else if (a >= 1e4)
-    std::snprintf(b, sizeof b, "%.3gk", v / 1e3);
-  else
-    std::snprintf(b, sizeof b, "%.4g", v);
-  return b;
+  return shortNumber(v, 1e4, 4);  // 1234 in full: the plots count frames and passes
 }
 
 PlotReport drawPlot(const PlotSpec& spec, const std::vector<PlotSeries>& series) {
@@ -179,7 +159,7 @@ PlotReport drawPlot(const PlotSpec& spec, const std::vector<PlotSeries>& series)
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(ImGui::GetContentRegionAvail().x, 80.f);
   const float textHeight = ImGui::GetTextLineHeight();
-  const std::vector<double> ticks = axisTicks(dataMax(series, n));
+  const std::vector<double> ticks = niceTicks(dataMax(series, n), kMaxTicks);
   float labelWidth = 0;
   for (double t : ticks) {
     r.yTicks.push_back(tickLabel(t));

@@ -35,9 +35,6 @@ struct PlotReport {
 // Draws at the cursor of the current ImGui window, as wide as the content region.
 PlotReport drawPlot(const PlotSpec& spec, const std::vector<PlotSeries>& series);
 
-// 0, step, ... up to the first tick >= max, step 1, 2 or 5 times a power of ten, at most
-// `maxTicks` + 1 ticks; max <= 0 or not finite gives {0, 1}.
-std::vector<double> axisTicks(double max, int maxTicks = 3);
 // Short tick labels: 0, 0.25, 12, 3.4k, 5.6M.
 std::string tickLabel(double v);
 

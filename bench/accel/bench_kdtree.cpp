@@ -27,9 +27,9 @@
 #include "primitives/common/cuda_check.h"
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
-#include "primitives/reduction/reduction.h"
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 #include "renderer/accel/kdtree_build_sah.h"
 
 namespace {
@@ -236,13 +236,23 @@ int main(int argc, char** argv) {
                    cudaDeviceDescription().c_str());
       return 2;
     }
-    if (reductions.empty())
-      reductions = reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().names(true);
+    if (reductions.empty()) reductions = gpuKdSegmentedReductionNames();
     nlohmann::json out;
     out["device"] = cudaDeviceDescription();
     out["repeats"] = repeats;
     out["compaction"] = compactionName;
     std::printf("device: %s\n", cudaDeviceDescription().c_str());
+    // The speed variants in force (GpuKdBuildOptions, set through the environment).
+    const GpuKdBuildOptions variants = withEnvironment(GpuKdBuildOptions());
+    std::printf(
+        "variants: SRT_KD_SMALL_REUSE=%d SRT_KD_CLIP=%s SRT_KD_SPLIT=%s "
+        "SRT_KD_SMALL_CARVEOUT=%d\n",
+        int(variants.smallReuseBoxes), variants.streamingClip ? "stream" : "poly",
+        variants.splitPerWarp ? "warp" : "thread", variants.smallCarveout);
+    out["variants"] = {{"smallReuseBoxes", variants.smallReuseBoxes},
+                       {"streamingClip", variants.streamingClip},
+                       {"splitPerWarp", variants.splitPerWarp},
+                       {"smallCarveout", variants.smallCarveout}};
     for (const std::string& path : meshes) {
       const HostMesh mesh = loadMesh(path);
       const uint32_t tris = uint32_t(mesh.indices.size() / 3);

@@ -1,18 +1,10 @@
 #include <stdexcept>
 
+#include "primitives/common/name_list.h"
 #include "primitives/compaction/adaptive/adaptive_compactor.h"
 #include "primitives/compaction/compaction.h"
 
 namespace srt::compaction {
-namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-}  // namespace
 
 bool Info::accepts_(MemorySpace m) const {
   for (MemorySpace a : accepts)
@@ -113,7 +105,7 @@ Info Registry::check(std::string_view spec, const Needs& needs) const {
   const Info* found = find(name);
   if (!found)
     throw std::invalid_argument(prefix + "unknown compaction primitive '" + name +
-                                "' (registered: " + joined(names()) + ")");
+                                "' (registered: " + commaList(names()) + ")");
   Info info = *found;
   const std::string_view text =
       name.size() < spec.size() ? spec.substr(name.size() + 1) : std::string_view();
@@ -129,7 +121,7 @@ Info Registry::check(std::string_view spec, const Needs& needs) const {
   const std::string unmet = needs.unmet(info);
   if (unmet.empty()) return info;
   const std::vector<std::string> fit = namesMatching(needs);
-  const std::string list = fit.empty() ? "none is registered" : joined(fit);
+  const std::string list = fit.empty() ? "none is registered" : commaList(fit);
   if (!needs.kind.empty())
     throw std::invalid_argument(prefix + "'" + name + "' is not " + needs.kind +
                                 "; use one of: " + list);

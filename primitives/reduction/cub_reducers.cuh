@@ -16,9 +16,14 @@ namespace srt::reduction::detail {
 template <typename T, typename Op>
 class CubTemp {
  protected:
-  void* temp(size_t bytes) {
+  // CUB's two calls of `call(storage, bytes)`: without storage it sizes the temporary storage
+  // (grown here, kept for the next reduction), with it it runs.
+  template <typename Call>
+  void runCub(Call call) {
+    size_t bytes = 0;
+    SRT_CUDA_CHECK(call(nullptr, bytes));
     if (temp_.bytes() < bytes) temp_ = RawBuffer(MemorySpace::Cuda, bytes);
-    return temp_.data();
+    SRT_CUDA_CHECK(call(temp_.data(), bytes));
   }
   RawBuffer temp_;
 };
@@ -29,12 +34,10 @@ class CubReducer final : public Reducer<T, Op>, CubTemp<T, Op> {
   explicit CubReducer(Info info) : info_(std::move(info)) {}
   void reduce(const Request<T>& r) override {
     validate(info_, r.in, r.count, r.out, r.numSegments, r.owners, r.offsets);
-    size_t bytes = 0;
-    SRT_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, r.in, r.out, int64_t(r.count), Op{},
-                                             Op::identity(), r.stream));
-    void* t = this->temp(bytes);
-    SRT_CUDA_CHECK(cub::DeviceReduce::Reduce(t, bytes, r.in, r.out, int64_t(r.count), Op{},
-                                             Op::identity(), r.stream));
+    this->runCub([&](void* storage, size_t& bytes) {
+      return cub::DeviceReduce::Reduce(storage, bytes, r.in, r.out, int64_t(r.count), Op{},
+                                       Op::identity(), r.stream);
+    });
   }
 
  private:
@@ -48,14 +51,11 @@ class CubSegmentedReducer final : public Reducer<T, Op>, CubTemp<T, Op> {
   void reduce(const Request<T>& r) override {
     validate(info_, r.in, r.count, r.out, r.numSegments, r.owners, r.offsets);
     if (r.numSegments == 0) return;
-    size_t bytes = 0;
-    SRT_CUDA_CHECK(cub::DeviceSegmentedReduce::Reduce(
-        nullptr, bytes, r.in, r.out, int64_t(r.numSegments), r.offsets, r.offsets + 1, Op{},
-        Op::identity(), r.stream));
-    void* t = this->temp(bytes);
-    SRT_CUDA_CHECK(cub::DeviceSegmentedReduce::Reduce(t, bytes, r.in, r.out, int64_t(r.numSegments),
-                                                      r.offsets, r.offsets + 1, Op{},
-                                                      Op::identity(), r.stream));
+    this->runCub([&](void* storage, size_t& bytes) {
+      return cub::DeviceSegmentedReduce::Reduce(storage, bytes, r.in, r.out, int64_t(r.numSegments),
+                                                r.offsets, r.offsets + 1, Op{}, Op::identity(),
+                                                r.stream);
+    });
   }
 
  private:
@@ -85,14 +85,11 @@ class CubReduceByKeyReducer final : public Reducer<T, Op>, CubTemp<T, Op> {
     fill(r.out, r.numSegments, Op::identity(), r.stream);
     if (r.count == 0) return;
     reserve(r.count, r.numSegments);
-    size_t bytes = 0;
-    SRT_CUDA_CHECK(cub::DeviceReduce::ReduceByKey(nullptr, bytes, r.owners, keys_.data(), r.in,
-                                                  values_.data(), numRuns_.data(), Op{},
-                                                  int64_t(r.count), r.stream));
-    void* t = this->temp(bytes);
-    SRT_CUDA_CHECK(cub::DeviceReduce::ReduceByKey(t, bytes, r.owners, keys_.data(), r.in,
-                                                  values_.data(), numRuns_.data(), Op{},
-                                                  int64_t(r.count), r.stream));
+    this->runCub([&](void* storage, size_t& bytes) {
+      return cub::DeviceReduce::ReduceByKey(storage, bytes, r.owners, keys_.data(), r.in,
+                                            values_.data(), numRuns_.data(), Op{}, int64_t(r.count),
+                                            r.stream);
+    });
     const uint32_t maxRuns = std::min(r.count, r.numSegments);
     scatterRuns<<<(maxRuns + 255) / 256, 256, 0, r.stream>>>(keys_.data(), values_.data(),
                                                              numRuns_.data(), maxRuns, r.out);

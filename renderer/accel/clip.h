@@ -7,6 +7,15 @@
 
 namespace srt {
 
+// Where edge p-q meets the axis plane (one computation for every clipper, so all agree bit for
+// bit): exactly on the plane, coordinates equal at both ends stay exact.
+template <typename V>
+SRT_CPU_GPU inline void clipEdgePoint(const V& p, const V& q, int axis, float plane, V* r) {
+  const float t = (plane - p[axis]) / (q[axis] - p[axis]);
+  for (int k = 0; k < 3; ++k) (*r)[k] = p[k] == q[k] ? p[k] : p[k] + (q[k] - p[k]) * t;
+  (*r)[axis] = plane;
+}
+
 // Keeps the part of a convex polygon on one side of an axis plane (Sutherland-Hodgman). New
 // vertices lie exactly on the plane; coordinates equal at both ends of an edge stay exact.
 // `out` needs room for n + 1 vertices. V: Vec3f or anything indexable the same way.
@@ -20,12 +29,7 @@ SRT_CPU_GPU inline int clipPolygonOf(const V* in, int n, int axis, float plane, 
     const bool inP = keepAbove ? p[axis] >= plane : p[axis] <= plane;
     const bool inQ = keepAbove ? q[axis] >= plane : q[axis] <= plane;
     if (inP) out[m++] = p;
-    if (inP != inQ) {
-      const float t = (plane - p[axis]) / (q[axis] - p[axis]);
-      V& r = out[m++];
-      for (int k = 0; k < 3; ++k) r[k] = p[k] == q[k] ? p[k] : p[k] + (q[k] - p[k]) * t;
-      r[axis] = plane;
-    }
+    if (inP != inQ) clipEdgePoint(p, q, axis, plane, &out[m++]);
   }
   return m;
 }
@@ -89,6 +93,26 @@ SRT_CPU_GPU inline ClippedTriangle clipTriangle(const Vec3f v[3], const Vec3f& v
   return c;
 }
 
+// The polygon's bounds lo/hi widened by eps where the triangle (bounds tlo/thi) is not flat, and
+// cut to the voxel.
+SRT_CPU_GPU inline bool finishClippedBounds(float lo[3], float hi[3], const float tlo[3],
+                                            const float thi[3], const Vec3f& voxelLo,
+                                            const Vec3f& voxelHi, float eps, Vec3f* outLo,
+                                            Vec3f* outHi) {
+  for (int k = 0; k < 3; ++k) {
+    if (tlo[k] < thi[k]) {  // flat triangles stay flat
+      lo[k] = clipMax(lo[k] - eps, tlo[k] - eps);
+      hi[k] = clipMin(hi[k] + eps, thi[k] + eps);
+    }
+    lo[k] = clipMax(lo[k], voxelLo[k]);
+    hi[k] = clipMin(hi[k], voxelHi[k]);
+    if (lo[k] > hi[k]) return false;
+  }
+  *outLo = Vec3f(lo[0], lo[1], lo[2]);
+  *outHi = Vec3f(hi[0], hi[1], hi[2]);
+  return true;
+}
+
 // Bounds of the clipped polygon, widened by eps (see clipTriangleBounds) and cut to the voxel;
 // false when nothing is left in the voxel.
 SRT_CPU_GPU inline bool clippedTriangleBounds(const ClippedTriangle& c, const Vec3f& voxelLo,
@@ -106,18 +130,7 @@ SRT_CPU_GPU inline bool clippedTriangleBounds(const ClippedTriangle& c, const Ve
         lo[k] = clipMin(lo[k], c.poly[i][k]);
         hi[k] = clipMax(hi[k], c.poly[i][k]);
       }
-  for (int k = 0; k < 3; ++k) {
-    if (c.tlo[k] < c.thi[k]) {  // flat triangles stay flat
-      lo[k] = clipMax(lo[k] - eps, c.tlo[k] - eps);
-      hi[k] = clipMin(hi[k] + eps, c.thi[k] + eps);
-    }
-    lo[k] = clipMax(lo[k], voxelLo[k]);
-    hi[k] = clipMin(hi[k], voxelHi[k]);
-    if (lo[k] > hi[k]) return false;
-  }
-  *outLo = Vec3f(lo[0], lo[1], lo[2]);
-  *outHi = Vec3f(hi[0], hi[1], hi[2]);
-  return true;
+  return finishClippedBounds(lo, hi, c.tlo, c.thi, voxelLo, voxelHi, eps, outLo, outHi);
 }
 
 // Bounds of the part of triangle v[] inside the voxel [voxelLo, voxelHi], into outLo/outHi; false

@@ -252,6 +252,20 @@ SRT_CPU_GPU SRT_INLINE bool updateClosest(const TriangleMeshView& mesh, uint32_t
   return true;
 }
 
+// updateClosest for traversals that keep the running nearest t: `closest` is the best hit's t, or
+// ray.tMax before the first hit. The same limit and the same winner (before the first hit every
+// hit has t < ray.tMax), without the branch on `haveBest` in the triangle loop.
+SRT_CPU_GPU SRT_INLINE bool updateClosestBelow(const TriangleMeshView& mesh, uint32_t tri,
+                                               const Ray& ray, const WatertightRay& w,
+                                               float closest, Hit* best) {
+  Hit h;
+  const float limit = fminf(ray.tMax, closest * (1.f + kTieMargin));
+  if (!intersectMeshTriangle(mesh, tri, ray, w, limit, &h)) return false;
+  if (!(h.t < closest || (h.t == closest && tri < best->triangle))) return false;
+  *best = h;
+  return true;
+}
+
 namespace detail {
 
 // Parametric range of the ray inside b, clamped to [0, ray.tMax] and widened by kKdIntervalSlack.
@@ -340,7 +354,7 @@ SRT_CPU_GPU inline bool traverseKdTree(const KdTreeView& tree, const Ray& ray, H
             count == 1 ? node.onePrimitive : loadIndex(tree.primIndices + node.primitiveOffset + i);
         if (kAnyHit) {
           if (intersectMeshTriangle(tree.mesh, tri, ray, shear, ray.tMax, hit)) return true;
-        } else if (updateClosest(tree.mesh, tri, ray, shear, found, hit)) {
+        } else if (updateClosestBelow(tree.mesh, tri, ray, shear, closest, hit)) {
           closest = hit->t;
           found = true;
         }

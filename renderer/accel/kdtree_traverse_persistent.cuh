@@ -18,6 +18,8 @@
 // any speculation pattern (tests/accel/traversal_persistent_test.cu).
 #pragma once
 
+#include <cstring>
+
 #include "renderer/accel/kdtree.h"
 
 #if !defined(__CUDACC__)
@@ -153,7 +155,7 @@ SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
           l.node = kNoNode;
           break;
         }
-      } else if (updateClosest(tree.mesh, tri, l.ray, shear, l.found, &l.hit)) {
+      } else if (updateClosestBelow(tree.mesh, tri, l.ray, shear, l.closest, &l.hit)) {
         l.found = true;
         l.closest = l.hit.t;
       }
@@ -165,6 +167,127 @@ SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
 // The lane's ray has no node and no leaf left.
 SRT_CPU_GPU SRT_INLINE bool laneDone(const KdLane& l) {
   return l.node == kNoNode && l.leaf == kNoNode;
+}
+
+// ---- Cooperative leaf tests: the warp's leaves as one pool of (ray, triangle) pairs ----
+//
+// testLeaf() runs a lane's triangles in its own loop, so a warp waits for its largest leaf while
+// lanes with small leaves (or none) idle. Instead, a round lays the triangles of every lane's
+// postponed leaf end to end and deals them out 32 at a time: lane j tests pair j for whichever
+// lane owns it, and the owner keeps the least (t, triangle) as one 64-bit key (hitKey), merged
+// with atomicMin. The result does not depend on which lane tests what or in what order: t and the
+// barycentrics of a (ray, triangle) pair do not depend on the limit, and the limit (the owner's
+// best t widened by kTieMargin, from its best at the start of the round or of a later chunk) is
+// never below the one the sequential loop uses at that triangle, so no possible winner is cut.
+// The host steps below are driven in any order by a CPU test; the warp version is in
+// renderer/wavefront/intersect_persistent.cu.
+
+constexpr uint64_t kNoHitKey = ~uint64_t(0);
+
+SRT_CPU_GPU SRT_INLINE uint32_t floatBits(float f) {
+#if SRT_IS_GPU_CODE
+  return __float_as_uint(f);
+#else
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+SRT_CPU_GPU SRT_INLINE float bitsFloat(uint32_t u) {
+#if SRT_IS_GPU_CODE
+  return __uint_as_float(u);
+#else
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+// The order of nearerHit as one integer: hits have t > 0, and the bits of positive floats order
+// like their values, so (t bits, triangle) compares as (t, triangle) does.
+SRT_CPU_GPU SRT_INLINE uint64_t hitKey(float t, uint32_t tri) {
+  return uint64_t(floatBits(t)) << 32 | tri;
+}
+SRT_CPU_GPU SRT_INLINE float keyT(uint64_t key) {
+  return bitsFloat(uint32_t(key >> 32));
+}
+
+// A lane's key before a round: its best hit so far, or none.
+SRT_CPU_GPU SRT_INLINE uint64_t laneKey(const KdLane& l) {
+  return l.found ? hitKey(l.hit.t, l.hit.triangle) : kNoHitKey;
+}
+
+// The triangles a lane hands to the round: its postponed leaf unless the skip test (redone with
+// the final `closest`, as testLeaf does) drops it. Clears the lane's leaf.
+struct LeafWork {
+  uint32_t count = 0;
+  uint32_t word = 0;  // the one primitive (count 1) or the offset of the leaf's indices
+};
+
+SRT_CPU_GPU SRT_INLINE LeafWork takeLeaf(const KdTreeView& tree, KdLane& l) {
+  LeafWork w;
+  if (l.leaf != kNoNode && !(l.closest < l.leafTMin)) {
+    const KdNode node = loadNode(tree, l.leaf);
+    w.count = node.primitiveCount();
+    w.word = node.onePrimitive;
+  }
+  l.leaf = kNoNode;
+  return w;
+}
+
+SRT_CPU_GPU SRT_INLINE uint32_t leafTriangle(const KdTreeView& tree, uint32_t count, uint32_t word,
+                                             uint32_t k) {
+  return count == 1 ? word : loadIndex(tree.primIndices + word + k);
+}
+
+// What another lane needs of the owner's ray to test a triangle for it (intersectTriangle reads
+// only the origin and the shear). `limit`: closest hits, updateClosest's limit at the start of
+// the round; any hit, ray.tMax.
+struct PairRay {
+  Vec3f o;
+  WatertightRay w;
+  float limit;
+};
+
+template <bool kAnyHit>
+SRT_CPU_GPU SRT_INLINE PairRay pairRay(const KdLane& l) {
+  PairRay r;
+  r.o = l.ray.o;
+  r.w = watertightRay(l.ray.d);
+  // l.closest is the best t when found, else ray.tMax (whose widening fminf discards).
+  r.limit = kAnyHit ? l.ray.tMax : fminf(l.ray.tMax, l.closest * (1.f + kTieMargin));
+  return r;
+}
+
+// One pair of a round. Closest hits: true with *h set when `tri` hits within the limit (tightened
+// by the owner's key as the round has it now); the caller merges hitKey(h->t, tri). Any hit:
+// true when `tri` blocks the ray in (0, tMax).
+template <bool kAnyHit>
+SRT_CPU_GPU SRT_INLINE bool testPair(const TriangleMeshView& mesh, const PairRay& r, uint32_t tri,
+                                     uint64_t ownerKey, Hit* h) {
+  Ray ray;
+  ray.o = r.o;
+  float limit = r.limit;
+  if (!kAnyHit && ownerKey != kNoHitKey) limit = fminf(limit, keyT(ownerKey) * (1.f + kTieMargin));
+  return intersectMeshTriangle(mesh, tri, ray, r.w, limit, h);
+}
+
+// The owner takes the round's result: `key` is its merged key, b1/b2 the barycentrics of the
+// pair that set it (unused when the key is the lane's own from before the round).
+template <bool kAnyHit>
+SRT_CPU_GPU SRT_INLINE void finishRound(KdLane& l, uint64_t key, float b1, float b2) {
+  if (key == laneKey(l)) return;
+  l.found = true;
+  if (kAnyHit) {
+    l.node = kNoNode;  // blocked: the ray is done
+    return;
+  }
+  l.hit.t = keyT(key);
+  l.hit.triangle = uint32_t(key);
+  l.hit.b1 = b1;
+  l.hit.b2 = b2;
+  l.closest = l.hit.t;
 }
 
 }  // namespace srt::persistent

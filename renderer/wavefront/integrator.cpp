@@ -1,6 +1,7 @@
 #include "renderer/wavefront/integrator.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -33,9 +34,12 @@ constexpr size_t kBytesPerPoolPath = 2 * PathState::kBytesPerElement +
                                      3 * sizeof(uint32_t);
 // A Whitted slot: two copies of the ray (as a path), its spill stacks (one ray per depth), the
 // hit, flags and the index stream.
+// Deferred shadows add a shadow candidate, its flag and its position.
 size_t bytesPerWhittedSlot(const RenderOptions& opt) {
+  const size_t shadows =
+      whittedShadowsDeferred(/*onCuda=*/true) ? ShadowRays::kBytesPerElement + 1 + sizeof(uint32_t) : 0;
   return 2 * PathState::kBytesPerElement + size_t(opt.maxDepth) * WhittedRays::kBytesPerElement +
-         sizeof(Hit) + 2 + 2 * sizeof(uint32_t);
+         sizeof(Hit) + 2 + 2 * sizeof(uint32_t) + shadows;
 }
 size_t bytesPerSlot(const RenderOptions& opt) {
   return opt.integrator == IntegratorKind::Whitted ? bytesPerWhittedSlot(opt) : kBytesPerPoolPath;
@@ -44,6 +48,15 @@ size_t bytesPerSlot(const RenderOptions& opt) {
 // stacks (maxDepth rays a slot) that a frame of Whitted rays seldom touches.
 constexpr uint64_t kWhittedCudaPool = 1u << 21;
 }  // namespace
+
+bool whittedShadowsDeferred(bool onCuda) {
+  const char* env = std::getenv("SRT_WHITTED_SHADOWS");
+  const std::string mode = env ? env : "auto";
+  if (mode != "auto" && mode != "inline" && mode != "stream")
+    throw std::invalid_argument("SRT_WHITTED_SHADOWS must be auto, inline or stream (got '" +
+                                mode + "')");
+  return mode == "stream" || (mode == "auto" && onCuda);
+}
 
 uint32_t defaultPoolSize(const Backend& backend, const RenderOptions& opt) {
   if (!backend.isCuda()) return 1u << 18;  // enough to keep the CPU's threads busy per stage

@@ -20,26 +20,17 @@
 // always has the next pass queued.
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "renderer/wavefront/integrator_common.h"
 #include "renderer/wavefront/intersect_persistent.h"
-#include "renderer/wavefront/pass_timer.h"
+#include "renderer/wavefront/pool_stats.h"
 
 namespace srt {
 namespace {
-
-// What the host keeps of a pass until its read-back arrives: its named stages' times and GL
-// transfers.
-struct PassRecord {
-  explicit PassRecord(const Backend& b) : timer(b) {}
-  PassTimer timer;
-  double transferMs = 0;
-  uint32_t bound = 0;      // the launch size the pass ran at
-  bool compacted = false;  // the path state was compacted (not a --compact-every hold pass)
-  bool shadows = false;    // the shadow rays' positions were compacted (the scene has lights)
-};
 
 class PoolIntegrator final : public WavefrontIntegrator {
  public:
@@ -56,6 +47,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
                 : opt.payload == Payload::Index ? Refill::InPlaceIndexed
                                                 : Refill::Tail),
         compactEvery_(refill_ == Refill::Tail && !whitted_ ? opt.compactEvery : 1),
+        deferredShadows_(whitted_ && whittedShadowsDeferred(backend.isCuda())),
         control_(backend.memory(), 1),
         passes_{{PassRecord(backend), PassRecord(backend), PassRecord(backend)}},
         snapshots_(backend.memory(), kRing) {
@@ -67,7 +59,8 @@ class PoolIntegrator final : public WavefrontIntegrator {
     keep_[0] = Buffer<uint8_t>(space, n);
     // In place (and between spaced-out compactions) a pass's flags are the next pass's lanes.
     if (refill_ == Refill::InPlace || compactEvery_ != 1) keep_[1] = Buffer<uint8_t>(space, n);
-    if (!whitted_) shadowCandidates_.allocate(space, n);
+    const bool shadowStream = !whitted_ || deferredShadows_;
+    if (shadowStream) shadowCandidates_.allocate(space, n);
     if (whitted_ && opt.maxDepth > 0) spill_.allocate(space, size_t(opt.maxDepth) * n);
     if (refill_ == Refill::InPlaceIndexed) {
       // Index payload: paths stay where they were written; positions move.
@@ -82,12 +75,11 @@ class PoolIntegrator final : public WavefrontIntegrator {
       // shadow trace, so moving its 44 bytes would cost more than gathering them through it.
       identity_ = Buffer<uint32_t>(space, n);
       fillIdentity(backend, identity_.data(), uint32_t(n));
-      if (!whitted_) shadowIndex_ = Buffer<uint32_t>(space, n);
+      if (shadowStream) shadowIndex_ = Buffer<uint32_t>(space, n);
     }
-    if (!whitted_) shadowKeep_ = Buffer<uint8_t>(space, n);
+    if (shadowStream) shadowKeep_ = Buffer<uint8_t>(space, n);
     film_ = Buffer<unsigned long long>(space, 3 * size_t(opt.width) * opt.height);
-    for (auto& d : depthCounts_)
-      d = Buffer<unsigned long long>(space, size_t(kDepthSlots) * kCounterStripes);
+    depthCounts_ = Buffer<unsigned long long>(space, 3 * size_t(kDepthSlots) * kCounterStripes);
     if (info.compacts) compactor_->prepare(preparation());
     if (backend.isCuda())
       for (auto& e : readBackDone_) e = CudaEvent(cudaEventDisableTiming);
@@ -101,7 +93,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
   void render(RenderStats& stats, const ProgressFn& progress, const StopCondition& stop) override {
     const uint32_t pixels = uint32_t(size_t(opt_.width) * opt_.height);
     film_.fillBytes(0);
-    for (auto& d : depthCounts_) d.fillBytes(0);
+    depthCounts_.fillBytes(0);
     for (auto& k : keep_)
       if (!k.empty()) k.fillBytes(0);
     cur_ = keepIn_ = 0;
@@ -127,10 +119,11 @@ class PoolIntegrator final : public WavefrontIntegrator {
     // known: the host harvests one pass late and the GPU never waits. Waves shrink pass after
     // pass, so there each pass is harvested before the next is queued and launched at its exact
     // count (the classic loop's one read-back per bounce).
-    const bool lagged = backend_.isCuda() && !waves_;
+    const bool lagged = backend_.isCuda() && !waves_ && lagPasses(init.totalWork);
     bool stopping = false;
     int previous = 0;  // the pass harvested before
     unsigned long long totalWork = init.totalWork;
+    bool overflow = false;
     for (uint64_t pass = 0;; ++pass) {
       runPass(bound, passes_[pass % kRing], pass == 0);
       readBack(int(pass % kRing));
@@ -155,13 +148,13 @@ class PoolIntegrator final : public WavefrontIntegrator {
       }
       if (allIssued && c.live == 0) {
         totalWork = c.totalWork;
+        overflow = c.spillOverflow != 0;  // sticky: a pass queued after this one adds nothing
         break;
       }
     }
-    backend_.synchronize();  // (on CUDA one more pass was queued; it found nothing to do)
-    if (whitted_ && control_.download()[0].spillOverflow)
-      throw std::logic_error("Whitted: a spill stack overflowed (rays were lost)");
-    collectDepthStats(stats);
+    backend_.synchronize();  // (lagged, one more pass was queued; it found nothing to do)
+    if (overflow) throw std::logic_error("Whitted: a spill stack overflowed (rays were lost)");
+    addDepthStats(stats, depthCounts_.download(), !waves_ || whitted_);
     stats.compactionChoice = compactor_->choiceSummary();
     samplesDone_ = int(totalWork / pixels);
     stats.samplesDone = samplesDone_;
@@ -183,7 +176,19 @@ class PoolIntegrator final : public WavefrontIntegrator {
   }
 
   DepthCounters depthCounters() const {
-    return {depthCounts_[0].data(), depthCounts_[1].data(), depthCounts_[2].data()};
+    unsigned long long* d = depthCounts_.data();
+    const size_t n = size_t(kDepthSlots) * kCounterStripes;
+    return {d, d + n, d + 2 * n};
+  }
+
+  // Whether the host harvests a pass one pass late (keeping the next queued) or waits for it. A
+  // Whitted frame whose camera rays all fit in the pool is mostly one pass: lagging would queue
+  // an empty pass at the full bound behind it. SRT_POOL_LAG=always|never overrides (measuring).
+  bool lagPasses(unsigned long long totalWork) const {
+    const char* env = std::getenv("SRT_POOL_LAG");
+    const std::string mode = env ? env : "auto";
+    if (mode == "always" || mode == "never") return mode == "always";
+    return !(whitted_ && totalWork <= capacity_);
   }
   SpillStacks spillStacks() const {
     return {spill_.view(), spill_.capacity ? capacity_ : 0, uint32_t(opt_.maxDepth)};
@@ -197,7 +202,8 @@ class PoolIntegrator final : public WavefrontIntegrator {
     if (refill_ == Refill::Tail) p.layouts.emplace_back();
     for (const auto& f : fields)
       if (refill_ == Refill::Tail) p.layouts.back().push_back(f.bytes);
-    if (!whitted_ || refill_ == Refill::InPlaceIndexed) p.layouts.push_back({sizeof(uint32_t)});
+    if (!whitted_ || deferredShadows_ || refill_ == Refill::InPlaceIndexed)
+      p.layouts.push_back({sizeof(uint32_t)});
     return p;
   }
 
@@ -254,10 +260,16 @@ class PoolIntegrator final : public WavefrontIntegrator {
     // rays, so there is nothing to compact or trace.
     const bool lights = hasSampledLights(scene);
     if (whitted_) {
-      const WhittedOutputs out{keep, filmView_, spillStacks(), ctl, depthCounters()};
-      t.run(stage::kShade, [&] {  // shadow rays are traced inside
+      WhittedOutputs out{keep, filmView_, spillStacks(), ctl, depthCounters(), {}, nullptr};
+      if (deferredShadows_)
+        out.shadows = shadowCandidates_.view(), out.shadowKeep = shadowKeep_.data();
+      t.run(stage::kShade, [&] {  // shadow rays are traced inside unless deferred
         shadeWhitted(backend_, scene, paths, hits_.data(), opt_.seed, uint32_t(opt_.maxDepth), out);
       });
+      if (deferredShadows_) {
+        if (lights) traceShadowRays(t, rec, bound, paths.state);
+        t.run(stage::kFilm, [&] { finishWhitted(backend_, paths, keep, filmView_); });
+      }
     } else {
       const ShadeOutputs out{keep, shadowCandidates_.view(), shadowKeep_.data(), depthCounters()};
       t.run(stage::kShade, [&] {
@@ -287,7 +299,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
     if (refill_ == Refill::Tail) holding_ = hold;
     rec.bound = bound;
     rec.compacted = compactNow || refill_ == Refill::InPlaceIndexed;
-    rec.shadows = lights && info_.compacts && !whitted_;
+    rec.shadows = lights && info_.compacts && (!whitted_ || deferredShadows_);
   }
 
   // The shadow candidates shading wrote: compacted into a stream of positions (or, without a
@@ -404,54 +416,12 @@ class PoolIntegrator final : public WavefrontIntegrator {
     return shadows + bound + 2ull * c.lastKept * bytes;
   }
 
-  // A harvested pass into the statistics: occupancy from its snapshot, stage times by name, the
-  // device's idle time since `previous` (the pass harvested before; null for the first).
+  // A harvested pass into the statistics (per depth too for the path tracer's waves).
   void recordPass(RenderStats& stats, const PoolControl& c, const PassRecord& rec,
                   const PassRecord* previous, int& nextDepth) {
     if (c.lastLive > 0) survival_ = double(c.lastKept) / double(c.lastLive);
-    IterationStats it;
-    it.lanes = c.lastLanes;
-    it.alive = c.lastKept;
-    it.regenerated = c.lastRegenerated;
-    it.idle = capacity_ - std::min(capacity_, c.live);
-    addStageTimes(rec.timer, it);
-    it.transferMs = rec.transferMs;
-    it.idleMs = previous ? PassTimer::gapMs(previous->timer, rec.timer) : 0;
-    it.compactionBytes = compactionBytes(c, rec);
-    stats.iterations.push_back(it);
-    // Waves: every pass is one depth of one wave, so stage times can be given per depth too
-    // (not Whitted's, whose spilled rays join a wave at their own depth).
-    if (waves_ && !whitted_) {
-      BounceStats& b = stats.bounce(size_t(nextDepth));
-      b.lanes += c.lastLanes;
-      b.traceMs += it.traceMs;
-      b.shadeMs += it.shadeMs;
-      b.compactionMs += it.compactionMs;
-      b.shadowMs += it.shadowMs;
-      b.transferMs += it.transferMs;
-      b.compactionBytes += it.compactionBytes;
-      nextDepth = c.lastRegenerated > 0 ? 0 : nextDepth + 1;
-    }
-  }
-
-  void collectDepthStats(RenderStats& stats) const {
-    // The stripes summed (see DepthCounters).
-    const auto sum = [](const std::vector<unsigned long long>& striped) {
-      std::vector<unsigned long long> total(kDepthSlots, 0);
-      for (size_t k = 0; k < striped.size(); ++k) total[k % kDepthSlots] += striped[k];
-      return total;
-    };
-    const auto in = sum(depthCounts_[0].download()), alive = sum(depthCounts_[1].download()),
-               shadow = sum(depthCounts_[2].download());
-    for (uint32_t d = 0; d < kDepthSlots; ++d) {
-      if (!in[d] && !shadow[d]) continue;
-      BounceStats& b = stats.bounce(size_t(d));
-      b.raysIn = in[d];
-      b.raysAlive = alive[d];
-      b.shadowRays = shadow[d];
-      // Paths of all depths share each pass: no lanes per depth.
-      if (!waves_ || whitted_) b.lanes = in[d];
-    }
+    addPassStats(stats, c, rec, previous, capacity_, compactionBytes(c, rec), waves_ && !whitted_,
+                 nextDepth);
   }
 
   const uint32_t capacity_;
@@ -460,6 +430,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
   const bool persistent_;  // persistent-thread traversal for closest hits and shadow rays
   const Refill refill_;
   const uint32_t compactEvery_;  // Tail: passes per compaction of the path state; 0: auto
+  const bool deferredShadows_;   // Whitted: shadow rays as a stream (whittedShadowsDeferred())
   int samplesDone_ = 0;          // whole samples the film holds after the last render()
   uint32_t passesSinceCompaction_ = 0;
   double survival_ = 0;     // paths kept / paths alive in the last pass harvested
@@ -481,7 +452,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
   WhittedRaysStorage spill_;  // Whitted: a stack of capacity_ rays per depth 1..maxDepth
   Buffer<uint8_t> shadowKeep_;
   Buffer<unsigned long long> film_;
-  Buffer<unsigned long long> depthCounts_[3];  // rays in, alive, shadow rays per depth
+  Buffer<unsigned long long> depthCounts_;  // rays in, alive, shadow rays per depth (striped)
   std::vector<compaction::Field> fields_;
   std::array<PassRecord, kRing> passes_;
   PinnedBuffer<PoolControl> snapshots_;        // the control block as each pass ended

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "renderer/wavefront/render_stats_json.h"
+
 namespace srt {
 
 StageTotals stageTotals(const RenderStats& s) {
@@ -29,6 +31,39 @@ uint64_t RenderStats::totalRays() const {
   uint64_t n = 0;
   for (const BounceStats& b : bounces) n += b.raysIn + b.shadowRays;
   return n;
+}
+
+BounceTimesJson bounceTimesJson(const BounceStats& b) {
+  return {b.compactionMs, b.transferMs, b.traceMs, b.shadeMs, b.shadowMs};
+}
+
+nlohmann::json bounceJson(size_t depth, const BounceStats& counts, const BounceTimesJson& ms) {
+  return {{"bounce", depth},
+          {"rays_in", counts.raysIn},
+          {"lanes", counts.lanes},
+          {"rays_alive", counts.raysAlive},
+          {"shadow_rays", counts.shadowRays},
+          {"compaction_ms", ms.compaction},
+          {"compaction_transfer_ms", ms.transfer},
+          {"trace_ms", ms.trace},
+          {"shade_ms", ms.shade},
+          {"shadow_ms", ms.shadow},
+          {"compaction_bytes", counts.compactionBytes}};
+}
+
+nlohmann::json passJson(const IterationStats& it) {
+  return {{"lanes", it.lanes},
+          {"alive", it.alive},
+          {"regenerated", it.regenerated},
+          {"idle", it.idle},
+          {"trace_ms", it.traceMs},
+          {"shade_ms", it.shadeMs},
+          {"shadow_ms", it.shadowMs},
+          {"compaction_ms", it.compactionMs},
+          {"compaction_transfer_ms", it.transferMs},
+          {"regenerate_ms", it.regenerateMs},
+          {"idle_ms", it.idleMs},
+          {"compaction_bytes", it.compactionBytes}};
 }
 
 std::string statsToJson(const RenderStats& s) {
@@ -81,36 +116,14 @@ std::string statsToJson(const RenderStats& s) {
     j["accel"] = accel;
   }
   nlohmann::json bounces = nlohmann::json::array();
-  for (size_t d = 0; d < s.bounces.size(); ++d) {
-    const BounceStats& b = s.bounces[d];
-    bounces.push_back({{"bounce", d},
-                       {"rays_in", b.raysIn},
-                       {"lanes", b.lanes},
-                       {"rays_alive", b.raysAlive},
-                       {"shadow_rays", b.shadowRays},
-                       {"compaction_ms", b.compactionMs},
-                       {"compaction_transfer_ms", b.transferMs},
-                       {"trace_ms", b.traceMs},
-                       {"shade_ms", b.shadeMs},
-                       {"shadow_ms", b.shadowMs},
-                       {"compaction_bytes", b.compactionBytes}});
-  }
+  for (size_t d = 0; d < s.bounces.size(); ++d)
+    bounces.push_back(bounceJson(d, s.bounces[d], bounceTimesJson(s.bounces[d])));
   j["bounces"] = bounces;
-  nlohmann::json passes = nlohmann::json::array();
-  for (const IterationStats& it : s.iterations)
-    passes.push_back({{"lanes", it.lanes},
-                      {"alive", it.alive},
-                      {"regenerated", it.regenerated},
-                      {"idle", it.idle},
-                      {"trace_ms", it.traceMs},
-                      {"shade_ms", it.shadeMs},
-                      {"shadow_ms", it.shadowMs},
-                      {"compaction_ms", it.compactionMs},
-                      {"compaction_transfer_ms", it.transferMs},
-                      {"regenerate_ms", it.regenerateMs},
-                      {"idle_ms", it.idleMs},
-                      {"compaction_bytes", it.compactionBytes}});
-  if (!s.iterations.empty()) j["passes"] = passes;
+  if (!s.iterations.empty()) {
+    nlohmann::json passes = nlohmann::json::array();
+    for (const IterationStats& it : s.iterations) passes.push_back(passJson(it));
+    j["passes"] = passes;
+  }
   const StageTotals t = stageTotals(s);
   j["totals"] = {{"rays", s.totalRays()},
                  {"rays_per_second", s.raysPerSecond()},
@@ -229,11 +242,11 @@ std::string statsTable(const RenderStats& s) {
              ? "bounce      rays in   rays alive  shadow rays\n"
              : "bounce      rays in   rays alive  shadow rays  compact ms  (xfer ms)   trace ms   "
                "shade ms  shadow ms\n";
-  BounceStats t;
-  for (size_t d = 0; d < s.bounces.size(); ++d) {
-    const BounceStats& b = s.bounces[d];
-    std::snprintf(line, sizeof line, "%6zu %12llu %12llu %12llu", d, (unsigned long long)b.raysIn,
-                  (unsigned long long)b.raysAlive, (unsigned long long)b.shadowRays);
+  // One row: a depth's counts (and, unless per pass, its stage times), or the totals.
+  auto row = [&](const std::string& label, const BounceStats& b) {
+    std::snprintf(line, sizeof line, "%6s %12llu %12llu %12llu", label.c_str(),
+                  (unsigned long long)b.raysIn, (unsigned long long)b.raysAlive,
+                  (unsigned long long)b.shadowRays);
     out += line;
     if (!perPass) {
       std::snprintf(line, sizeof line, " %11.2f %10.2f %10.2f %10.2f %10.2f", b.compactionMs,
@@ -241,18 +254,17 @@ std::string statsTable(const RenderStats& s) {
       out += line;
     }
     out += "\n";
+  };
+  BounceStats t;
+  for (size_t d = 0; d < s.bounces.size(); ++d) {
+    const BounceStats& b = s.bounces[d];
+    row(std::to_string(d), b);
     t.raysIn += b.raysIn, t.raysAlive += b.raysAlive, t.shadowRays += b.shadowRays;
   }
   const StageTotals tt = stageTotals(s);
-  std::snprintf(line, sizeof line, " total %12llu %12llu %12llu", (unsigned long long)t.raysIn,
-                (unsigned long long)t.raysAlive, (unsigned long long)t.shadowRays);
-  out += line;
-  if (!perPass) {
-    std::snprintf(line, sizeof line, " %11.2f %10.2f %10.2f %10.2f %10.2f", tt.compactionMs,
-                  tt.transferMs, tt.traceMs, tt.shadeMs, tt.shadowMs);
-    out += line;
-  }
-  out += "\n";
+  t.compactionMs = tt.compactionMs, t.transferMs = tt.transferMs, t.traceMs = tt.traceMs;
+  t.shadeMs = tt.shadeMs, t.shadowMs = tt.shadowMs;
+  row("total", t);
   if (perPass) out += passTable(s);
   if (!s.iterations.empty()) {
     uint64_t lanes = 0, alive = 0, regenerated = 0, idle = 0;

@@ -54,7 +54,9 @@ SRT_CPU_GPU inline void spill(const WhittedOutputs& out, const WhittedRay& r) {
 
 void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& rays, const Hit* hits,
                   uint32_t seed, uint32_t maxDepth, const WhittedOutputs& out) {
+  const bool deferred = out.shadowKeep != nullptr;
   parallelFor(b, rays.count, [=] SRT_CPU_GPU(uint32_t i) {
+    if (deferred) out.shadowKeep[i] = 0;
     if (!rays.inStream(i)) {
       if (!rays.slots) out.keep[i] = 0;  // past the stream: no stale flag for the compaction
       return;
@@ -116,8 +118,17 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& ra
             shadow.d = wi;
             shadow.tMax = length(ls.p - shadow.o) * (1.f - 1e-3f);
             countByDepth(out.depths.shadowRays, bounce);
-            if (!intersectAny(scene.accel, shadow))
-              L += bsdf.f(wo, wi) * ls.Le * (absDot(wi, h.ns) / ls.pdf);
+            const Vec3f c = bsdf.f(wo, wi) * ls.Le * (absDot(wi, h.ns) / ls.pdf);
+            if (deferred) {  // traced by the shadow stage, added to radianceDepth if unoccluded
+              out.shadows.pathSlot[i] = s;
+              out.shadows.origin[i] = shadow.o;
+              out.shadows.direction[i] = shadow.d;
+              out.shadows.tMax[i] = shadow.tMax;
+              out.shadows.contribution[i] = c;
+              out.shadowKeep[i] = 1;
+            } else if (!intersectAny(scene.accel, shadow)) {
+              L += c;
+            }
           }
         }
       } else if (bounce < maxDepth) {
@@ -161,8 +172,27 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& ra
       }
     }
     out.keep[s] = keep;
+    if (deferred && !keep) {
+      // The shadow stage may still add to it; finishWhitted weighs it and adds it to the film
+      // (in the inline order of operations: the same sums bit for bit).
+      Vec3fAnd radiance;
+      radiance.v = L, radiance.u = bounce;
+      st.radianceDepth[s] = radiance;
+      return;
+    }
     L *= weight;
     if (!isBlack(L)) out.film.add(pixel, L);
+  });
+}
+
+void finishWhitted(const Backend& b, const PathStream& rays, const uint8_t* keep,
+                   const FixedFilm& film) {
+  parallelFor(b, rays.count, [=] SRT_CPU_GPU(uint32_t i) {
+    if (!rays.inStream(i) || !rays.live(i)) return;
+    const uint32_t s = rays.slot(i);
+    if (keep[s]) return;  // a child took the slot: its ray added its light in shading
+    const Vec3f L = rays.state.radianceDepth[s].v * rays.state.throughputPdf[s].v;
+    if (!isBlack(L)) film.add(rays.state.originPixel[s].u, L);
   });
 }
 

@@ -149,12 +149,21 @@ struct WhittedOutputs {
   SpillStacks spill;           // second children
   PoolControl* ctl = nullptr;  // the spill stacks' tops
   DepthCounters depths;        // rays in, children and shadow rays per depth
+  // Deferred shadow rays (set: the emitter sample's shadow ray is written here, one candidate
+  // per position, for the shadow stage to trace; the light of a ray with no child waits in its
+  // radianceDepth for finishWhitted). Null: traced inline in shading.
+  ShadowRays shadows;
+  uint8_t* shadowKeep = nullptr;
 };
 // shade_whitted.cu: direct light from point lights and emitters with shadow rays, emission,
 // environment, added to the film at once; mirror and glass spawn children for the next pass.
 // Positions past the stream's device count get keep 0 (when slots are positions).
 void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& rays, const Hit* hits,
                   uint32_t seed, uint32_t maxDepth, const WhittedOutputs& out);
+// shade_whitted.cu, deferred shadows: rays that left no child in their slot add their radiance
+// (unweighted, shadow light included) times their weight to the film.
+void finishWhitted(const Backend& b, const PathStream& rays, const uint8_t* keep,
+                   const FixedFilm& film);
 
 // film.cu: out[p] = the film's sums for pixel p times scale (1 / (2^24 spp): the mean).
 void resolveFixedFilm(const Backend& b, const unsigned long long* film, uint32_t pixels,

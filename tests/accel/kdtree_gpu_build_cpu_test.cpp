@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <random>
 #include <stdexcept>
 
+#include "renderer/accel/clip_streaming.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/gpu/large_node_split.h"
 #include "renderer/accel/gpu/small_node_build.h"
@@ -141,7 +143,7 @@ TEST(KdTreeGpuAlgorithm, SahWithinFivePercentOfTheCpuBuilderOnScenes) {
 // Bin counts: every reference adds one to its lo and hi bin on each axis, in range, and the
 // binned SAH keeps a node whole when splitting cannot pay (a few references in a wide box).
 TEST(KdTreeGpuAlgorithm, BinnedSahCountsAndLeafRule) {
-  kdgpu::Aabb box{{0, 0, 0}, {1, 2, 4}};
+  Bounds3f box{{0, 0, 0}, {1, 2, 4}};
   int slot[6];
   kdgpu::binSlots(box, box, slot);
   for (int k = 0; k < 3; ++k) {
@@ -172,14 +174,14 @@ TEST(KdTreeGpuAlgorithm, SmallSubtreeStaysInItsScratch) {
   // Force a tiny node budget: the builder must stop splitting, not overflow.
   const TestMesh mesh = randomTriangles(64, 9);
   std::vector<uint32_t> tris(64);
-  std::vector<kdgpu::Aabb> boxes(64);
-  kdgpu::Aabb cell = kdgpu::emptyAabb();
+  std::vector<Bounds3f> boxes(64);
+  Bounds3f cell;
   for (uint32_t t = 0; t < 64; ++t) {
     Vec3f v[3];
     kdgpu::triangleVertices(mesh.view(), t, v);
     tris[t] = t;
     boxes[t] = kdgpu::widenedTriangleBox(v, 1e-6f);
-    cell = reduction::AabbUnion()(cell, boxes[t]);
+    cell.extend(boxes[t]);
   }
   kdgpu::SequentialTeam team;
   auto shared = std::make_unique<kdgpu::SmallShared>();
@@ -197,6 +199,70 @@ TEST(KdTreeGpuAlgorithm, SmallSubtreeStaysInItsScratch) {
     EXPECT_LE(usedRefs, 150u);
     for (uint32_t k = used; k < nodes.size(); ++k)
       EXPECT_EQ(nodes[k].onePrimitive, 0xdeadu) << "written past the budget";
+  }
+}
+
+// The streaming clipper (registers only) gives the array clipper's bounds bit for bit, on random
+// triangles in random voxels and on vertices, edges and faces lying exactly on the voxel's faces.
+TEST(KdTreeGpuAlgorithm, StreamingClipEqualsArrayClip) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1.f, 2.f);
+  std::uniform_int_distribution<int> pick(0, 3);
+  const float grid[4] = {0.f, 0.25f, 0.5f, 1.f};
+  size_t inside = 0, clipped = 0;
+  for (int i = 0; i < 200000; ++i) {
+    Vec3f v[3], lo, hi;
+    const bool onGrid = i % 2 == 1;  // coordinates from a few values: ties with the faces
+    for (int k = 0; k < 3; ++k) {
+      for (Vec3f& p : v) p[k] = onGrid ? grid[pick(rng)] : u(rng);
+      const float a = onGrid ? grid[pick(rng)] : u(rng), b = onGrid ? grid[pick(rng)] : u(rng);
+      lo[k] = std::min(a, b);
+      hi[k] = std::max(a, b);
+    }
+    if (i % 7 == 0) v[2] = v[1];  // degenerate
+    const float eps = i % 3 == 0 ? 0.f : 1e-6f;
+    Vec3f aLo, aHi, sLo, sHi;
+    const bool a = clipTriangleBounds(v, lo, hi, eps, &aLo, &aHi);
+    const bool s = clipTriangleBoundsStreaming(v, lo, hi, eps, &sLo, &sHi);
+    ASSERT_EQ(a, s) << "triangle " << i;
+    if (!a) continue;
+    ++inside;
+    for (int k = 0; k < 3; ++k)  // a voxel face cut the triangle's extent
+      if (aHi[k] < std::max({v[0][k], v[1][k], v[2][k]}) ||
+          aLo[k] > std::min({v[0][k], v[1][k], v[2][k]})) {
+        ++clipped;
+        break;
+      }
+    ASSERT_EQ(std::memcmp(&aLo, &sLo, sizeof(Vec3f)), 0) << "triangle " << i;
+    ASSERT_EQ(std::memcmp(&aHi, &sHi, sizeof(Vec3f)), 0) << "triangle " << i;
+  }
+  EXPECT_GT(inside, 20000u) << "too few triangles met their voxel to test anything";
+  EXPECT_GT(clipped, 10000u) << "too few triangles were clipped to test anything";
+}
+
+// The small-node stage's speed variants (streaming clip, reused parent boxes) build the same tree
+// as the plain stage, node for node and reference for reference.
+TEST(KdTreeGpuAlgorithm, SmallStageVariantsBuildTheSameTree) {
+  std::vector<TestMesh> meshes{randomTriangles(3000, 5), coplanarTriangles(), axisPlaneTriangles(),
+                               slivers(500)};
+  for (const char* relative : {"teapot/teapot.obj", "cornell-box/CornellBox-Sphere.obj"}) {
+    const std::string path = testScenePath(relative);
+    if (!path.empty()) meshes.push_back(loadObjMesh(path));
+  }
+  for (const TestMesh& mesh : meshes) {
+    GpuKdBuildOptions o;
+    o.smallReuseBoxes = false;
+    o.streamingClip = false;
+    const KdTree plain = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
+    for (int variant = 1; variant < 4; ++variant) {
+      o.smallReuseBoxes = variant & 1;
+      o.streamingClip = variant & 2;
+      const KdTree t = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
+      ASSERT_EQ(t.nodes.size(), plain.nodes.size()) << mesh.name << " variant " << variant;
+      EXPECT_EQ(std::memcmp(t.nodes.data(), plain.nodes.data(), t.nodes.size() * sizeof(KdNode)), 0)
+          << mesh.name << " variant " << variant;
+      EXPECT_EQ(t.primIndices, plain.primIndices) << mesh.name << " variant " << variant;
+    }
   }
 }
 

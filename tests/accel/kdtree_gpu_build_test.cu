@@ -16,8 +16,8 @@
 #include "primitives/common/cuda_check.h"
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
-#include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 #include "renderer/accel/kdtree_build_sah.h"
 #include "tests/accel/kdtree_gpu_trace.cuh"
 #include "tests/accel/kdtree_test_util.h"
@@ -66,7 +66,7 @@ std::vector<std::string> orderedCudaCompactions() {
 }
 
 std::vector<std::string> segmentedReductions() {
-  return reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().names(true);
+  return gpuKdSegmentedReductionNames();
 }
 
 // Same nodes and references; split planes compared as floats (-0 and +0 are the same plane, and
@@ -225,6 +225,34 @@ TEST(KdTreeGpuBuild, StreamAndStats) {
   }
   EXPECT_GT(st.totalMs, 0.0);
   EXPECT_GT(st.binsMs, 0.0) << "the large-node stage bins (50000 triangles)";
+}
+
+// The speed variants (GpuKdBuildOptions: reused boxes, streaming clip, one warp per node for the
+// split choice, the small kernel's carve-out) build the device's default tree, node for node.
+TEST(KdTreeGpuBuild, SpeedVariantsBuildTheSameTree) {
+  SRT_REQUIRE_DEVICE();
+  std::vector<TestMesh> meshes{randomTriangles(30000, 7), slivers(2000)};
+  const std::string teapot = testScenePath("teapot/teapot.obj");
+  if (!teapot.empty()) meshes.push_back(loadObjMesh(teapot));
+  for (const TestMesh& mesh : meshes) {
+    const DeviceMesh dm(mesh);
+    GpuKdBuildOptions o;
+    o.smallReuseBoxes = false;
+    o.streamingClip = false;
+    o.splitPerWarp = false;
+    GpuKdTreeBuilder plain(o);
+    const KdTree reference = plain.buildToHost(dm.view);
+    for (int variant = 1; variant < 16; ++variant) {
+      o.smallReuseBoxes = variant & 1;
+      o.streamingClip = variant & 2;
+      o.splitPerWarp = variant & 4;
+      o.smallCarveout = variant & 8 ? 50 : -1;
+      GpuKdTreeBuilder builder(o);
+      EXPECT_TRUE(sameTree(builder.buildToHost(dm.view), reference))
+          << mesh.name << ": reuse " << o.smallReuseBoxes << ", streaming clip " << o.streamingClip
+          << ", split per warp " << o.splitPerWarp << ", carve-out " << o.smallCarveout;
+    }
+  }
 }
 
 TEST(KdTreeGpuBuild, UnknownNamesAndBadOptionsThrow) {

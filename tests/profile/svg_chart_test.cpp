@@ -1,6 +1,7 @@
 // The report's chart generator: bar heights follow the values, stacks add up, names are escaped,
 // gaps and empty charts stay well-formed.
 #include "apps/profile/svg_chart.h"
+#include "apps/nice_ticks.h"
 
 #include <gtest/gtest.h>
 
@@ -169,11 +170,11 @@ TEST(SvgChart, ReferenceLineIsDrawnAndInScale) {
 }
 
 TEST(SvgChart, NiceTicks) {
-  EXPECT_EQ(niceTicks(7.3), (std::vector<double>{0, 2, 4, 6, 8}));
-  EXPECT_EQ(niceTicks(100), (std::vector<double>{0, 20, 40, 60, 80, 100}));
-  EXPECT_EQ(niceTicks(0), (std::vector<double>{0, 1}));
-  EXPECT_EQ(niceTicks(NAN), (std::vector<double>{0, 1}));
-  const std::vector<double> t = niceTicks(0.037);
+  EXPECT_EQ(niceTicks(7.3, 5), (std::vector<double>{0, 2, 4, 6, 8}));
+  EXPECT_EQ(niceTicks(100, 5), (std::vector<double>{0, 20, 40, 60, 80, 100}));
+  EXPECT_EQ(niceTicks(0, 5), (std::vector<double>{0, 1}));
+  EXPECT_EQ(niceTicks(NAN, 5), (std::vector<double>{0, 1}));
+  const std::vector<double> t = niceTicks(0.037, 5);
   EXPECT_GE(t.back(), 0.037);
   EXPECT_LE(t.size(), 8u);
 }

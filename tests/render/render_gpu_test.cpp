@@ -1,7 +1,9 @@
-// Renders on the CUDA backend: the CPU tests' analytic cases, the compaction invariant over every
-// primitive that takes CUDA memory, and CPU vs CUDA agreement within statistical tolerance.
+// Renders on the CUDA backend only: the flag count, the device pool's invariants over schedules,
+// pool sizes and traversals, CPU vs CUDA agreement within statistical tolerance, the GPU kd-tree
+// builder and a stopped render. The cases every backend shares are in render_backend_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "primitives/compaction/compaction.h"
@@ -14,12 +16,6 @@ namespace {
 
 #define REQUIRE_CUDA() \
   if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription()
-
-RenderOptions small(int w, int h, int spp, int depth = 8) {
-  RenderOptions o;
-  o.width = w, o.height = h, o.spp = spp, o.maxDepth = depth;
-  return o;
-}
 
 // The flag count behind the pool's statistics (and the hold passes of --compact-every): CUDA and
 // the CPU agree on empty, tiny and odd-sized arrays, aligned or not, all set or none set.
@@ -44,47 +40,12 @@ TEST(RenderGpu, CountFlagsMatchesTheCpu) {
       }
 }
 
-TEST(RenderGpu, WhiteFurnaceRendersTheEnvironment) {
-  REQUIRE_CUDA();
-  const RenderResult r =
-      renderScene(loadScene("furnace"), selectBackend("cuda"), small(64, 64, 64, 32));
-  const float env = loadScene("furnace").environment.y;
-  EXPECT_NEAR(test::meanOf(r.image).y, env, 0.01f * env);
-}
-
-TEST(RenderGpu, PointLightInsideDiffuseSphereGivesRadianceOne) {
-  REQUIRE_CUDA();
-  const RenderResult r =
-      renderScene(test::pointLightInSphere(), selectBackend("cuda"), small(32, 32, 256, 64));
-  EXPECT_NEAR(test::meanOf(r.image).y, 1.f, 0.02f);
-}
-
-TEST(RenderGpu, ImageDoesNotDependOnTheCompactionPrimitive) {
-  REQUIRE_CUDA();
-  const Backend cuda = selectBackend("cuda");
-  RenderOptions o = small(96, 64, 3, 8);
-  o.compaction = "cub";
-  const Image reference = renderScene(loadScene("cornell"), cuda, o).image;
-  int compared = 0;
-  for (const auto& e : compaction::Registry::global().entries()) {
-    if (!e.info.accepts_(MemorySpace::Cuda)) continue;
-    for (Payload payload : {Payload::State, Payload::Index}) {
-      o.compaction = e.info.name;
-      o.payload = payload;
-      const Image img = renderScene(loadScene("cornell"), cuda, o).image;
-      EXPECT_TRUE(test::bitIdentical(reference, img)) << e.info.name << " / " << toString(payload);
-      ++compared;
-    }
-  }
-  EXPECT_GE(compared, 4);
-}
-
 // The path pool's invariant on the device: schedules, pool sizes (one that is not a multiple of a
 // block or a warp, one smaller than a sample's pixels, the default) and payloads change nothing.
 TEST(RenderGpu, ImageDoesNotDependOnScheduleOrPoolSize) {
   REQUIRE_CUDA();
   const Backend cuda = selectBackend("cuda");
-  RenderOptions o = small(96, 64, 3, 8);
+  RenderOptions o = test::options(96, 64, 3, 8);
   o.compaction = "cub";
   o.schedule = Schedule::Waves;
   o.poolSize = 96 * 64;
@@ -115,7 +76,7 @@ TEST(RenderGpu, ImageDoesNotDependOnScheduleOrPoolSize) {
 TEST(RenderGpu, WhittedImageDoesNotDependOnPrimitiveScheduleOrPoolSize) {
   REQUIRE_CUDA();
   const Backend cuda = selectBackend("cuda");
-  RenderOptions o = small(96, 64, 3, 8);
+  RenderOptions o = test::options(96, 64, 3, 8);
   o.integrator = IntegratorKind::Whitted;
   o.compaction = "cub";
   Renderer renderer(loadScene("cornell-whitted"), cuda, o);
@@ -144,12 +105,40 @@ TEST(RenderGpu, WhittedImageDoesNotDependOnPrimitiveScheduleOrPoolSize) {
   EXPECT_GE(compared, 9 * 12);
 }
 
+// Whitted's deferred shadow rays (SRT_WHITTED_SHADOWS=stream: traced after shading by the
+// persistent shadow kernel) and either read-back schedule (SRT_POOL_LAG) keep the image bit for
+// bit. (The environment is read when the integrator is made: one renderer per setting.)
+TEST(RenderGpu, WhittedDeferredShadowsAndLagKeepTheImage) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda");
+  RenderOptions o = small(96, 64, 2, 8);
+  o.integrator = IntegratorKind::Whitted;
+  const RenderResult reference = renderScene(loadScene("cornell-whitted"), cuda, o);
+  for (const char* shadows : {"inline", "stream"})
+    for (const char* lag : {"always", "never"})
+      for (uint32_t pool : {4097u, 0u})
+        for (const char* primitive : {"auto", "none"}) {
+          setenv("SRT_WHITTED_SHADOWS", shadows, 1);
+          setenv("SRT_POOL_LAG", lag, 1);
+          o.poolSize = pool, o.compaction = primitive;
+          const RenderResult r = renderScene(loadScene("cornell-whitted"), cuda, o);
+          unsetenv("SRT_WHITTED_SHADOWS");
+          unsetenv("SRT_POOL_LAG");
+          const std::string what = std::string(shadows) + " / lag " + lag + " / pool " +
+                                   std::to_string(pool) + " / " + primitive;
+          EXPECT_TRUE(test::bitIdentical(reference.image, r.image)) << what;
+          ASSERT_EQ(r.stats.bounces.size(), reference.stats.bounces.size()) << what;
+          for (size_t d = 0; d < r.stats.bounces.size(); ++d)
+            EXPECT_EQ(r.stats.bounces[d].shadowRays, reference.stats.bounces[d].shadowRays) << what;
+        }
+}
+
 // The persistent-thread traversal finds the same hits, so the same image, in every pool mode;
 // octant reordering only permutes the stream.
 TEST(RenderGpu, PersistentTraversalAndReorderingKeepTheImage) {
   REQUIRE_CUDA();
   const Backend cuda = selectBackend("cuda");
-  RenderOptions o = small(96, 64, 3, 8);
+  RenderOptions o = test::options(96, 64, 3, 8);
   o.compaction = "cub";
   Renderer renderer(loadScene("cornell"), cuda, o);
   const Image reference = renderer.render(0.f).image;
@@ -183,7 +172,7 @@ TEST(RenderGpu, PersistentTraversalAndReorderingKeepTheImage) {
 
 TEST(RenderGpu, CudaAndCpuAgreeWithinNoise) {
   REQUIRE_CUDA();
-  RenderOptions o = small(64, 64, 64, 8);
+  RenderOptions o = test::options(64, 64, 64, 8);
   const Image gpu = renderScene(loadScene("cornell"), selectBackend("cuda"), o).image;
   o.seed = 1;  // independent noise: the comparison must hold statistically, not by luck
   const Image cpu = renderScene(loadScene("cornell"), selectBackend("cpu"), o).image;
@@ -198,7 +187,7 @@ TEST(RenderGpu, CudaAndCpuAgreeWithinNoise) {
 
 TEST(RenderGpu, WhittedAgreesWithCpu) {
   REQUIRE_CUDA();
-  RenderOptions o = small(64, 64, 16, 6);
+  RenderOptions o = test::options(64, 64, 16, 6);
   o.integrator = IntegratorKind::Whitted;
   const Image gpu = renderScene(loadScene("cornell-whitted"), selectBackend("cuda"), o).image;
   const Image cpu = renderScene(loadScene("cornell-whitted"), selectBackend("cpu"), o).image;
@@ -247,7 +236,7 @@ namespace {
 TEST(RenderGpuStop, StoppedRenderHoldsWholeSamplesOfTheSameImage) {
   REQUIRE_CUDA();
   const Backend cuda = selectBackend("cuda");
-  RenderOptions o = small(96, 64, 16, 6);
+  RenderOptions o = test::options(96, 64, 16, 6);
   for (Schedule schedule : {Schedule::Regenerate, Schedule::Waves})
     for (uint32_t pool : {1000u, 0u}) {
       o.compaction = "lookback", o.schedule = schedule, o.poolSize = pool;

@@ -9,6 +9,13 @@
 
 namespace srt::test {
 
+// A small render: every other option at its default.
+inline RenderOptions options(int width, int height, int spp, int maxDepth = 8) {
+  RenderOptions o;
+  o.width = width, o.height = height, o.spp = spp, o.maxDepth = maxDepth;
+  return o;
+}
+
 inline Vec3f meanOf(const Image& img) {
   double r = 0, g = 0, b = 0;
   for (const Vec3f& p : img.pixels) r += p.x, g += p.y, b += p.z;

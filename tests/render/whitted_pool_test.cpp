@@ -4,6 +4,7 @@
 // replaced gave; its memory depends on the pool and the depth, never on resolution or spp.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "primitives/compaction/compaction.h"
@@ -175,6 +176,47 @@ TEST(WhittedPool, StreamMemoryDependsOnlyOnThePoolAndTheDepth) {
             estimateRenderBytes(hd, 1u << 21) - size_t(1920) * 1080 * 24);
   // 4K at 64 spp: the pool's streams and the film, well under what the per-sample loop needed.
   EXPECT_LT(estimateRenderBytes(uhd, 1u << 21), size_t(2) << 30);
+}
+
+// Sets an environment variable for one scope (the integrator reads it when it is made).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  const char* name_;
+};
+
+// Deferred shadow rays (a stream traced after shading, the light of a ray with no child added
+// to the film by finishWhitted) give the image inline shadow rays give, bit for bit, with the
+// same counts per depth, whatever the primitive, payload and pool size. (SRT_POOL_LAG only
+// changes when a CUDA host reads counters back; here it must merely parse and change nothing.)
+TEST(WhittedPool, DeferredShadowRaysAndLagGiveTheSameImage) {
+  for (const char* scene : {"cornell-whitted", "cornell"}) {
+    const RenderOptions base = whitted(16, 12, 2, 8);
+    const RenderResult inlined = renderScene(loadScene(scene), kCpu, base);
+    ASSERT_GT(inlined.stats.bounces[0].shadowRays, 0u) << scene;
+    for (const char* primitive : {"cpu", "none", "auto"})
+      for (Payload payload : {Payload::State, Payload::Index})
+        for (uint32_t pool : {97u, 0u})
+          for (const char* lag : {"always", "never"}) {
+            if ((lag[0] == 'a') != (pool == 0)) continue;  // one of each per pool size
+            ScopedEnv deferred("SRT_WHITTED_SHADOWS", "stream"), lagging("SRT_POOL_LAG", lag);
+            RenderOptions o = base;
+            o.compaction = primitive, o.payload = payload, o.poolSize = pool;
+            const RenderResult r = renderScene(loadScene(scene), kCpu, o);
+            const std::string what = std::string(scene) + " / " + primitive + " / " +
+                                     toString(payload) + " / pool " + std::to_string(pool) +
+                                     " / lag " + lag;
+            EXPECT_TRUE(test::bitIdentical(inlined.image, r.image)) << what;
+            ASSERT_EQ(r.stats.bounces.size(), inlined.stats.bounces.size()) << what;
+            for (size_t d = 0; d < r.stats.bounces.size(); ++d) {
+              EXPECT_EQ(r.stats.bounces[d].raysIn, inlined.stats.bounces[d].raysIn) << what;
+              EXPECT_EQ(r.stats.bounces[d].shadowRays, inlined.stats.bounces[d].shadowRays) << what;
+            }
+          }
+  }
+  ScopedEnv bad("SRT_WHITTED_SHADOWS", "sometimes");
+  EXPECT_THROW(renderScene(loadScene("cornell-whitted"), kCpu, whitted(4, 4, 1, 2)),
+               std::invalid_argument);
 }
 
 }  // namespace

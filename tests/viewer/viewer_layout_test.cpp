@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "apps/nice_ticks.h"
 #include "apps/viewer/camera_json.h"
 #include "apps/viewer/frame_times.h"
 #include "apps/viewer/layout.h"
@@ -64,7 +65,7 @@ TEST(ViewerLayout, FramebufferRectsFlipAndScale) {
 
 TEST(ViewerPlot, TicksAreRoundAndCoverTheData) {
   for (double max : {1e-4, 0.3, 1.0, 7.0, 10.0, 99.0, 100.0, 12345.0, 8.65e6}) {
-    const std::vector<double> t = axisTicks(max);
+    const std::vector<double> t = niceTicks(max, 3);
     SCOPED_TRACE(max);
     ASSERT_GE(t.size(), 2u);
     EXPECT_EQ(t.front(), 0);
@@ -76,8 +77,8 @@ TEST(ViewerPlot, TicksAreRoundAndCoverTheData) {
                 std::fabs(mantissa - 5) < 1e-6)
         << step;
   }
-  EXPECT_EQ(axisTicks(0), (std::vector<double>{0, 1}));
-  EXPECT_EQ(axisTicks(NAN), (std::vector<double>{0, 1}));
+  EXPECT_EQ(niceTicks(0, 3), (std::vector<double>{0, 1}));
+  EXPECT_EQ(niceTicks(NAN, 3), (std::vector<double>{0, 1}));
   EXPECT_EQ(tickLabel(0), "0");
   EXPECT_EQ(tickLabel(0.25), "0.25");
   EXPECT_EQ(tickLabel(15000), "15k");
@@ -161,6 +162,13 @@ TEST(ViewerFrameTimes, SplitByStageAndKeepTheLastFrames) {
   EXPECT_DOUBLE_EQ(d.otherMs, f.otherMs - 1.5);
   s.accel.builder.clear();  // no rebuild this frame
   EXPECT_DOUBLE_EQ(splitFrame(s, 10).buildMs, 0);
+  // Where "other" goes: the refill and idle columns, and what the render loop did not cover.
+  s.iterations[0].regenerateMs = 0.5, s.iterations[1].idleMs = 0.25;
+  s.renderSeconds = 0.0078125;  // 2^-7 s: exact in milliseconds
+  const FrameTimes o = splitFrame(s, 10, 1.5);
+  EXPECT_DOUBLE_EQ(o.refillMs, 0.5);
+  EXPECT_DOUBLE_EQ(o.idleMs, 0.25);
+  EXPECT_DOUBLE_EQ(o.outsideMs, 10 - 7.8125 - 1.5);
 
   FrameHistory h(3);
   for (int i = 0; i < 5; ++i) h.add({double(i)});

@@ -9,14 +9,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "base/math.h"
 #include "primitives/common/host_device.h"
-#include "primitives/reduction/operators.h"
 #include "renderer/accel/clip.h"
+#include "renderer/accel/clip_streaming.h"
 #include "renderer/accel/kdtree.h"
 
 namespace srt::kdgpu {
-
-using reduction::Aabb;
 
 constexpr uint32_t kTerminalBit = 0x80000000u;  // child handle: terminal index, else large index
 constexpr int kSmallMax = 64;                   // bitmask width of the small-node stage
@@ -45,7 +44,7 @@ struct SahParams {
 
 // Areas of the two halves of `cell` split at p on axis a, relative to the cell's (invHalfArea:
 // 2 / area(cell)).
-SRT_CPU_GPU inline void childAreas(const reduction::Aabb& cell, int a, float p, float invHalfArea,
+SRT_CPU_GPU inline void childAreas(const Bounds3f& cell, int a, float p, float invHalfArea,
                                    float* pl, float* pr) {
   const float da = cell.hi[(a + 1) % 3] - cell.lo[(a + 1) % 3];
   const float db = cell.hi[(a + 2) % 3] - cell.lo[(a + 2) % 3];
@@ -57,32 +56,23 @@ SRT_CPU_GPU inline void childAreas(const reduction::Aabb& cell, int a, float p, 
 // A node that left the large stage (<= smallNodeThreshold references, the depth limit, or a leaf
 // by the SAH). The small-node stage turns each into a depth-first subtree in scratch.
 struct Terminal {
-  Aabb cell;
+  Bounds3f cell;
   uint32_t depth;
   uint32_t refStart, refCount;  // in the terminal reference arrays
 };
 
-SRT_CPU_GPU inline Aabb emptyAabb() {
-  return reduction::AabbUnion::identity();
+// Boxes are base/math.h Bounds3f throughout (empty: lo = +inf, hi = -inf, Bounds3f's default);
+// only the segmented reduction's adapter (segmented_boxes.cpp) sees the primitive's own type.
+SRT_CPU_GPU inline Bounds3f emptyBounds() {
+  return Bounds3f();
 }
-SRT_CPU_GPU inline bool isEmpty(const Aabb& b) {
-  return b.lo[0] > b.hi[0] || b.lo[1] > b.hi[1] || b.lo[2] > b.hi[2];
-}
-SRT_CPU_GPU inline float area(const Aabb& b) {
-  if (isEmpty(b)) return 0.f;
-  const float dx = b.hi[0] - b.lo[0], dy = b.hi[1] - b.lo[1], dz = b.hi[2] - b.lo[2];
-  return 2.f * (dx * dy + dy * dz + dz * dx);
-}
-SRT_CPU_GPU inline Bounds3f toBounds(const Aabb& b) {
-  Bounds3f r;
-  if (isEmpty(b)) return r;
-  r.lo = Vec3f(b.lo[0], b.lo[1], b.lo[2]);
-  r.hi = Vec3f(b.hi[0], b.hi[1], b.hi[2]);
-  return r;
+// The tree's bounds: an empty box in its canonical form.
+SRT_CPU_GPU inline Bounds3f canonical(const Bounds3f& b) {
+  return b.empty() ? Bounds3f() : b;
 }
 
 // Rounding allowance of the clipped boxes: 16 ulps of the largest coordinate (the CPU builder's).
-SRT_CPU_GPU inline float clipEpsilon(const Aabb& rawBounds) {
+SRT_CPU_GPU inline float clipEpsilon(const Bounds3f& rawBounds) {
   float m = 0.f;
   for (int k = 0; k < 3; ++k) m = fmaxf(m, fmaxf(fabsf(rawBounds.lo[k]), fabsf(rawBounds.hi[k])));
   return 16.f * FLT_EPSILON * m;
@@ -100,19 +90,18 @@ SRT_CPU_GPU inline void triangleVertices(const TriangleMeshView& mesh, uint32_t 
 // Bounds of the part of the triangle inside `voxel`, widened by eps where it is not flat: the one
 // clipping routine of both builders (clip.h), so both reference a triangle from the same voxels.
 // False when the triangle misses the voxel.
-SRT_CPU_GPU inline bool clippedBounds(const Vec3f v[3], const Aabb& voxel, float eps, Aabb* out) {
-  const Vec3f lo(voxel.lo[0], voxel.lo[1], voxel.lo[2]), hi(voxel.hi[0], voxel.hi[1], voxel.hi[2]);
-  Vec3f bLo, bHi;
-  if (!clipTriangleBounds(v, lo, hi, eps, &bLo, &bHi)) return false;
-  for (int k = 0; k < 3; ++k) {
-    out->lo[k] = bLo[k];
-    out->hi[k] = bHi[k];
-  }
-  return true;
+// Streaming: the same bounds from the register-only clipper (clip_streaming.h).
+template <bool Streaming = false>
+SRT_CPU_GPU inline bool clippedBounds(const Vec3f v[3], const Bounds3f& voxel, float eps,
+                                      Bounds3f* out) {
+  if constexpr (Streaming)
+    return clipTriangleBoundsStreaming(v, voxel.lo, voxel.hi, eps, &out->lo, &out->hi);
+  else
+    return clipTriangleBounds(v, voxel.lo, voxel.hi, eps, &out->lo, &out->hi);
 }
 
-SRT_CPU_GPU inline Aabb rawTriangleBox(const Vec3f v[3]) {
-  Aabb b;
+SRT_CPU_GPU inline Bounds3f rawTriangleBox(const Vec3f v[3]) {
+  Bounds3f b;
   for (int k = 0; k < 3; ++k) {
     b.lo[k] = fminf(v[0][k], fminf(v[1][k], v[2][k]));
     b.hi[k] = fmaxf(v[0][k], fmaxf(v[1][k], v[2][k]));
@@ -121,8 +110,8 @@ SRT_CPU_GPU inline Aabb rawTriangleBox(const Vec3f v[3]) {
 }
 
 // The root's references: the triangle's box widened like clippedBounds against an infinite voxel.
-SRT_CPU_GPU inline Aabb widenedTriangleBox(const Vec3f v[3], float eps) {
-  Aabb b = rawTriangleBox(v);
+SRT_CPU_GPU inline Bounds3f widenedTriangleBox(const Vec3f v[3], float eps) {
+  Bounds3f b = rawTriangleBox(v);
   for (int k = 0; k < 3; ++k)
     if (b.lo[k] < b.hi[k]) b.lo[k] -= eps, b.hi[k] += eps;
   return b;

@@ -2,13 +2,15 @@
 // their registries (Registry::check for the compaction), and the depth limit both builders use.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
 #include "primitives/compaction/compaction.h"
-#include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/build_common.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 
 namespace srt {
 
@@ -24,6 +26,9 @@ void validateNumbers(const GpuKdBuildOptions& o) {
                                 std::to_string(o.emptySpaceRatio) + " outside [0, 1]");
   if (!(o.traversalCost > 0) || !(o.intersectCost > 0))
     throw std::invalid_argument("GpuKdBuildOptions: traversalCost and intersectCost must be > 0");
+  if (o.smallCarveout < -1 || o.smallCarveout > 100)
+    throw std::invalid_argument("GpuKdBuildOptions: smallCarveout " +
+                                std::to_string(o.smallCarveout) + " outside [-1, 100]");
   if (!(o.emptyBonus >= 0 && o.emptyBonus < 1))
     throw std::invalid_argument("GpuKdBuildOptions: emptyBonus " + std::to_string(o.emptyBonus) +
                                 " outside [0, 1)");
@@ -43,12 +48,40 @@ compaction::Needs kdBuildCompactionNeeds(const std::string& what) {
 void validate(const GpuKdBuildOptions& o) {
   validateNumbers(o);
   // Node bounds reduce boxes, bin counts reduce ints, with the same variant.
-  if (!reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().find(o.segreduce, true))
-    reduction::Registry<reduction::Aabb, reduction::AabbUnion>::global().createSegmented(
-        o.segreduce);  // throws, listing the names
-  if (!reduction::Registry<int, reduction::Sum<int>>::global().find(o.segreduce, true))
-    reduction::Registry<int, reduction::Sum<int>>::global().createSegmented(o.segreduce);
+  checkGpuKdSegreduce(o.segreduce, "GpuKdBuildOptions: segreduce");
   compaction::Registry::global().check(o.compaction, kdBuildCompactionNeeds("GpuKdBuildOptions: compaction"));
+}
+
+namespace {
+
+// The value of `name` when it is one of `choices` (index), -1 when unset or empty; throws else.
+int envChoice(const char* name, std::initializer_list<const char*> choices) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return -1;
+  std::string list;
+  int i = 0;
+  for (const char* c : choices) {
+    if (std::string(v) == c) return i;
+    list += (i++ ? ", " : "") + std::string(c);
+  }
+  throw std::invalid_argument(std::string(name) + ": '" + v + "' (expected one of " + list + ")");
+}
+
+}  // namespace
+
+GpuKdBuildOptions withEnvironment(GpuKdBuildOptions o) {
+  if (const int c = envChoice("SRT_KD_SMALL_REUSE", {"0", "1"}); c >= 0) o.smallReuseBoxes = c == 1;
+  if (const int c = envChoice("SRT_KD_CLIP", {"poly", "stream"}); c >= 0) o.streamingClip = c == 1;
+  if (const int c = envChoice("SRT_KD_SPLIT", {"thread", "warp"}); c >= 0) o.splitPerWarp = c == 1;
+  if (const char* v = std::getenv("SRT_KD_SMALL_CARVEOUT"); v && *v) {
+    char* end = nullptr;
+    const long c = std::strtol(v, &end, 10);
+    if (*end || c < -1 || c > 100)
+      throw std::invalid_argument(std::string("SRT_KD_SMALL_CARVEOUT: '") + v +
+                                  "' (expected -1 to 100)");
+    o.smallCarveout = int(c);
+  }
+  return o;
 }
 
 int gpuKdMaxDepth(const GpuKdBuildOptions& o, size_t triangles) {

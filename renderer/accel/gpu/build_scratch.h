@@ -80,7 +80,7 @@ class StageTimer {
 struct BuildArrays {
   DeviceArray<BuildCounters> counters;
   DeviceArray<Ref> curRef, dRef, cRef;  // level references, doubled stream, child lists
-  DeviceArray<Aabb> curBox, tight;      // the bounds reduction's input and output
+  DeviceArray<Bounds3f> curBox, tight;  // the bounds reduction's input and output
   DeviceArray<uint32_t> curOwner, offsets;
   DeviceArray<int> partial, binCounts;  // the bin-count reduction's input and output
   DeviceArray<uint32_t> binOwner, binOffsets;
@@ -93,7 +93,7 @@ struct BuildArrays {
   DeviceArray<uint8_t> scanTemp;
   DeviceArray<Terminal> terms;
   DeviceArray<uint32_t> termTri;
-  DeviceArray<Aabb> termBox;
+  DeviceArray<Bounds3f> termBox;
   DeviceArray<KdNode> scratchNodes;
   DeviceArray<uint32_t> scratchRefs, termNodes, termRefs;
   DeviceArray<uint32_t> largeSize, largePrims, largeOffset, largePrimOffset, termOffset,

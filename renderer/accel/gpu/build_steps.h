@@ -20,14 +20,14 @@ struct BuildCounters {
   uint32_t newTermRefs;             // their references
   uint32_t nextChunks;              // bin-histogram chunks of the next large level
   uint32_t totalNodes, totalPrims;  // of the finished tree
-  Aabb rawBounds;                   // of the finite triangles, before widening
-  Aabb rootCell;                    // the tree's bounds
+  Bounds3f rawBounds;               // of the finite triangles, before widening
+  Bounds3f rootCell;                // the tree's bounds
 };
 
 // Per child of a level: what the classification found, and the scan's three counters.
 // A leaf's above child does not exist: it is neither large nor a terminal.
 struct ChildInfo {
-  Aabb cell;
+  Bounds3f cell;
   uint32_t depth, count, isLarge, exists;
 };
 struct ChildScan {
@@ -42,7 +42,7 @@ SRT_CPU_GPU inline ChildScan operator+(const ChildScan& a, const ChildScan& b) {
 // A triangle reference of the large-node stage: one 32-byte record, so each compaction moves one
 // field (the record size the compaction primitives are built for) instead of three.
 struct alignas(16) Ref {
-  Aabb box;  // the triangle clipped to its node's cell
+  Bounds3f box;  // the triangle clipped to its node's cell
   uint32_t tri;
   uint32_t owner;  // node of the current level (child index in the doubled stream)
 };
@@ -55,18 +55,18 @@ SRT_CPU_GPU inline void stepTriangleBox(uint32_t i, const TriangleMeshView& mesh
   Vec3f v[3];
   triangleVertices(mesh, i, v);
   const bool finite = finiteVec(v[0]) && finiteVec(v[1]) && finiteVec(v[2]);
-  ref[i] = {finite ? rawTriangleBox(v) : emptyAabb(), i, 0u};
+  ref[i] = {finite ? rawTriangleBox(v) : emptyBounds(), i, 0u};
   keep[i] = finite;
 }
 
 SRT_CPU_GPU inline void stepWidenBox(uint32_t i, float eps, Ref* ref) {
-  Aabb& b = ref[i].box;
+  Bounds3f& b = ref[i].box;
   for (int k = 0; k < 3; ++k)
     if (b.lo[k] < b.hi[k]) b.lo[k] -= eps, b.hi[k] += eps;
 }
 
 // The segmented reduction reads boxes and owners as arrays of their own.
-SRT_CPU_GPU inline void stepUnpack(uint32_t i, const Ref* ref, Aabb* box, uint32_t* owner) {
+SRT_CPU_GPU inline void stepUnpack(uint32_t i, const Ref* ref, Bounds3f* box, uint32_t* owner) {
   box[i] = ref[i].box;
   owner[i] = ref[i].owner;
 }
@@ -80,7 +80,7 @@ SRT_CPU_GPU inline void stepLevelOffset(uint32_t i, const LevelNode* nodes, uint
 
 // The root as the only terminal: its references in the terminal arrays.
 SRT_CPU_GPU inline void stepRootTerminalRef(uint32_t i, const Ref* ref, uint32_t* termTri,
-                                            Aabb* termBox) {
+                                            Bounds3f* termBox) {
   termTri[i] = ref[i].tri;
   termBox[i] = ref[i].box;
 }
@@ -126,6 +126,7 @@ SRT_CPU_GPU inline void stepChunkSegments(uint32_t c, uint32_t numChunks, const 
 
 // Reference i of `count` to the doubled stream: [0, count) below copies, [count, 2 count) above
 // copies, owner o below -> child o, above -> child o + numNodes.
+template <bool StreamingClip = false>
 SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& mesh, float eps,
                                            const Ref* cur, uint32_t count, const LargeNode* level,
                                            uint32_t numNodes, Ref* d, uint8_t* dKeep) {
@@ -134,8 +135,8 @@ SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& m
   Vec3f v[3];
   triangleVertices(mesh, r.tri, v);
   bool below, above;
-  Aabb bb, ba;
-  routeReference(level[r.owner], r.box, v, eps, &below, &bb, &above, &ba);
+  Bounds3f bb, ba;
+  routeReference<StreamingClip>(level[r.owner], r.box, v, eps, &below, &bb, &above, &ba);
   d[i] = {bb, r.tri, r.owner};
   d[count + i] = {ba, r.tri, r.owner + numNodes};
   dKeep[i] = below;
@@ -196,8 +197,8 @@ SRT_CPU_GPU inline void stepAssignChild(uint32_t c, LargeNode* level, uint32_t n
 // terminal arrays; large children's get a keep flag and, in place, their owner in the next level.
 SRT_CPU_GPU inline void stepRouteToChild(uint32_t i, uint32_t n, Ref* ref, const uint32_t* start,
                                          const uint32_t* handle, uint32_t nextBase,
-                                         const Terminal* terms, uint32_t* termTri, Aabb* termBox,
-                                         uint8_t* keep) {
+                                         const Terminal* terms, uint32_t* termTri,
+                                         Bounds3f* termBox, uint8_t* keep) {
   if (i >= n) {
     keep[i] = 0;
     return;

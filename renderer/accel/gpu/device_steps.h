@@ -21,18 +21,20 @@ void launchTriangleBoxes(const TriangleMeshView& mesh, Ref* ref, uint8_t* keep,
 // Boxes widened by the epsilon of counters->rawBounds.
 void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count, cudaStream_t stream);
 // Boxes and owners as arrays of their own (the segmented reduction's input).
-void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream);
+void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
+                  cudaStream_t stream);
 // Same, with the level's segment offsets from its nodes (numNodes + 1 entries).
-void launchUnpackLevel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+void launchUnpackLevel(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
                        const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets,
                        cudaStream_t stream);
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
-void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Terminal* terms,
-                        uint32_t* termTri, Aabb* termBox, cudaStream_t stream);
+void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, Terminal* terms,
+                        uint32_t* termTri, Bounds3f* termBox, cudaStream_t stream);
 // Writes the doubled stream: [0, count) below copies, [count, 2 count) above copies.
 void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
                            const Ref* cur, uint32_t count, const LargeNode* level,
-                           uint32_t numNodes, Ref* d, uint8_t* dKeep, cudaStream_t stream);
+                           uint32_t numNodes, bool streamingClip, Ref* d, uint8_t* dKeep,
+                           cudaStream_t stream);
 // start[c] = first reference of child c in the compacted stream, c in [0, numChildren].
 void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                        uint32_t numChildren, uint32_t* start, cudaStream_t stream);
@@ -52,26 +54,31 @@ void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* 
 // place, their owner in the next level, for compaction B.
 void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                            const uint32_t* start, const uint32_t* handle, uint32_t nextBase,
-                           const Terminal* terms, uint32_t* termTri, Aabb* termBox, uint8_t* keep,
-                           cudaStream_t stream);
+                           const Terminal* terms, uint32_t* termTri, Bounds3f* termBox,
+                           uint8_t* keep, cudaStream_t stream);
 
 // ---- binned SAH of the large nodes (binned_sah.cu)
 // One histogram per chunk of a node's references over its bins (after the empty-space cuts),
 // with the segment description the int segmented reduction reads.
 void launchBinChunks(const LevelNode* nodes, uint32_t numNodes, uint32_t numChunks,
-                     const Aabb* tight, const Ref* ref, float ratio, int maxDepth,
+                     const Bounds3f* tight, const Ref* ref, float ratio, int maxDepth,
                      const BinLayout& out, cudaStream_t stream);
-// Each node's cuts and its binned-SAH split (or leaf) from its bin counts.
-void launchChooseSplits(const LevelNode* nodes, uint32_t numNodes, const Aabb* tight,
+// Each node's cuts and its binned-SAH split (or leaf) from its bin counts: one thread per node,
+// or one warp per node (the same choice).
+void launchChooseSplits(const LevelNode* nodes, uint32_t numNodes, const Bounds3f* tight,
                         const int* binCounts, float ratio, int maxDepth, const SahParams& sah,
-                        LargeNode* out, cudaStream_t stream);
+                        bool warpPerNode, LargeNode* out, cudaStream_t stream);
 
 // ---- small-node stage (small_nodes.cu)
+struct SmallVariant {
+  bool reuseBoxes, streamingClip;  // GpuKdBuildOptions::smallReuseBoxes, streamingClip
+  int carveout;                    // GpuKdBuildOptions::smallCarveout
+};
 void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
-                      const Aabb* termBox, int maxDepth, const TriangleMeshView& mesh,
-                      const BuildCounters* counters, const SahParams& sah, KdNode* scratchNodes,
-                      uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs,
-                      cudaStream_t stream);
+                      const Bounds3f* termBox, int maxDepth, const TriangleMeshView& mesh,
+                      const BuildCounters* counters, const SahParams& sah,
+                      const SmallVariant& variant, KdNode* scratchNodes, uint32_t* scratchRefs,
+                      uint32_t* termNodes, uint32_t* termRefs, cudaStream_t stream);
 
 // ---- finalize (finalize.cu)
 void launchSubtreeSizes(const LargeNode* large, uint32_t first, uint32_t count,

@@ -31,9 +31,13 @@ std::vector<T> reduceByOwner(const std::vector<T>& in, size_t count,
   return out;
 }
 
-std::vector<Aabb> reduceBoxes(const std::vector<Aabb>& in, size_t count,
-                              const std::vector<uint32_t>& owner, size_t segments) {
-  return reduceByOwner(in, count, owner, segments, emptyAabb(), reduction::AabbUnion());
+std::vector<Bounds3f> reduceBoxes(const std::vector<Bounds3f>& in, size_t count,
+                                  const std::vector<uint32_t>& owner, size_t segments) {
+  return reduceByOwner(in, count, owner, segments, emptyBounds(),
+                       [](Bounds3f a, const Bounds3f& b) {  // fminf / fmaxf, as the device's union
+                         a.extend(b);
+                         return a;
+                       });
 }
 
 template <typename T>
@@ -103,7 +107,7 @@ class HostBuild {
   }
 
   void largeStage() {
-    std::vector<LevelNode> levelIn{{emptyAabb(), 0, 0, V_, 0, chunksOf(V_)}}, levelNext;
+    std::vector<LevelNode> levelIn{{emptyBounds(), 0, 0, V_, 0, chunksOf(V_)}}, levelNext;
     uint32_t count = V_, A = 1, chunks = chunksOf(V_);
     while (A > 0) {
       const ChildScan sum = largeLevel(levelIn, A, count, chunks, levelNext);
@@ -123,7 +127,7 @@ class HostBuild {
     std::vector<uint32_t> offsets(A + 1);
     for (uint32_t i = 0; i <= A; ++i) stepLevelOffset(i, in.data(), A, count, offsets.data());
     checkSegments(curOwner_, offsets, count, A);
-    const std::vector<Aabb> tight = reduceBoxes(curBox_, count, curOwner_, A);
+    const std::vector<Bounds3f> tight = reduceBoxes(curBox_, count, curOwner_, A);
     const size_t K = kBinCounters;
     grow(partial_, K * chunks), grow(binOwner_, K * chunks), grow(binOffsets_, K * A + 1);
     const BinLayout layout{partial_.data(), binOwner_.data(), binOffsets_.data()};
@@ -142,8 +146,8 @@ class HostBuild {
       stepChunkSegments(c, chunks, node, n, hist, layout, 0, 1);
     }
     checkSegments(binOwner_, binOffsets_, K * chunks, K * A);
-    const std::vector<int> bins =
-        reduceByOwner(partial_, K * chunks, binOwner_, K * A, 0, reduction::Sum<int>());
+    const std::vector<int> bins = reduceByOwner(partial_, K * chunks, binOwner_, K * A, 0,
+                                                [](int a, int b) { return a + b; });
     for (uint32_t i = 0; i < A; ++i)
       level[i] = chooseSplit(planCuts(in[i], tight[i], o_.emptySpaceRatio, maxDepth_), in[i].depth,
                              in[i].refCount, bins.data() + K * i, sah_, maxDepth_);
@@ -169,8 +173,12 @@ class HostBuild {
     planLevel(in, A, count, chunks, level);
     grow(dRef_, D), grow(dKeep_, D), grow(cRef_, D);
     for (uint32_t i = 0; i < count; ++i)
-      stepRouteReference(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
-                         dKeep_.data());
+      if (o_.streamingClip)
+        stepRouteReference<true>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
+                                 dKeep_.data());
+      else
+        stepRouteReference<false>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
+                                  dKeep_.data());
     const uint32_t kept = compact(dKeep_, D, dRef_, cRef_);
     grow(start_, C + 1), grow(info_, C), grow(scanIn_, C), grow(scanOut_, C);
     for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef_.data(), kept, C, start_.data());
@@ -213,9 +221,16 @@ class HostBuild {
         const size_t n0 = kScratchPerRef * size_t(term.refStart);
         SmallOutput out{scratchNodes_.data() + n0 + t, kScratchPerRef * term.refCount + 1,
                         scratchRefs_.data() + n0, kScratchPerRef * term.refCount};
-        buildSmallSubtree(team, *shared, term, termTri_.data() + term.refStart,
-                          termBox_.data() + term.refStart, maxDepth_, mesh_, eps_, sah_, out,
-                          &termNodes_[size_t(t)], &termRefs_[size_t(t)]);
+        const uint32_t* tris = termTri_.data() + term.refStart;
+        const Bounds3f* boxes = termBox_.data() + term.refStart;
+        uint32_t* nodesUsed = &termNodes_[size_t(t)];
+        uint32_t* refsUsed = &termRefs_[size_t(t)];
+        if (o_.streamingClip)
+          buildSmallSubtree<true>(team, *shared, term, tris, boxes, maxDepth_, mesh_, eps_, sah_,
+                                  out, nodesUsed, refsUsed, o_.smallReuseBoxes);
+        else
+          buildSmallSubtree<false>(team, *shared, term, tris, boxes, maxDepth_, mesh_, eps_, sah_,
+                                   out, nodesUsed, refsUsed, o_.smallReuseBoxes);
       }
     }
   }
@@ -234,7 +249,7 @@ class HostBuild {
     stepPlaceRoot(levels_.empty(), large_.data(), terms_.data(), sizes, offsets, &counters);
     tree.nodes.assign(counters.totalNodes, KdNode{});
     tree.primIndices.assign(counters.totalPrims, 0);
-    tree.bounds = toBounds(counters.rootCell);
+    tree.bounds = canonical(counters.rootCell);
     for (const auto& level : levels_)
       for (uint32_t g = level.first; g < level.first + level.second; ++g)
         stepPlaceLarge(g, large_.data(), sizes, offsets, tree.nodes.data());
@@ -254,7 +269,7 @@ class HostBuild {
   SahParams sah_;
   float eps_ = 0.f;
   std::vector<Ref> dRef_, cRef_, curRef_;
-  std::vector<Aabb> curBox_;
+  std::vector<Bounds3f> curBox_;
   std::vector<uint32_t> curOwner_;
   std::vector<uint8_t> dKeep_, keepB_;
   std::vector<int> partial_;
@@ -264,7 +279,7 @@ class HostBuild {
   uint32_t base_ = 0, numTerms_ = 0, numTermRefs_ = 0;
   std::vector<Terminal> terms_;
   std::vector<uint32_t> termTri_, start_, handle_;
-  std::vector<Aabb> termBox_;
+  std::vector<Bounds3f> termBox_;
   std::vector<ChildInfo> info_;
   std::vector<ChildScan> scanIn_, scanOut_;
   std::vector<KdNode> scratchNodes_;

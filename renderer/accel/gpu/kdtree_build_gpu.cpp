@@ -14,12 +14,12 @@
 #include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/build_scratch.h"
 #include "renderer/accel/gpu/device_steps.h"
+#include "renderer/accel/gpu/segmented_boxes.h"
 
 namespace srt {
 namespace kdgpu {
 namespace {
 
-using BoxReducers = reduction::Registry<Aabb, reduction::AabbUnion>;
 using IntReducers = reduction::Registry<int, reduction::Sum<int>>;
 
 compaction::Field field(const void* src, void* dst, uint32_t bytes) {
@@ -45,8 +45,7 @@ class BuildScratch {
  public:
   explicit BuildScratch(const GpuKdBuildOptions& o)
       : o_(o),
-        boxReducer_(BoxReducers::global().createSegmented(o.segreduce)),
-        boxLayout_(BoxReducers::global().find(o.segreduce, true)->layout),
+        boxReducer_(o.segreduce),
         intReducer_(IntReducers::global().createSegmented(o.segreduce)),
         intLayout_(IntReducers::global().find(o.segreduce, true)->layout),
         compactor_(compaction::Registry::global().create(o.compaction)) {}
@@ -77,23 +76,17 @@ class BuildScratch {
   const BuildCounters& host() const { return host_[0]; }
 
   // `offsets` may be null: made from the owners when the variant reads offsets.
-  void reduceBoxes(const Aabb* in, uint32_t count, Aabb* out, uint32_t segments,
+  void reduceBoxes(const Bounds3f* in, uint32_t count, Bounds3f* out, uint32_t segments,
                    const uint32_t* owners, const uint32_t* offsets = nullptr) {
-    reduction::Request<Aabb> r;
-    r.in = in;
-    r.count = count;
-    r.out = out;
-    r.numSegments = segments;
-    r.stream = stream_;
-    if (boxLayout_ == reduction::Layout::Offsets && offsets) {
-      r.offsets = offsets;
-    } else if (boxLayout_ == reduction::Layout::Offsets) {
-      r.offsets = a_.offsets.reserve(segments + 1, stream_);
-      reduction::offsetsFromOwners(owners, count, a_.offsets.data(), segments, stream_);
-    } else {
-      r.owners = owners;
+    if (boxReducer_.layout() != reduction::Layout::Offsets) {
+      boxReducer_.reduce(in, count, out, segments, owners, nullptr, stream_);
+      return;
     }
-    boxReducer_->reduce(r);
+    if (!offsets) {
+      offsets = a_.offsets.reserve(segments + 1, stream_);
+      reduction::offsetsFromOwners(owners, count, a_.offsets.data(), segments, stream_);
+    }
+    boxReducer_.reduce(in, count, out, segments, nullptr, offsets, stream_);
   }
 
   void compact(const uint8_t* keep, uint32_t count, const void* src, void* dst, uint32_t* numKept) {
@@ -149,7 +142,7 @@ class BuildScratch {
   }
 
   void largeStage() {
-    const LevelNode root{emptyAabb(), 0, 0, V_, 0, chunksOf(V_)};
+    const LevelNode root{emptyBounds(), 0, 0, V_, 0, chunksOf(V_)};
     SRT_CUDA_CHECK(cudaMemcpyAsync(a_.levelIn.reserve(1, stream_), &root, sizeof(root),
                                    cudaMemcpyHostToDevice, stream_));
     uint32_t count = V_, A = 1, chunks = chunksOf(V_);
@@ -196,7 +189,7 @@ class BuildScratch {
     intReducer_->reduce(r);
     timer_.mark(kSplit);
     launchChooseSplits(a_.levelIn.data(), A, a_.tight.data(), a_.binCounts.data(),
-                       o_.emptySpaceRatio, maxDepth_, sah(), level, stream_);
+                       o_.emptySpaceRatio, maxDepth_, sah(), o_.splitPerWarp, level, stream_);
   }
 
   // One large level: plan, route and compact the child lists, classify the children, move the
@@ -209,7 +202,7 @@ class BuildScratch {
     a_.levelNext.reserve(C, stream_);
     LargeNode* level = a_.large.reserve(nextBase, stream_, base_) + base_;
     planLevel(A, count, chunks, level);
-    launchRouteReferences(mesh_, counters_, a_.curRef.data(), count, level, A,
+    launchRouteReferences(mesh_, counters_, a_.curRef.data(), count, level, A, o_.streamingClip,
                           a_.dRef.reserve(D, stream_), a_.dKeep.reserve(D, stream_), stream_);
     timer_.mark(kCompaction);
     compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.reserve(D, stream_), &counters_->kept);
@@ -227,7 +220,7 @@ class BuildScratch {
                  stream_);
     Terminal* terms = a_.terms.reserve(size_t(numTerms_) + C, stream_, numTerms_);
     uint32_t* termTri = a_.termTri.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
-    Aabb* termBox = a_.termBox.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
+    Bounds3f* termBox = a_.termBox.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
     launchAssignChildren(level, A, a_.info.data(), a_.scanOut.data(), nextBase, numTerms_,
                          numTermRefs_, a_.levelNext.data(), terms, a_.handle.reserve(C, stream_),
                          counters_, stream_);
@@ -244,11 +237,11 @@ class BuildScratch {
   void smallStage() {
     timer_.mark(kSmall);
     const size_t refs = size_t(kScratchPerRef) * numTermRefs_;
-    launchSmallNodes(a_.terms.data(), numTerms_, a_.termTri.data(), a_.termBox.data(), maxDepth_,
-                     mesh_, counters_, sah(), a_.scratchNodes.reserve(refs + numTerms_, stream_),
-                     a_.scratchRefs.reserve(refs + 1, stream_),
-                     a_.termNodes.reserve(numTerms_, stream_),
-                     a_.termRefs.reserve(numTerms_, stream_), stream_);
+    launchSmallNodes(
+        a_.terms.data(), numTerms_, a_.termTri.data(), a_.termBox.data(), maxDepth_, mesh_,
+        counters_, sah(), smallVariant(), a_.scratchNodes.reserve(refs + numTerms_, stream_),
+        a_.scratchRefs.reserve(refs + 1, stream_), a_.termNodes.reserve(numTerms_, stream_),
+        a_.termRefs.reserve(numTerms_, stream_), stream_);
   }
 
   // Subtree sizes bottom-up, the root, one round trip for the tree's size, then every node
@@ -284,14 +277,16 @@ class BuildScratch {
                          nodes.data(), prims.data(), stream_);
     timer_.mark(kIdle);
     SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return DeviceKdTree(std::move(nodes), std::move(prims), toBounds(host().rootCell));
+    return DeviceKdTree(std::move(nodes), std::move(prims), canonical(host().rootCell));
   }
 
   SahParams sah() const { return {o_.traversalCost, o_.intersectCost, o_.emptyBonus}; }
+  SmallVariant smallVariant() const {
+    return {o_.smallReuseBoxes, o_.streamingClip, o_.smallCarveout};
+  }
 
   const GpuKdBuildOptions o_;
-  std::unique_ptr<reduction::Reducer<Aabb, reduction::AabbUnion>> boxReducer_;
-  reduction::Layout boxLayout_;
+  BoxReducer boxReducer_;
   std::unique_ptr<reduction::Reducer<int, reduction::Sum<int>>> intReducer_;
   reduction::Layout intLayout_;
   std::unique_ptr<compaction::Compactor> compactor_;
@@ -309,7 +304,8 @@ class BuildScratch {
 
 }  // namespace kdgpu
 
-GpuKdTreeBuilder::GpuKdTreeBuilder(const GpuKdBuildOptions& options) : options_(options) {
+GpuKdTreeBuilder::GpuKdTreeBuilder(const GpuKdBuildOptions& options)
+    : options_(withEnvironment(options)) {
   validate(options_);
   scratch_ = std::make_unique<kdgpu::BuildScratch>(options_);
 }

@@ -30,7 +30,8 @@
 namespace srt {
 
 struct GpuKdBuildOptions {
-  // A segmented reduction registered for (Aabb, AabbUnion) and (int, Sum): node bounds, bin counts.
+  // A segmented reduction registered for boxes and for ints (node bounds, bin counts): one of
+  // gpuKdSegmentedReductionNames() (segmented_boxes.h).
   std::string segreduce = "mergepath";
   std::string compaction = "cub";  // a registered ordered CUDA compaction primitive
   int maxDepth = 0;                // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth
@@ -40,7 +41,25 @@ struct GpuKdBuildOptions {
   float traversalCost = 15.f;
   float intersectCost = 20.f;
   float emptyBonus = 0.f;
+  // Speed variants, each building the same tree (the CPU tests check it on the host reference,
+  // the GPU test on the device); streamrt-bench-kdtree compares their times. The environment
+  // overrides them for any program that builds on the GPU (withEnvironment).
+  // A below child in the small-node stage re-clips only the triangles crossing its new face.
+  bool smallReuseBoxes = true;  // SRT_KD_SMALL_REUSE=0|1
+  // Both stages clip in registers (clip_streaming.h) instead of polygon arrays in local memory.
+  bool streamingClip = false;  // SRT_KD_CLIP=poly|stream
+  // The large nodes' binned-SAH choice with one warp per node instead of one thread.
+  bool splitPerWarp = true;  // SRT_KD_SPLIT=warp|thread
+  // Shared-memory carve-out (percent) asked for the small-node kernel; -1: the driver's choice.
+  // Less shared memory leaves more L1 for its local-memory polygons and fewer resident warps:
+  // 25% took the Conference Room's small-node stage from 9.5 to 6.9 ms on an H200 (the driver
+  // chose the full carve-out; 75% gave 8.1 ms).
+  int smallCarveout = 25;  // SRT_KD_SMALL_CARVEOUT=-1..100
 };
+
+// The options with SRT_KD_SMALL_REUSE, SRT_KD_CLIP, SRT_KD_SPLIT and SRT_KD_SMALL_CARVEOUT
+// applied (unset or empty: unchanged); throws std::invalid_argument for a value it does not know.
+GpuKdBuildOptions withEnvironment(GpuKdBuildOptions options);
 
 struct GpuKdBuildStats {
   double boundsMs = 0, splitMs = 0, compactionMs = 0, smallNodeMs = 0, finalizeMs = 0;
@@ -68,6 +87,7 @@ class BuildScratch;
 class GpuKdTreeBuilder {
  public:
   // Creates the reducer and the compactor by name; throws std::invalid_argument for unknown names.
+  // Applies withEnvironment() to the options.
   explicit GpuKdTreeBuilder(const GpuKdBuildOptions& options = {});
   ~GpuKdTreeBuilder();
   GpuKdTreeBuilder(GpuKdTreeBuilder&&) noexcept;

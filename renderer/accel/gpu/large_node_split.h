@@ -25,7 +25,7 @@ constexpr uint32_t kChunkRefs = 256;
 // A node handed from one large level to the next, with where its references lie in the level's
 // list (sorted by node) and the chunks they form.
 struct LevelNode {
-  Aabb cell;  // lo > hi: the root, whose cell is its references' bounds
+  Bounds3f cell;  // lo > hi: the root, whose cell is its references' bounds
   uint32_t depth;
   uint32_t refStart, refCount;
   uint32_t chunkStart, chunkCount;
@@ -37,9 +37,9 @@ SRT_CPU_GPU inline uint32_t chunksOf(uint32_t refs) {
 
 // The node's region and its empty-space cuts.
 struct NodeCuts {
-  Aabb cell;   // the node's region, before cuts
-  Aabb inner;  // after the cuts: the region the split divides
-  Aabb bins;   // the references' bounds within it: the bins cover this box
+  Bounds3f cell;   // the node's region, before cuts
+  Bounds3f inner;  // after the cuts: the region the split divides
+  Bounds3f bins;   // the references' bounds within it: the bins cover this box
   uint32_t numCuts;
   uint32_t cutCodes;  // 3 bits per cut: axis << 1 | (1: the empty part is above the plane)
   float cutPos[6];
@@ -57,21 +57,21 @@ struct LargeNode {
 // Empty-space cutting (Zhou et al. section 4.2): each side of the node's box where the gap to its
 // references' bounds (`tightIn`) exceeds `ratio` of the extent is cut off, while the depth budget
 // allows.
-SRT_CPU_GPU inline NodeCuts planCuts(const LevelNode& in, const Aabb& tightIn, float ratio,
+SRT_CPU_GPU inline NodeCuts planCuts(const LevelNode& in, const Bounds3f& tightIn, float ratio,
                                      int maxDepth) {
   NodeCuts n;
-  n.cell = isEmpty(in.cell) ? tightIn : in.cell;
+  n.cell = in.cell.empty() ? tightIn : in.cell;
   n.numCuts = 0;
   n.cutCodes = 0;
   for (int i = 0; i < 6; ++i) n.cutPos[i] = 0.f;
-  Aabb tight;
+  Bounds3f tight;
   for (int k = 0; k < 3; ++k) {
     tight.lo[k] = fmaxf(tightIn.lo[k], n.cell.lo[k]);
     tight.hi[k] = fminf(tightIn.hi[k], n.cell.hi[k]);
   }
-  Aabb b = n.cell;
+  Bounds3f b = n.cell;
   const int maxCuts = maxDepth - 1 - int(in.depth);
-  if (!isEmpty(tight)) {
+  if (!tight.empty()) {
     for (int k = 0; k < 3; ++k) {
       const float extent = n.cell.hi[k] - n.cell.lo[k];
       if (!(extent > 0.f)) continue;
@@ -89,7 +89,7 @@ SRT_CPU_GPU inline NodeCuts planCuts(const LevelNode& in, const Aabb& tightIn, f
   }
   n.inner = b;
   n.bins = b;
-  if (!isEmpty(tight))
+  if (!tight.empty())
     for (int k = 0; k < 3; ++k)
       n.bins.lo[k] = fmaxf(tight.lo[k], b.lo[k]), n.bins.hi[k] = fminf(tight.hi[k], b.hi[k]);
   return n;
@@ -103,7 +103,7 @@ SRT_CPU_GPU inline int binIndex(float x, float lo, float scale) {
 }
 
 // The six counters a reference box adds one to: its lo and hi bin on each axis of `inner`.
-SRT_CPU_GPU inline void binSlots(const Aabb& box, const Aabb& inner, int slot[6]) {
+SRT_CPU_GPU inline void binSlots(const Bounds3f& box, const Bounds3f& inner, int slot[6]) {
   for (int k = 0; k < 3; ++k) {
     const float extent = inner.hi[k] - inner.lo[k];
     const float scale = extent > 0.f ? float(kBins) / extent : 0.f;
@@ -113,10 +113,40 @@ SRT_CPU_GPU inline void binSlots(const Aabb& box, const Aabb& inner, int slot[6]
 }
 
 // Plane j in [0, kBins] of axis k of the bins over `box` (0 and kBins: its faces).
-SRT_CPU_GPU inline float binPlane(const Aabb& box, int k, int j) {
+SRT_CPU_GPU inline float binPlane(const Bounds3f& box, int k, int j) {
   if (j == kBins) return box.hi[k];
   // One explicit fma: the device would contract the expression anyway, the host would not.
   return fmaf(box.hi[k] - box.lo[k], float(j) / float(kBins), box.lo[k]);
+}
+
+// A node's record before its split is chosen: a leaf below its cuts.
+SRT_CPU_GPU inline LargeNode unsplitNode(const NodeCuts& cuts, uint32_t depth) {
+  LargeNode n;
+  n.cuts = cuts;
+  n.depth = depth;
+  n.child[0] = n.child[1] = 0;
+  n.axis = 0;
+  n.split = 0.f;
+  n.leaf = 1;
+  return n;
+}
+
+// Whether any plane may split the node (its box has area, the depth budget allows).
+SRT_CPU_GPU inline bool maySplit(const NodeCuts& cuts, uint32_t depth, int maxDepth) {
+  return cuts.inner.surfaceArea() > 0.f && int(depth + cuts.numCuts) < maxDepth;
+}
+
+// SAH cost of plane j of axis k (a non-flat axis of cuts.inner), with nl boxes starting and
+// endedBelow boxes ending below it; +inf when the plane is not strictly inside the node's box.
+// One expression for the sequential and the warp-parallel choice, so both cost alike.
+SRT_CPU_GPU inline float binnedPlaneCost(const NodeCuts& cuts, int k, int j, int nl, int endedBelow,
+                                         uint32_t count, float invHalfArea, const SahParams& sah) {
+  const Bounds3f& b = cuts.inner;
+  const float p = binPlane(cuts.bins, k, j);
+  if (!(b.lo[k] < p && p < b.hi[k])) return INFINITY;
+  float pl, pr;
+  childAreas(b, k, p, invHalfArea, &pl, &pr);
+  return sah.splitCost(pl, pr, float(nl), float(int(count) - endedBelow));
 }
 
 // The best binned-SAH plane of a node of `count` references with counters `bins` (kBinCounters),
@@ -124,18 +154,12 @@ SRT_CPU_GPU inline float binPlane(const Aabb& box, int k, int j) {
 // then the lower plane, so the host and the device choose alike.
 SRT_CPU_GPU inline LargeNode chooseSplit(const NodeCuts& cuts, uint32_t depth, uint32_t count,
                                          const int* bins, const SahParams& sah, int maxDepth) {
-  LargeNode n;
-  n.cuts = cuts;
-  n.depth = depth;
-  n.child[0] = n.child[1] = 0;
-  n.axis = 0;
-  n.split = 0.f;
-  const Aabb& b = cuts.inner;
-  const float a2 = area(b);
+  LargeNode n = unsplitNode(cuts, depth);
   float best = sah.leafCost(float(count));
   bool found = false;
-  if (a2 > 0.f && int(depth + cuts.numCuts) < maxDepth) {
-    const float invHalfArea = 2.f / a2;
+  if (maySplit(cuts, depth, maxDepth)) {
+    const Bounds3f& b = cuts.inner;
+    const float invHalfArea = 2.f / b.surfaceArea();
     for (int k = 0; k < 3; ++k) {
       if (!(b.lo[k] < b.hi[k])) continue;
       const int* lo = bins + (2 * k) * kBins;
@@ -143,12 +167,8 @@ SRT_CPU_GPU inline LargeNode chooseSplit(const NodeCuts& cuts, uint32_t depth, u
       int nl = 0, endedBelow = 0;
       for (int j = 0; j <= kBins; ++j) {
         if (j > 0) nl += lo[j - 1], endedBelow += hi[j - 1];  // boxes starting / ending below
-        const float p = binPlane(cuts.bins, k, j);
-        if (!(b.lo[k] < p && p < b.hi[k])) continue;
-        float pl, pr;
-        childAreas(b, k, p, invHalfArea, &pl, &pr);
-        const float cost = sah.splitCost(pl, pr, float(nl), float(int(count) - endedBelow));
-        if (cost < best) best = cost, n.axis = k, n.split = p, found = true;
+        const float cost = binnedPlaneCost(cuts, k, j, nl, endedBelow, count, invHalfArea, sah);
+        if (cost < best) best = cost, n.axis = k, n.split = binPlane(cuts.bins, k, j), found = true;
       }
     }
   }
@@ -158,15 +178,15 @@ SRT_CPU_GPU inline LargeNode chooseSplit(const NodeCuts& cuts, uint32_t depth, u
 
 // Which side(s) of plane p on axis a a box belongs to; flat boxes on the plane go below. Shared by
 // both stages so a reference is never dropped: every box is below, above, or both.
-SRT_CPU_GPU inline bool goesBelow(const Aabb& b, int a, float p) {
+SRT_CPU_GPU inline bool goesBelow(const Bounds3f& b, int a, float p) {
   return b.lo[a] < p || (b.lo[a] == p && b.hi[a] == p);
 }
-SRT_CPU_GPU inline bool goesAbove(const Aabb& b, int a, float p) {
+SRT_CPU_GPU inline bool goesAbove(const Bounds3f& b, int a, float p) {
   return b.hi[a] > p;
 }
 
-SRT_CPU_GPU inline Aabb childCell(const LargeNode& n, int side) {
-  Aabb c = n.cuts.inner;
+SRT_CPU_GPU inline Bounds3f childCell(const LargeNode& n, int side) {
+  Bounds3f c = n.cuts.inner;
   if (n.leaf) return c;
   if (side == 0)
     c.hi[n.axis] = n.split;
@@ -177,9 +197,10 @@ SRT_CPU_GPU inline Aabb childCell(const LargeNode& n, int side) {
 
 // Routes one reference of node n to its children; straddling triangles are clipped to each
 // child's cell ("perfect splits"), which may drop a side the triangle only grazes.
-SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Aabb& box, const Vec3f v[3],
-                                       float eps, bool* below, Aabb* boxBelow, bool* above,
-                                       Aabb* boxAbove) {
+template <bool StreamingClip = false>
+SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Bounds3f& box, const Vec3f v[3],
+                                       float eps, bool* below, Bounds3f* boxBelow, bool* above,
+                                       Bounds3f* boxAbove) {
   *boxBelow = *boxAbove = box;
   if (n.leaf) {
     *below = true;
@@ -189,8 +210,8 @@ SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Aabb& box, cons
   *below = goesBelow(box, n.axis, n.split);
   *above = goesAbove(box, n.axis, n.split);
   if (*below && *above) {
-    *below = clippedBounds(v, childCell(n, 0), eps, boxBelow);
-    *above = clippedBounds(v, childCell(n, 1), eps, boxAbove);
+    *below = clippedBounds<StreamingClip>(v, childCell(n, 0), eps, boxBelow);
+    *above = clippedBounds<StreamingClip>(v, childCell(n, 1), eps, boxAbove);
   }
 }
 

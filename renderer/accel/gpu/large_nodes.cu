@@ -33,12 +33,12 @@ __global__ void widenBoxesKernel(const BuildCounters* counters, Ref* ref, uint32
   if (i < count) stepWidenBox(i, clipEpsilon(counters->rawBounds), ref);
 }
 
-__global__ void unpackKernel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner) {
+__global__ void unpackKernel(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner) {
   const uint32_t i = globalIndex();
   if (i < count) stepUnpack(i, ref, box, owner);
 }
 
-__global__ void unpackLevelKernel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+__global__ void unpackLevelKernel(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
                                   const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets) {
   const uint32_t i = globalIndex();
   if (i < count) stepUnpack(i, ref, box, owner);
@@ -46,18 +46,19 @@ __global__ void unpackLevelKernel(const Ref* ref, uint32_t count, Aabb* box, uin
 }
 
 __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t* termTri,
-                                       Aabb* termBox) {
+                                       Bounds3f* termBox) {
   const uint32_t i = globalIndex();
   if (i < count) stepRootTerminalRef(i, ref, termTri, termBox);
 }
 
+template <bool StreamingClip>
 __global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters* counters,
                                       const Ref* cur, uint32_t count, const LargeNode* level,
                                       uint32_t numNodes, Ref* d, uint8_t* dKeep) {
   const uint32_t i = globalIndex();
   if (i < count)
-    stepRouteReference(i, mesh, clipEpsilon(counters->rawBounds), cur, count, level, numNodes, d,
-                       dKeep);
+    stepRouteReference<StreamingClip>(i, mesh, clipEpsilon(counters->rawBounds), cur, count, level,
+                                      numNodes, d, dKeep);
 }
 
 __global__ void childStartsKernel(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
@@ -100,13 +101,13 @@ __global__ void assignChildrenKernel(LargeNode* level, uint32_t numNodes, const 
 __global__ void routeToChildrenKernel(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                                       const uint32_t* start, const uint32_t* handle,
                                       uint32_t nextBase, const Terminal* terms, uint32_t* termTri,
-                                      Aabb* termBox, uint8_t* keep) {
+                                      Bounds3f* termBox, uint8_t* keep) {
   const uint32_t i = globalIndex();
   if (i < maxRefs)
     stepRouteToChild(i, *numRefs, ref, start, handle, nextBase, terms, termTri, termBox, keep);
 }
 
-__global__ void rootTerminalKernel(const Aabb* tight, uint32_t count, Terminal* terms) {
+__global__ void rootTerminalKernel(const Bounds3f* tight, uint32_t count, Terminal* terms) {
   terms[0] = {tight[0], 0u, 0u, count};
 }
 
@@ -126,13 +127,14 @@ void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count,
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchUnpack(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner, cudaStream_t stream) {
+void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
+                  cudaStream_t stream) {
   if (count == 0) return;
   unpackKernel<<<blocks(count), kBlock, 0, stream>>>(ref, count, box, owner);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchUnpackLevel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owner,
+void launchUnpackLevel(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
                        const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets,
                        cudaStream_t stream) {
   const uint64_t threads = std::max<uint64_t>(count, uint64_t(numNodes) + 1);
@@ -141,8 +143,8 @@ void launchUnpackLevel(const Ref* ref, uint32_t count, Aabb* box, uint32_t* owne
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Terminal* terms,
-                        uint32_t* termTri, Aabb* termBox, cudaStream_t stream) {
+void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, Terminal* terms,
+                        uint32_t* termTri, Bounds3f* termBox, cudaStream_t stream) {
   rootTerminalKernel<<<1, 1, 0, stream>>>(tight, count, terms);
   SRT_CUDA_CHECK_LAUNCH();
   if (count == 0) return;
@@ -152,10 +154,12 @@ void launchRootTerminal(const Aabb* tight, const Ref* ref, uint32_t count, Termi
 
 void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
                            const Ref* cur, uint32_t count, const LargeNode* level,
-                           uint32_t numNodes, Ref* d, uint8_t* dKeep, cudaStream_t stream) {
+                           uint32_t numNodes, bool streamingClip, Ref* d, uint8_t* dKeep,
+                           cudaStream_t stream) {
   if (count == 0) return;
-  routeReferencesKernel<<<blocks(count), kBlock, 0, stream>>>(mesh, counters, cur, count, level,
-                                                              numNodes, d, dKeep);
+  auto* kernel = streamingClip ? routeReferencesKernel<true> : routeReferencesKernel<false>;
+  kernel<<<blocks(count), kBlock, 0, stream>>>(mesh, counters, cur, count, level, numNodes, d,
+                                               dKeep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
@@ -209,8 +213,8 @@ void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* 
 
 void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
                            const uint32_t* start, const uint32_t* handle, uint32_t nextBase,
-                           const Terminal* terms, uint32_t* termTri, Aabb* termBox, uint8_t* keep,
-                           cudaStream_t stream) {
+                           const Terminal* terms, uint32_t* termTri, Bounds3f* termBox,
+                           uint8_t* keep, cudaStream_t stream) {
   if (maxRefs == 0) return;
   routeToChildrenKernel<<<blocks(maxRefs), kBlock, 0, stream>>>(
       ref, numRefs, maxRefs, start, handle, nextBase, terms, termTri, termBox, keep);

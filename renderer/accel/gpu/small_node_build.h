@@ -20,7 +20,7 @@ namespace srt::kdgpu {
 // An above child waiting on the team's stack; its split plane is cell.lo[axis].
 struct SmallStackEntry {
   uint64_t mask;
-  Aabb cell;
+  Bounds3f cell;
   uint32_t packed;  // depth << 16 | parent << 2 | axis (parent: the interior node to patch)
 };
 // Pending above children a team can hold: a terminal's subtree stops splitting when full. Only a
@@ -39,7 +39,7 @@ struct SmallShared {
   SmallStackEntry stack[kSmallStackDepth];
 };
 
-SRT_CPU_GPU inline void storeBox(SmallShared& sh, uint32_t j, const Aabb& b) {
+SRT_CPU_GPU inline void storeBox(SmallShared& sh, uint32_t j, const Bounds3f& b) {
   for (int k = 0; k < 3; ++k) sh.bnd[k][j] = b.lo[k], sh.bnd[3 + k][j] = b.hi[k];
 }
 SRT_CPU_GPU inline void storeEmpty(SmallShared& sh, uint32_t j) {  // lo > hi on x
@@ -96,8 +96,8 @@ SRT_CPU_GPU void listActive(const Team& team, SmallShared& sh, uint64_t mask, ui
 // (FLT_MAX when the plane is not strictly inside the cell); *planarBelow receives the cheaper
 // side for planar ones.
 SRT_CPU_GPU inline float candidateCost(const SmallShared& sh, uint32_t c, uint32_t count,
-                                       const Aabb& cell, float invHalfArea, const SahParams& sah,
-                                       bool* planarBelow) {
+                                       const Bounds3f& cell, float invHalfArea,
+                                       const SahParams& sah, bool* planarBelow) {
   int a;
   const float p = candidatePlane(sh, c, &a);
   if (!(cell.lo[a] < p && p < cell.hi[a])) return FLT_MAX;
@@ -148,17 +148,40 @@ struct SmallOutput {
 // Where a team's depth-first walk over one terminal's subtree stands (every lane holds a copy).
 struct SmallWalk {
   uint64_t mask;  // the current node's triangles
-  Aabb cell;
+  Bounds3f cell;
   uint32_t depth;
   uint32_t used, usedRefs;        // nodes and references written so far
   uint32_t pending, pendingRefs;  // above children on the stack, and their references
   int top;
+  // -1, or the axis of the split just descended below from a node whose boxes clipToCell made:
+  // the boxes in shared memory are then the parent's, and only triangles crossing the new face
+  // need clipping again (keepClamped).
+  int reuseAxis;
+  bool boxesClipped;  // the current node's boxes are clipToCell's (not the terminal's as loaded)
+  bool reuse;         // the variant: reuse the parent's boxes where they stay exact
 };
+
+// Triangle j of a below child whose parent's box is in shared memory: when the triangle's own
+// bounds do not cross the child's new upper face on `a` (pushed out by eps), clipTriangle skips
+// that face for the child as it did for the parent's face above it, every other face is the
+// parent's, so the child's box is the parent's with its upper side clamped to the new face, bit
+// for bit. Returns false when the triangle must be clipped.
+SRT_CPU_GPU inline bool keepClamped(SmallShared& sh, uint32_t j, const Vec3f v[3], int a,
+                                    float face, float eps) {
+  const float triHi = clipMax(v[0][a], clipMax(v[1][a], v[2][a]));  // as clipTriangle's bounds
+  if (triHi > face + eps) return false;                             // as clipToPlane's test
+  const float hi = clipMin(sh.bnd[3 + a][j], face);
+  if (sh.bnd[a][j] > hi)
+    storeEmpty(sh, j);
+  else
+    sh.bnd[3 + a][j] = hi;
+  return true;
+}
 
 // The terminal's boxes (already clipped to its cell) and vertices into shared memory.
 template <typename Team>
 SRT_CPU_GPU void loadTerminal(const Team& team, SmallShared& sh, const uint32_t* tris,
-                              const Aabb* boxes, const TriangleMeshView& mesh, uint32_t n) {
+                              const Bounds3f* boxes, const TriangleMeshView& mesh, uint32_t n) {
   for (uint32_t j = team.lane(); j < n; j += team.size()) {
     storeBox(sh, j, boxes[j]);
     Vec3f v[3];
@@ -170,7 +193,7 @@ SRT_CPU_GPU void loadTerminal(const Team& team, SmallShared& sh, const uint32_t*
 }
 
 // The node's boxes: its triangles clipped to its cell; those that miss it leave the mask.
-template <typename Team>
+template <bool StreamingClip, typename Team>
 SRT_CPU_GPU void clipToCell(const Team& team, SmallShared& sh, uint32_t n, float eps,
                             SmallWalk& w) {
   listActive(team, sh, w.mask, n);
@@ -180,14 +203,17 @@ SRT_CPU_GPU void clipToCell(const Team& team, SmallShared& sh, uint32_t n, float
     const uint32_t j = sh.act[k];
     const float* q = sh.vert[j];
     const Vec3f v[3] = {{q[0], q[1], q[2]}, {q[3], q[4], q[5]}, {q[6], q[7], q[8]}};
-    Aabb b;
-    if (clippedBounds(v, w.cell, eps, &b))
+    if (w.reuseAxis >= 0 && keepClamped(sh, j, v, w.reuseAxis, w.cell.hi[w.reuseAxis], eps))
+      continue;
+    Bounds3f b;
+    if (clippedBounds<StreamingClip>(v, w.cell, eps, &b))
       storeBox(sh, j, b);
     else
       storeEmpty(sh, j);
   }
   team.sync();
   w.mask &= team.mask64(n, [&](uint32_t j) { return storedNonEmpty(sh, j); });
+  w.boxesClipped = true;
   team.sync();
 }
 
@@ -201,7 +227,7 @@ SRT_CPU_GPU uint32_t bestPlane(const Team& team, SmallShared& sh, uint32_t n, ui
   team.sync();
   *bestCost = FLT_MAX;
   uint32_t best = ~0u;
-  const float a2 = area(w.cell);
+  const float a2 = w.cell.surfaceArea();
   if (count == 0 || int(w.depth) >= maxDepth || !(a2 > 0.f)) return best;
   const float invHalfArea = 2.f / a2;
   // Candidates in increasing c per lane, so ties go to the lowest c as on the host.
@@ -233,7 +259,7 @@ SRT_CPU_GPU bool splitNode(const Team& team, SmallShared& sh, uint32_t n, uint32
       w.usedRefs + uint32_t(popcount64(below)) + uint32_t(popcount64(above)) + w.pendingRefs;
   if (w.used + 3 + w.pending > out.nodeCap || refsAfter > out.refCap || w.top >= kSmallStackDepth)
     return false;
-  Aabb cellAbove = w.cell;
+  Bounds3f cellAbove = w.cell;
   w.cell.hi[axis] = p;
   cellAbove.lo[axis] = p;
   if (team.leader()) {
@@ -246,6 +272,7 @@ SRT_CPU_GPU bool splitNode(const Team& team, SmallShared& sh, uint32_t n, uint32
   w.pendingRefs += uint32_t(popcount64(above));
   w.mask = below;
   ++w.depth;
+  w.reuseAxis = w.reuse && w.boxesClipped ? axis : -1;
   team.sync();
   return true;
 }
@@ -279,6 +306,7 @@ SRT_CPU_GPU void popPending(const Team& team, SmallShared& sh, const SmallOutput
   w.mask = e.mask;
   w.cell = e.cell;
   w.depth = e.packed >> 16;
+  w.reuseAxis = -1;  // the boxes in shared memory are another node's
   team.sync();
 }
 
@@ -287,12 +315,14 @@ SRT_CPU_GPU void popPending(const Team& team, SmallShared& sh, const SmallOutput
 // mask64(n, pred) (bit j = pred(j) for j < n) and argmin(cost, index). `boxes` are the terminal's
 // reference boxes (already clipped to its cell); deeper nodes clip the mesh's triangles again.
 // Returns nodes and references used through *nodesUsed / *refsUsed (written by the leader).
-template <typename Team>
+// StreamingClip and reuseBoxes pick speed variants (clip_streaming.h, keepClamped) that build the
+// same subtree.
+template <bool StreamingClip = false, typename Team>
 SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& t,
-                                   const uint32_t* tris, const Aabb* boxes, int maxDepth,
+                                   const uint32_t* tris, const Bounds3f* boxes, int maxDepth,
                                    const TriangleMeshView& mesh, float eps, const SahParams& sah,
-                                   const SmallOutput& out, uint32_t* nodesUsed,
-                                   uint32_t* refsUsed) {
+                                   const SmallOutput& out, uint32_t* nodesUsed, uint32_t* refsUsed,
+                                   bool reuseBoxes = true) {
   const uint32_t n = t.refCount;
   if (n == 0 || n > uint32_t(kSmallMax) || int(t.depth) >= maxDepth) {  // one leaf
     for (uint32_t j = team.lane(); j < n; j += team.size()) out.refs[j] = tris[j];
@@ -304,9 +334,10 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     return;
   }
   loadTerminal(team, sh, tris, boxes, mesh, n);
-  SmallWalk w{n == 64 ? ~0ull : (1ull << n) - 1, t.cell, t.depth, 0, 0, 0, 0, 0};
+  SmallWalk w{
+      n == 64 ? ~0ull : (1ull << n) - 1, t.cell, t.depth, 0, 0, 0, 0, 0, -1, false, reuseBoxes};
   for (bool root = true;; root = false) {
-    if (!root) clipToCell(team, sh, n, eps, w);
+    if (!root) clipToCell<StreamingClip>(team, sh, n, eps, w);
     const uint32_t count = uint32_t(popcount64(w.mask));
     float bestCost;
     const uint32_t best = bestPlane(team, sh, n, count, w, maxDepth, sah, &bestCost);

@@ -1,8 +1,9 @@
 // Small-node stage (Zhou et al. 2008, section 4.3): one warp per terminal builds its subtree with
 // the exact SAH over all 6m candidate planes of each node (m <= 64 triangles), triangle sets as
 // 64-bit masks in shared memory (buildSmallSubtree in small_node_build.h; the host reference runs
-// the same code with one lane). 64 registers and 5.8 KB of shared memory per one-warp block: 32
-// warps per SM. Time goes to the per-node re-clipping (bench/accel/RESULTS.md).
+// the same code with one lane). With the array clipper: 64 registers and 5.8 KB of shared memory
+// per one-warp block, 32 warps per SM; time goes to the per-node re-clipping, whose polygon
+// arrays live in local memory (bench/accel/RESULTS.md). GpuKdBuildOptions picks the variant.
 #include "primitives/common/cuda_check.h"
 #include "renderer/accel/gpu/device_steps.h"
 
@@ -53,33 +54,48 @@ struct WarpTeam {
   }
 };
 
-__global__ void __launch_bounds__(32, 32)
-    smallNodesKernel(const Terminal* terms, const uint32_t* termTri, const Aabb* termBox,
+// Resident warps per SM asked of the compiler: 32 (64 registers) for the array clipper, as
+// measured; 20 (up to 96 registers) for the streaming clipper, whose stage state lives in
+// registers and would spill at 64.
+template <bool StreamingClip>
+constexpr int kSmallMinBlocks = StreamingClip ? 20 : 32;
+
+template <bool StreamingClip>
+__global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
+    smallNodesKernel(const Terminal* terms, const uint32_t* termTri, const Bounds3f* termBox,
                      int maxDepth, TriangleMeshView mesh, const BuildCounters* counters,
-                     SahParams sah, KdNode* scratchNodes, uint32_t* scratchRefs,
+                     SahParams sah, bool reuseBoxes, KdNode* scratchNodes, uint32_t* scratchRefs,
                      uint32_t* termNodes, uint32_t* termRefs) {
-  __shared__ SmallShared shared;
+  // Raw storage: Bounds3f's initialisers would be a dynamic initialisation of shared memory.
+  __shared__ alignas(SmallShared) unsigned char sharedStorage[sizeof(SmallShared)];
+  SmallShared& shared = *reinterpret_cast<SmallShared*>(sharedStorage);
   const uint32_t t = blockIdx.x;
   const Terminal term = terms[t];
   const size_t base = size_t(kScratchPerRef) * term.refStart;
   const SmallOutput out{scratchNodes + base + t, kScratchPerRef * term.refCount + 1,
                         scratchRefs + base, kScratchPerRef * term.refCount};
   WarpTeam team;
-  buildSmallSubtree(team, shared, term, termTri + term.refStart, termBox + term.refStart, maxDepth,
-                    mesh, clipEpsilon(counters->rawBounds), sah, out, &termNodes[t], &termRefs[t]);
+  buildSmallSubtree<StreamingClip>(
+      team, shared, term, termTri + term.refStart, termBox + term.refStart, maxDepth, mesh,
+      clipEpsilon(counters->rawBounds), sah, out, &termNodes[t], &termRefs[t], reuseBoxes);
 }
 
 }  // namespace
 
 void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
-                      const Aabb* termBox, int maxDepth, const TriangleMeshView& mesh,
-                      const BuildCounters* counters, const SahParams& sah, KdNode* scratchNodes,
-                      uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs,
-                      cudaStream_t stream) {
+                      const Bounds3f* termBox, int maxDepth, const TriangleMeshView& mesh,
+                      const BuildCounters* counters, const SahParams& sah,
+                      const SmallVariant& variant, KdNode* scratchNodes, uint32_t* scratchRefs,
+                      uint32_t* termNodes, uint32_t* termRefs, cudaStream_t stream) {
   if (numTerms == 0) return;
-  smallNodesKernel<<<numTerms, 32, 0, stream>>>(terms, termTri, termBox, maxDepth, mesh, counters,
-                                                sah, scratchNodes, scratchRefs, termNodes,
-                                                termRefs);
+  auto* kernel = variant.streamingClip ? smallNodesKernel<true> : smallNodesKernel<false>;
+  // A preference the driver may round; -1 is cudaSharedmemCarveoutDefault. Set on every launch:
+  // the attribute stays with the kernel, and builders in one process may differ.
+  SRT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      variant.carveout));
+  kernel<<<numTerms, 32, 0, stream>>>(terms, termTri, termBox, maxDepth, mesh, counters, sah,
+                                      variant.reuseBoxes, scratchNodes, scratchRefs, termNodes,
+                                      termRefs);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
