@@ -31,6 +31,8 @@ void runInterop(uint32_t n, double ratio, int repeats, bool external, nlohmann::
                : std::vector<const char*>{"gl-roger",
                                           "gl-roger:payload=gl",
                                           "gl-roger:map=call",
+                                          "gl-roger:indices=texture",
+                                          "gl-roger:count=device",
                                           "gl-roger:interop=registered,payload=gl",
                                           "gl-roger:interop=host",
                                           "gl-roger:interop=host,payload=gl"};

@@ -9,8 +9,11 @@
 #      roof per step at 4M, the interop section (registered buffers held or mapped per use, host
 #      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
-#      payload=gl, radix=8, and gl-roger/cub with --payload index; SRT_GL_INTEROP_STATS=1 prints
-#      each GL render's interop breakdown; every image compared with cub's;
+#      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
+#      radix=8, search=next with indices=texture, count=device (the gather reads the count GL
+#      packed; no host wait), and gl-roger/cub with --payload index;
+#      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
+#      with cub's (before the images are deleted);
 #   4. unless EXTERNAL= (empty): external memory (VMM, Vulkan) with host fences, each in a
 #      process of its own: the interop bench and two renders;
 #   5. DIAG=1: streamrt-bench-gl --interop-diagnose (last: a hung child wedges later GL work).
@@ -21,7 +24,8 @@ set -u
 B=${BUNDLE:-.gpu-gl}
 OUT=${OUT:-gpu-gl-results}
 res=$OUT/raw
-here=$(dirname "$0")
+# Absolute, and not named `here`: the bundle's env.sh (sourced below) sets its own `here`.
+gl_dir=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$res" && mkdir -p "$res"
 tar xzf "$B/bundle.tgz" -C "$B"
 source "$B/env.sh"
@@ -39,7 +43,7 @@ nosweeps=
 [ -z "${SWEEPS-1}" ] && nosweeps=--no-sweeps
 timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 \
   --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
-  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 \
+  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 gl-roger:search=next \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
@@ -55,8 +59,11 @@ render() {  # name spec [renderer options...]
 render cub cub
 render roger gl-roger
 render roger-call gl-roger:map=call
+render roger-tex gl-roger:indices=texture
 render roger-payload-gl gl-roger:payload=gl
 render roger-radix8 gl-roger:radix=8
+render roger-next gl-roger:search=next,indices=texture
+render roger-count gl-roger:indices=texture,count=device
 render roger-index gl-roger --payload index
 render cub-index cub --payload index
 
@@ -70,6 +77,19 @@ if [ -n "${DIAG:-}" ]; then
   timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --interop-diagnose --interop-diagnose-seconds 15 >"$res/interop_diagnose.txt" 2>&1
 fi
 
-python3 "$here/gpu_summary.py" "$res" | tee "$res/summary.txt"  # compares the images too
+# Compare every image with cub's before anything can delete them (the summary prints this file;
+# a missing image reads "missing", so a failed render never passes as identical).
+while IFS='|' read -r name _ _; do
+  case $name in cub | cub-index) continue ;; esac
+  ref=$res/conf-cub.pfm
+  [[ $name == *-index ]] && ref=$res/conf-cub-index.pfm
+  img=$res/conf-$name.pfm
+  if [ ! -s "$img" ] || [ ! -s "$ref" ]; then verdict=missing
+  elif cmp -s "$img" "$ref"; then verdict=identical
+  else verdict=DIFFERENT; fi
+  echo "$name|$verdict"
+done <"$res/renders.list" >"$res/images.txt"
+python3 "$gl_dir/gpu_summary.py" "$res" | tee "$res/summary.txt" ||
+  { echo "gpu_summary.py failed; image comparison:"; cat "$res/images.txt"; }
 rm -f "$res"/*.pfm
 tar czf "$OUT/gl-results.tgz" -C "$OUT" raw && rm -rf "$res"

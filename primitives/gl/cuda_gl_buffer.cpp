@@ -43,4 +43,52 @@ CudaGlMapping::~CudaGlMapping() {
   if (mapped_) cudaGraphicsUnmapResources(int(resources_.size()), resources_.data(), stream_);
 }
 
+cudaTextureObject_t CudaGlImage::map(const Texture& t, cudaStream_t stream) {
+  unmap();
+  if (!resource_ || t.id() != id_ || t.width() != width_ || t.rows() != rows_ ||
+      t.format() != format_) {
+    release();
+    SRT_CUDA_CHECK(cudaGraphicsGLRegisterImage(&resource_, t.id(), GL_TEXTURE_2D,
+                                               cudaGraphicsRegisterFlagsReadOnly));
+    id_ = t.id();
+    width_ = t.width();
+    rows_ = t.rows();
+    format_ = t.format();
+  }
+  // The last call's object: its kernel is done (the caller waited for it before this call).
+  if (object_) SRT_CUDA_CHECK(cudaDestroyTextureObject(object_));
+  object_ = 0;
+  stream_ = stream;
+  SRT_CUDA_CHECK(cudaGraphicsMapResources(1, &resource_, stream_));
+  mapped_ = true;
+  cudaArray_t array = nullptr;
+  SRT_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resource_, 0, 0));
+  cudaResourceDesc res{};
+  res.resType = cudaResourceTypeArray;
+  res.res.array.array = array;
+  cudaTextureDesc tex{};
+  tex.addressMode[0] = tex.addressMode[1] = cudaAddressModeClamp;
+  tex.filterMode = cudaFilterModePoint;
+  tex.readMode = cudaReadModeElementType;
+  tex.normalizedCoords = 0;
+  SRT_CUDA_CHECK(cudaCreateTextureObject(&object_, &res, &tex, nullptr));
+  return object_;
+}
+
+void CudaGlImage::unmap() {
+  if (!mapped_) return;
+  mapped_ = false;
+  SRT_CUDA_CHECK(cudaGraphicsUnmapResources(1, &resource_, stream_));
+}
+
+void CudaGlImage::release() noexcept {
+  if (mapped_) cudaGraphicsUnmapResources(1, &resource_, stream_);
+  mapped_ = false;
+  if (object_) cudaDestroyTextureObject(object_);
+  object_ = 0;
+  if (resource_) cudaGraphicsUnregisterResource(resource_);
+  resource_ = nullptr;
+  id_ = 0;
+}
+
 }  // namespace srt::gl

@@ -53,4 +53,31 @@ class CudaGlMapping {
   bool mapped_ = false;
 };
 
+// A GL texture registered with CUDA (read-only), read by a CUDA kernel through a texture object
+// while mapped: how the gather reads GL's output without GL copying it into a buffer first.
+// Registered again only when the texture changes (another name, size or format).
+class CudaGlImage {
+ public:
+  CudaGlImage() = default;
+  ~CudaGlImage() { release(); }
+  CudaGlImage(const CudaGlImage&) = delete;
+  CudaGlImage& operator=(const CudaGlImage&) = delete;
+
+  // Maps `texture` on `stream` (registering it first when needed) and returns a texture object
+  // over it (point sampling, unnormalized coordinates, integer texels as they are). Unmapping
+  // orders the CUDA work issued before it ahead of GL's later commands (GL writes it next call).
+  cudaTextureObject_t map(const Texture& texture, cudaStream_t stream);
+  void unmap();  // never throws when nothing is mapped
+
+ private:
+  void release() noexcept;
+  cudaGraphicsResource_t resource_ = nullptr;
+  cudaTextureObject_t object_ = 0;  // kept until the next map: a queued kernel may still read it
+  cudaStream_t stream_ = nullptr;
+  GLuint id_ = 0;
+  uint32_t width_ = 0, rows_ = 0;
+  GLenum format_ = 0;
+  bool mapped_ = false;
+};
+
 }  // namespace srt::gl

@@ -181,6 +181,9 @@ std::vector<std::string> specs() {
                         "gl-roger:search=improved",
                         "gl-roger:block=2048,search=improved",
                         "gl-roger:block=512,search=improved,scan=blelloch",
+                        "gl-roger:search=next",
+                        "gl-roger:block=8,search=next",
+                        "gl-roger:block=1024,search=next,output=element",
                         "gl-roger:wrap=draw-twice",
                         "gl-roger:output=element",
                         "gl-roger:output=element,wrap=draw-twice,block=1024",
@@ -227,14 +230,14 @@ TEST(GlCompactionRegistry, AllVariantsAreRegisteredWithTheirOrdering) {
 TEST(GlCompactionRegistry, BadOptionsAreErrors) {
   // Options are read before any GL call, so these fail the same way without a GL context.
   for (const char* spec :
-       {"gl-roger:block=100",        "gl-roger:block=4",       "gl-roger:block=4096",
-        "gl-roger:scan=foo",         "gl-roger:search=fast",   "gl-roger:wrap=twice",
-        "gl-horn:block=64",          "gl-rlz:runs=x",          "gl-binary-tree:block=abc",
-        "gl-gs-packing:block=64",    "gl-roger:parallelism=0", "gl-roger:output=wide",
-        "gl-gs-packing:output=quad", "gl-horn:search=plain",   "gl-roger:interop=foo",
-        "gl-roger:sync=never",       "gl-roger:payload=host",  "gl-gs-packing:payload=x",
-        "gl-horn:interop=zero-copy", "gl-roger:radix=3",       "gl-roger:radix=64",
-        "gl-roger:map=never"}) {
+       {"gl-roger:block=100",        "gl-roger:block=4",        "gl-roger:block=4096",
+        "gl-roger:scan=foo",         "gl-roger:search=fast",    "gl-roger:wrap=twice",
+        "gl-horn:block=64",          "gl-rlz:runs=x",           "gl-binary-tree:block=abc",
+        "gl-gs-packing:block=64",    "gl-roger:parallelism=0",  "gl-roger:output=wide",
+        "gl-gs-packing:output=quad", "gl-horn:search=plain",    "gl-roger:interop=foo",
+        "gl-roger:sync=never",       "gl-roger:payload=host",   "gl-gs-packing:payload=x",
+        "gl-horn:interop=zero-copy", "gl-roger:radix=3",        "gl-roger:radix=64",
+        "gl-roger:map=never",        "gl-roger:indices=buffer", "gl-roger:count=gl"}) {
     try {
       Registry::global().create(spec);
       ADD_FAILURE() << spec << " was accepted";

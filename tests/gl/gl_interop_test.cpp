@@ -246,6 +246,14 @@ std::vector<std::string> cudaSpecs() {
   for (const char* s : {"gl-gs-packing", "gl-gs-packing:payload=gl", "gl-horn:output=element",
                         "gl-jumping-jack", "gl-binary-tree:payload=gl"})
     out.push_back(s);
+  // The gather reading the indices from GL's output texture (four a texel, then one), and the
+  // count from where GL packed it (8-, 16- and 32-bit block scans).
+  for (const char* s : {"gl-roger:indices=texture", "gl-roger:indices=texture,map=call",
+                        "gl-roger:indices=texture,output=element", "gl-gs-packing:indices=texture",
+                        "gl-horn:output=element,indices=texture", "gl-roger:count=device",
+                        "gl-roger:count=device,output=element,block=1024",
+                        "gl-jumping-jack:count=device,map=call", "gl-rlz:count=device,block=8"})
+    out.push_back(s);
   return out;
 }
 

@@ -21,6 +21,12 @@ class BlockCompactor final : public GlStreamCompactor {
   bool wantsQuad() const override { return o_.quadOutput; }
   void run(uint32_t n, const Emit& emit) override;
   uint32_t keptCount() override { return readTexel(*blockScan_, blockLog2w_, numBlocks_ - 1); }
+  bool countTexel(const Texture** t, uint32_t* log2w, uint32_t* index) const override {
+    *t = blockScan_;
+    *log2w = blockLog2w_;
+    *index = numBlocks_ - 1;
+    return true;
+  }
 
   Source bitsSource(Source::Kind kind, uint32_t count, uint64_t maxValue) const;
   // The reduction inside blocks: in-block offsets four to a texel into `local` (when `search`),
@@ -143,8 +149,12 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
     passes_.mark("scan in blocks");
   }
   if (search) {
+    // search=next as a define: the default shader stays as it was (a uniform branch around the
+    // loop cost the plain search 13% on llvmpipe).
+    const bool next = o_.nextSearch && o_.method == BlockMethod::Roger;
     Program& p = passes_.program(
-        o_.method == BlockMethod::JumpingJack ? "jj_search.frag" : "search.frag", block);
+        o_.method == BlockMethod::JumpingJack ? "jj_search.frag" : "search.frag",
+        block + (next ? "#define SRT_NEXT_KEPT\n" : ""));
     p.set("improved", uint32_t(o_.improvedSearch));
     uint64_t read = padded / 8;
     if (groupScan) {

@@ -37,7 +37,7 @@ enum class PayloadSide { Auto, Gl, Stream };
 
 // How streams cross between their memory and GL (every GL primitive takes these options):
 // interop=auto|vulkan|vmm|registered|host, sync=auto|semaphores|fences, payload=auto|gl|cuda,
-// map=held|call.
+// map=held|call, indices=copy|texture, count=host|device.
 // auto: registered buffers, else host copies (CUDA <-> host <-> GL), each checked by a round
 // trip under a deadline first; external memory (Vulkan, then CUDA VMM) is tried before them only
 // with SRT_GL_INTEROP_EXTERNAL=1 (a failed external path can wedge GL or CUDA, see
@@ -47,11 +47,19 @@ enum class PayloadSide { Auto, Gl, Stream };
 // flags' and the indices' buffers for CUDA once a call, for the gather, and keeps them mapped
 // until the next call's flags are copied in (one map and one unmap a call, no host wait); call is
 // the earlier way (a map, a copy, an unmap and a host wait in; another map and unmap out).
+// indices=copy|texture (registered buffers, payload on CUDA, output in a texture): copy has GL
+// copy the survivors' indices from its output texture into a registered buffer; texture
+// registers that texture with CUDA and the gather reads it through a texture object (no copy).
+// count=host|device (registered buffers, payload on CUDA, after the first call): device has GL
+// pack the survivor count into a registered buffer the gather reads (with indices=texture), so
+// the host neither waits for GL's passes nor reads the count back.
 struct InteropOptions {
   InteropKind interop = InteropKind::Auto;
   SyncKind sync = SyncKind::Auto;
   PayloadSide payload = PayloadSide::Auto;
   bool holdMapping = true;
+  bool indicesFromTexture = false;
+  bool countOnDevice = false;
 };
 // Throws std::invalid_argument naming a bad value.
 InteropOptions readInteropOptions(OptionReader& options);
@@ -66,6 +74,9 @@ struct BlockOptions {
   bool rlSweep = false;                    // RLZ run lengths by up/down-sweep, not doubling
   bool quadOutput = true;                  // final pass: four 4-byte elements per fragment
   uint32_t parallelism = 1u << 17;         // Sengupta: reduce until a level is this small
+  // Roger: search=next searches only a texel's first position (of four); the next three are the
+  // kept elements that follow it (consecutive positions of a block), found from the bits.
+  bool nextSearch = false;
   // Hillis-Steele steps of radix r: each pass adds r - 1 earlier elements, so a scan of 2^k
   // takes ceil(k / log2 r) passes instead of k (2: the paper's doubling).
   uint32_t radix = 2;

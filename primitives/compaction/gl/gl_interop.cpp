@@ -1,8 +1,6 @@
 #include "primitives/compaction/gl/gl_interop.h"
 
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -14,8 +12,6 @@ namespace srt::compaction::gl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using srt::gl::ExternalSource;
-using srt::gl::interopTrace;
 using srt::gl::StreamSide;
 using srt::gl::waitCudaStream;
 using srt::gl::waitGl;
@@ -29,21 +25,6 @@ constexpr unsigned kRegisterInput = cudaGraphicsRegisterFlagsNone;
 // Room for `bytes` rounded up to whole 16-byte texels.
 size_t room(size_t bytes) {
   return (std::max<size_t>(bytes, 16) + 15) / 16 * 16;
-}
-const char* interopName(InteropKind k) {
-  switch (k) {
-    case InteropKind::Vulkan:
-      return "vulkan";
-    case InteropKind::Vmm:
-      return "vmm";
-    case InteropKind::Registered:
-      return "registered";
-    case InteropKind::Host:
-      return "host";
-    case InteropKind::Auto:
-      break;
-  }
-  return "auto";
 }
 }  // namespace
 
@@ -115,113 +96,6 @@ std::vector<GLuint> StreamBuffers::sharedIds() const {
       if (s.external) ids.push_back(s.external->id());
   if (index_.external) ids.push_back(index_.external->id());
   return ids;
-}
-
-void StreamBuffers::resolve(MemorySpace space) {
-  if (mode_ != Mode::None && space_ == space) return;
-  // A compactor used on one memory space and then the other starts over.
-  quiesce();
-  in_.clear();
-  out_.clear();
-  index_ = Slot();
-  handOff_.reset();
-  mode_ = Mode::None;
-  space_ = space;
-  const InteropKind kind = options_.interop;
-  const std::string asked = std::string("GL compaction: interop=") + interopName(kind);
-  if (space_ == MemorySpace::Host) {
-    if (kind == InteropKind::Vmm || kind == InteropKind::Registered)
-      throw std::invalid_argument(asked + " needs streams in CUDA memory");
-    if (options_.sync == SyncKind::Semaphores)
-      throw std::invalid_argument("GL compaction: sync=semaphores needs streams in CUDA memory");
-    if (kind == InteropKind::Vulkan) {
-      std::string why;
-      if (!tryExternal(ExternalSource::Vulkan, false, &why))
-        throw std::runtime_error(asked + ": " + why);
-      description_ += " (host side mapped)";
-      return;
-    }
-    mode_ = Mode::HostUploads;
-    description_ = "host memory: uploads and read-backs";
-    return;
-  }
-  for (cudaEvent_t& e : events_)
-    if (!e) SRT_CUDA_CHECK(cudaEventCreate(&e));
-  resolveCuda();
-  interopTrace("interop chosen: " + description_);
-}
-
-// CUDA streams: the asked interop, or auto's first candidate whose round trip passes.
-void StreamBuffers::resolveCuda() {
-  const InteropKind kind = options_.interop;
-  const std::string asked = std::string("GL compaction: interop=") + interopName(kind);
-  if (kind == InteropKind::Host || kind == InteropKind::Registered) {
-    if (options_.sync != SyncKind::Auto)
-      throw std::invalid_argument("GL compaction: sync= applies to external memory (interop=" +
-                                  std::string(interopName(kind)) + ")");
-  }
-  std::string reasons;
-  auto note = [&](const std::string& what, const std::string& why) {
-    reasons += (reasons.empty() ? "" : "; ") + what + ": " + why;
-  };
-  auto attempt = [&](ExternalSource source) {
-    for (bool semaphores : {true, false}) {
-      if (options_.sync == (semaphores ? SyncKind::Fences : SyncKind::Semaphores)) continue;
-      std::string why;
-      if (tryExternal(source, semaphores, &why)) return true;
-      note(std::string(srt::gl::toString(source)) + (semaphores ? " with semaphores" : ""), why);
-    }
-    return false;
-  };
-  // sync= asks for external memory, which auto otherwise leaves out.
-  const bool autoExternal = kind == InteropKind::Auto && (std::getenv("SRT_GL_INTEROP_EXTERNAL") ||
-                                                          options_.sync != SyncKind::Auto);
-  if (kind == InteropKind::Vulkan || autoExternal) {
-    if (attempt(ExternalSource::Vulkan)) return;
-  }
-  if (kind == InteropKind::Vmm || autoExternal) {
-    if (attempt(ExternalSource::CudaVmm)) return;
-  }
-  if (kind == InteropKind::Vulkan || kind == InteropKind::Vmm)
-    throw std::runtime_error(asked + " failed: " + reasons);
-  if (kind == InteropKind::Registered || kind == InteropKind::Auto) {
-    std::string why;
-    if (tryRegistered(&why)) {
-      mode_ = Mode::Registered;
-      description_ = options_.holdMapping ? "registered GL buffers, mapped once a call and held"
-                                          : "registered GL buffers, mapped per use";
-      if (!reasons.empty()) description_ += " [not: " + reasons + "]";
-      return;
-    }
-    if (kind == InteropKind::Registered)
-      throw std::runtime_error(asked +
-                               ": the round trip through a registered buffer failed: " + why);
-    note("registered", why);
-    std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s)\n", reasons.c_str());
-  }
-  mode_ = Mode::HostUploads;
-  description_ = "host copies (CUDA to host to GL and back)";
-  if (!reasons.empty()) description_ += " [not: " + reasons + "]";
-}
-
-void StreamBuffers::fallBackToHostCopies(const std::string& why) {
-  try {
-    quiesce();
-  } catch (const std::exception& e) {
-    interopTrace(std::string("fall back: the old interop did not finish: ") + e.what());
-  }
-  in_.clear();
-  out_.clear();
-  index_ = Slot();
-  handOff_.reset();
-  for (bool& r : recorded_) r = false;
-  pending_ = false;
-  held_.reset();  // unmaps (never throws) before the buffers go
-  std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s: %s)\n",
-               description_.c_str(), why.c_str());
-  description_ =
-      "host copies (CUDA to host to GL and back) [not: " + description_ + ": " + why + "]";
-  mode_ = Mode::HostUploads;
 }
 
 void StreamBuffers::ensure(Slot& s, size_t bytes, unsigned registerFlags) {
@@ -385,6 +259,8 @@ void StreamBuffers::readIndices(const Request& r, uint32_t kept, const Output& i
       SRT_GL_CHECK(
           glGetNamedBufferSubData(indices.buffer, 0, GLsizeiptr(bytes), hostIndices_.data()));
     times_.readbackWaited = true;
+  } else if (mode_ == Mode::Registered && options_.indicesFromTexture && indices.texture) {
+    indexTexture_ = indices.texture;  // the gather reads it where it is
   } else {
     ensure(index_, room(size_t(r.count) * 4), cudaGraphicsRegisterFlagsReadOnly);
     readToSlot(indices, index_, bytes);
@@ -460,6 +336,11 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
     return;
   }
   const auto t0 = Clock::now();
+  if (indexTexture_) {
+    gatherFromTexture(r, kept);
+    times_.hostMs += msSince(t0);
+    return;
+  }
   std::unique_ptr<srt::gl::CudaGlMapping> map;
   const uint32_t* indices = nullptr;
   if (mode_ == Mode::External) {
@@ -490,6 +371,56 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
   if (map) map->unmap();
   times_.unmapMs += msSince(tu);
   pending_ = true;
+  times_.hostMs += msSince(t0);
+}
+
+// indices=texture: the output texture mapped for the gather alone (GL writes it again next call;
+// the unmap orders the gather before that).
+void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept,
+                                      const uint32_t* deviceCount) {
+  const srt::gl::Texture& t = *indexTexture_;
+  indexTexture_ = nullptr;
+  times_.gathered = true;
+  auto tm = Clock::now();
+  const cudaTextureObject_t texture = indexImage_.map(t, r.stream);
+  times_.mapMs += msSince(tm);
+  recordEvent(2, r.stream);
+  const uint32_t perTexel = t.format() == GL_RGBA32UI ? 4 : 1;
+  const uint32_t widthLog2 = uint32_t(__builtin_ctz(t.width()));  // widths are powers of two
+  gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream, deviceCount);
+  recordEvent(3, r.stream);
+  tm = Clock::now();
+  indexImage_.unmap();
+  times_.unmapMs += msSince(tm);
+  pending_ = true;
+}
+
+void StreamBuffers::packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_t index) {
+  ensure(count_, 16, cudaGraphicsRegisterFlagsReadOnly);
+  // Zeroed first: a narrow texel (8 or 16 bits) packs only its low bytes.
+  SRT_GL_CHECK(glClearNamedBufferSubData(slotId(count_), GL_R32UI, 0, 16, GL_RED_INTEGER,
+                                         GL_UNSIGNED_INT, nullptr));
+  const GLenum type = t.format() == GL_R8UI    ? GL_UNSIGNED_BYTE
+                      : t.format() == GL_R16UI ? GL_UNSIGNED_SHORT
+                                               : GL_UNSIGNED_INT;
+  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, slotId(count_)));
+  SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, GLint(index & ((1u << log2w) - 1)),
+                                    GLint(index >> log2w), 0, 1, 1, 1, GL_RED_INTEGER, type, 4,
+                                    nullptr));
+  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+}
+
+void StreamBuffers::gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices) {
+  const auto t0 = Clock::now();
+  indexTexture_ = &indices;
+  // Mapped for the gather alone: the map orders GL's passes and the packing before it.
+  auto tm = Clock::now();
+  srt::gl::CudaGlMapping map({count_.registered.get()}, r.stream);
+  times_.mapMs += msSince(tm);
+  gatherFromTexture(r, r.count, static_cast<const uint32_t*>(map.pointer(0)));
+  tm = Clock::now();
+  map.unmap();
+  times_.unmapMs += msSince(tm);
   times_.hostMs += msSince(t0);
 }
 

@@ -9,7 +9,8 @@
 //     before it is used, so a driver that accepts an import but shows other bytes is refused;
 //   - registered GL buffers (cudaGraphicsGLRegisterBuffer): with the payload on CUDA the keep
 //     flags' and the indices' buffers are mapped once a call, for the gather, and stay mapped
-//     until the next call's flags are in (map=held); map=call maps them per use;
+//     until the next call's flags are in (map=held); map=call maps them per use; with
+//     indices=texture the gather reads the indices from GL's output texture, registered too;
 //   - host copies (interop=host): CUDA to host memory, uploaded to GL, read back to the host and
 //     copied to CUDA; always works where GL does, and is auto's last resort.
 // auto checks each candidate by a round trip under a deadline before it is used, registered then
@@ -74,6 +75,12 @@ class StreamBuffers {
   // payload on the stream's side: the survivors' indices, then every field gathered by them.
   void readIndices(const Request& r, uint32_t kept, const Output& indices);
   void gatherByIndices(const Request& r, uint32_t kept);
+  // count=device: whether it applies (registered buffers), then GL packs the count (texel `index`
+  // of `t`, an integer format of up to 32 bits) into a registered buffer, and the gather reads
+  // it there with the indices from GL's output texture `indices` (grid over the request's count).
+  bool countOnDevice() const { return mode_ == Mode::Registered && options_.countOnDevice; }
+  void packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_t index);
+  void gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices);
   // Waits for the last call's stream-side work and returns its times. Cheap when done.
   Times finish();
   // What runs, and why not something faster ("external memory (Vulkan), Vulkan semaphores").
@@ -115,6 +122,7 @@ class StreamBuffers {
     return mode_ == Mode::Registered && options_.holdMapping && !fields;
   }
   void handToStream(const Request& r);
+  void gatherFromTexture(const Request& r, uint32_t kept, const uint32_t* deviceCount = nullptr);
   void recordEvent(int k, cudaStream_t stream);
   double eventMs(int from, int to) const;
 
@@ -129,6 +137,11 @@ class StreamBuffers {
   // map=held: in_[0] and index_ mapped for CUDA between a gather and the next call's copy in.
   // Declared after the slots, so it is unmapped before they are unregistered.
   std::unique_ptr<srt::gl::CudaGlMapping> held_;
+  // indices=texture: GL's output texture of the survivors' indices (set by readIndices when the
+  // gather reads it in place), registered with CUDA and mapped for the gather alone.
+  const srt::gl::Texture* indexTexture_ = nullptr;
+  srt::gl::CudaGlImage indexImage_;
+  Slot count_;  // count=device: the survivor count GL packed, for the gather
   std::vector<uint32_t> hostIndices_;
   // Host copies of CUDA streams: the streams staged on the host, and the indices back on CUDA.
   std::vector<std::vector<char>> stageIn_, stageOut_;

@@ -1,6 +1,9 @@
-// The round trips that check an interop before it is used (gl_interop.h): a small buffer of the
-// candidate kind goes from the stream side to GL and back, with the candidate's hand-offs and
-// every wait under the interop deadline.
+// Choosing the interop (gl_interop.h): the asked kind or auto's candidates in order, each checked
+// before it is used by a round trip (a small buffer of the candidate kind goes from the stream
+// side to GL and back, with the candidate's hand-offs and every wait under the interop deadline),
+// and the fall-back to host copies when a later check fails.
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -32,7 +35,130 @@ std::string firstDifference(const std::vector<uint32_t>& got, const std::vector<
   return "";
 }
 
+const char* interopName(InteropKind k) {
+  switch (k) {
+    case InteropKind::Vulkan:
+      return "vulkan";
+    case InteropKind::Vmm:
+      return "vmm";
+    case InteropKind::Registered:
+      return "registered";
+    case InteropKind::Host:
+      return "host";
+    case InteropKind::Auto:
+      break;
+  }
+  return "auto";
+}
+
 }  // namespace
+
+void StreamBuffers::resolve(MemorySpace space) {
+  if (mode_ != Mode::None && space_ == space) return;
+  // A compactor used on one memory space and then the other starts over.
+  quiesce();
+  in_.clear();
+  out_.clear();
+  index_ = Slot();
+  handOff_.reset();
+  mode_ = Mode::None;
+  space_ = space;
+  const InteropKind kind = options_.interop;
+  const std::string asked = std::string("GL compaction: interop=") + interopName(kind);
+  if (space_ == MemorySpace::Host) {
+    if (kind == InteropKind::Vmm || kind == InteropKind::Registered)
+      throw std::invalid_argument(asked + " needs streams in CUDA memory");
+    if (options_.sync == SyncKind::Semaphores)
+      throw std::invalid_argument("GL compaction: sync=semaphores needs streams in CUDA memory");
+    if (kind == InteropKind::Vulkan) {
+      std::string why;
+      if (!tryExternal(ExternalSource::Vulkan, false, &why))
+        throw std::runtime_error(asked + ": " + why);
+      description_ += " (host side mapped)";
+      return;
+    }
+    mode_ = Mode::HostUploads;
+    description_ = "host memory: uploads and read-backs";
+    return;
+  }
+  for (cudaEvent_t& e : events_)
+    if (!e) SRT_CUDA_CHECK(cudaEventCreate(&e));
+  resolveCuda();
+  interopTrace("interop chosen: " + description_);
+}
+
+// CUDA streams: the asked interop, or auto's first candidate whose round trip passes.
+void StreamBuffers::resolveCuda() {
+  const InteropKind kind = options_.interop;
+  const std::string asked = std::string("GL compaction: interop=") + interopName(kind);
+  if (kind == InteropKind::Host || kind == InteropKind::Registered) {
+    if (options_.sync != SyncKind::Auto)
+      throw std::invalid_argument("GL compaction: sync= applies to external memory (interop=" +
+                                  std::string(interopName(kind)) + ")");
+  }
+  std::string reasons;
+  auto note = [&](const std::string& what, const std::string& why) {
+    reasons += (reasons.empty() ? "" : "; ") + what + ": " + why;
+  };
+  auto attempt = [&](ExternalSource source) {
+    for (bool semaphores : {true, false}) {
+      if (options_.sync == (semaphores ? SyncKind::Fences : SyncKind::Semaphores)) continue;
+      std::string why;
+      if (tryExternal(source, semaphores, &why)) return true;
+      note(std::string(srt::gl::toString(source)) + (semaphores ? " with semaphores" : ""), why);
+    }
+    return false;
+  };
+  // sync= asks for external memory, which auto otherwise leaves out.
+  const bool autoExternal = kind == InteropKind::Auto && (std::getenv("SRT_GL_INTEROP_EXTERNAL") ||
+                                                          options_.sync != SyncKind::Auto);
+  if (kind == InteropKind::Vulkan || autoExternal) {
+    if (attempt(ExternalSource::Vulkan)) return;
+  }
+  if (kind == InteropKind::Vmm || autoExternal) {
+    if (attempt(ExternalSource::CudaVmm)) return;
+  }
+  if (kind == InteropKind::Vulkan || kind == InteropKind::Vmm)
+    throw std::runtime_error(asked + " failed: " + reasons);
+  if (kind == InteropKind::Registered || kind == InteropKind::Auto) {
+    std::string why;
+    if (tryRegistered(&why)) {
+      mode_ = Mode::Registered;
+      description_ = options_.holdMapping ? "registered GL buffers, mapped once a call and held"
+                                          : "registered GL buffers, mapped per use";
+      if (!reasons.empty()) description_ += " [not: " + reasons + "]";
+      return;
+    }
+    if (kind == InteropKind::Registered)
+      throw std::runtime_error(asked +
+                               ": the round trip through a registered buffer failed: " + why);
+    note("registered", why);
+    std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s)\n", reasons.c_str());
+  }
+  mode_ = Mode::HostUploads;
+  description_ = "host copies (CUDA to host to GL and back)";
+  if (!reasons.empty()) description_ += " [not: " + reasons + "]";
+}
+
+void StreamBuffers::fallBackToHostCopies(const std::string& why) {
+  try {
+    quiesce();
+  } catch (const std::exception& e) {
+    interopTrace(std::string("fall back: the old interop did not finish: ") + e.what());
+  }
+  in_.clear();
+  out_.clear();
+  index_ = Slot();
+  handOff_.reset();
+  for (bool& r : recorded_) r = false;
+  pending_ = false;
+  held_.reset();  // unmaps (never throws) before the buffers go
+  std::fprintf(stderr, "streamrt: note: GL compaction takes host copies (%s: %s)\n",
+               description_.c_str(), why.c_str());
+  description_ =
+      "host copies (CUDA to host to GL and back) [not: " + description_ + ": " + why + "]";
+  mode_ = Mode::HostUploads;
+}
 
 // A round trip through a small buffer of the candidate kind, with the candidate hand-offs: the
 // stream side writes, GL reads and then writes, the stream side reads. Every wait has the

@@ -55,6 +55,14 @@ InteropOptions readInteropOptions(OptionReader& r) {
   if (map != "held" && map != "call")
     throw std::invalid_argument("GL compaction: map=" + map + " (takes held or call)");
   o.holdMapping = map == "held";
+  const std::string indices = r.get("indices", "copy");
+  if (indices != "copy" && indices != "texture")
+    throw std::invalid_argument("GL compaction: indices=" + indices + " (takes copy or texture)");
+  o.indicesFromTexture = indices == "texture";
+  const std::string count = r.get("count", "host");
+  if (count != "host" && count != "device")
+    throw std::invalid_argument("GL compaction: count=" + count + " (takes host or device)");
+  o.countOnDevice = count == "device";
   return o;
 }
 
@@ -85,10 +93,13 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     throw bad("output=" + output + " (takes quad or element)");
   o.quadOutput = output == "quad";
   if (o.method == BlockMethod::Roger) {
-    const std::string search = r.get("search", o.improvedSearch ? "improved" : "plain");
-    if (search != "improved" && search != "plain")
-      throw bad("search=" + search + " (takes improved or plain)");
+    const std::string search = r.get("search", o.nextSearch       ? "next"
+                                               : o.improvedSearch ? "improved"
+                                                                  : "plain");
+    if (search != "improved" && search != "plain" && search != "next")
+      throw bad("search=" + search + " (takes improved, plain or next)");
     o.improvedSearch = search == "improved";
+    o.nextSearch = search == "next";
     const std::string wrap = r.get("wrap", o.drawTwice ? "draw-twice" : "geometry");
     if (wrap != "geometry" && wrap != "draw-twice")
       throw bad("wrap=" + wrap + " (takes geometry or draw-twice)");

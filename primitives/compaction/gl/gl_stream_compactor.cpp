@@ -201,6 +201,7 @@ void GlStreamCompactor::compact(const Request& r) {
 
   const Emit emit = makeEmit(r, r.count, byIndices);
   run(r.count, emit);
+  if (byIndices && gatherWithDeviceCount(r, emit)) return;
   // Every pass done before the count is read (it waits anyway): the host time measured as interop
   // from here on then holds no pass still running.
   const auto w0 = std::chrono::steady_clock::now();
@@ -300,9 +301,29 @@ void GlStreamCompactor::moveOutputs(const Request& r, uint32_t kept, const Emit&
   buffers_.copyOutputs(r, kept);
 }
 
+bool GlStreamCompactor::gatherWithDeviceCount(const Request& r, const Emit& emit) {
+  const Texture* t = nullptr;
+  uint32_t log2w = 0, index = 0;
+  // After the first call's check, which needs the count on the host.
+  if (r.memory != MemorySpace::Cuda || !checkedCuda_ || !buffers_.countOnDevice() ||
+      writesBuffers() || emit.targets.empty() || !countTexel(&t, &log2w, &index))
+    return false;
+  buffers_.packCount(*t, log2w, index);
+  passes_.mark("count to CUDA");
+  buffers_.gatherWithDeviceCount(r, *emit.targets[0]);
+  passWaitMs_ = countMs_ = 0;
+  settleLater_ = true;
+  pending_ = true;
+  lastOnStream_ = true;
+  lastHost_ = false;
+  return true;
+}
+
 void GlStreamCompactor::finalize() {
   if (!pending_) return;
   pending_ = false;
+  if (settleLater_) passes_.settle(keptCount());  // GL is long done by now
+  settleLater_ = false;
   steps_ = passes_.readTimes();
   const StreamBuffers::Times t = buffers_.finish();
   transferMs_ = t.hostMs + t.streamCopyMs;

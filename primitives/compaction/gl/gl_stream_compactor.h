@@ -58,6 +58,10 @@ class GlStreamCompactor : public GlCompactor {
   virtual void run(uint32_t n, const Emit& emit) = 0;
   // The survivors of the last run (reads back, waits for the GPU).
   virtual uint32_t keptCount() = 0;
+  // Where keptCount() reads it, when that is one texel as it is (count=device packs it for CUDA).
+  virtual bool countTexel(const Texture** t, uint32_t* log2w, uint32_t* index) const {
+    return false;
+  }
   // Smallest element-layout width the algorithm needs (Roger: the block, so a segment wraps once).
   virtual uint32_t minWidth() const { return 1; }
   // Whether the final pass writes four 4-byte elements per fragment when it can.
@@ -94,6 +98,9 @@ class GlStreamCompactor : public GlCompactor {
   // The first call on CUDA streams: GL's count and the count CUDA receives against the keep
   // flags themselves; a mismatch moves to host copies and the call runs again. Returns false then.
   bool checkedOnCuda(const Request& r, uint32_t kept);
+  // count=device: the gather reads the count GL packed; the host waits for nothing. False when
+  // it does not apply (the call then reads the count on the host).
+  bool gatherWithDeviceCount(const Request& r, const Emit& emit);
 
   std::vector<Field> fields_;
   std::vector<std::unique_ptr<BufferTexture>> fieldViews_;
@@ -105,6 +112,7 @@ class GlStreamCompactor : public GlCompactor {
   bool warmedUp_ = false;                         // reserve() has compiled the programs
   bool checkedCuda_ = false;                      // the interop on CUDA streams was checked
   bool lastOnStream_ = false, lastHost_ = false;  // the last call's payload side and memory
+  bool settleLater_ = false;  // count=device: the records' per-survivor bytes wait for finalize()
   double transferMs_ = 0;
   std::vector<std::pair<std::string, double>> steps_;
   double passWaitMs_ = 0, countMs_ = 0;  // host: the wait for the passes, the count's read-back

@@ -18,7 +18,46 @@ __global__ void gatherKernel(gpu::FieldSet fs, const uint32_t* __restrict__ indi
   if (k < moved) gpu::copyElement(fs, indices[k], k);
 }
 
+// The same, each index read from GL's output texture: consecutive threads read the same texel
+// (4 per texel) or neighbours in a row, so the texture cache serves them.
+template <bool Quad>
+__global__ void gatherTextureKernel(gpu::FieldSet fs, cudaTextureObject_t texture,
+                                    uint32_t widthLog2, bool fields, uint32_t kept,
+                                    const uint32_t* __restrict__ deviceCount, uint32_t* numKept) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (deviceCount) kept = *deviceCount;
+  if (k == 0) *numKept = kept;
+  if (!fields || k >= kept) return;
+  const uint32_t t = Quad ? k >> 2 : k;
+  const float x = float(t & ((1u << widthLog2) - 1)) + 0.5f, y = float(t >> widthLog2) + 0.5f;
+  uint32_t index;
+  if (Quad) {
+    const uint4 v = tex2D<uint4>(texture, x, y);
+    const uint32_t c = k & 3;
+    index = c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w;
+  } else {
+    index = tex2D<uint32_t>(texture, x, y);
+  }
+  gpu::copyElement(fs, index, k);
+}
+
 }  // namespace
+
+void gatherOnCudaFromTexture(const Request& r, cudaTextureObject_t texture, uint32_t widthLog2,
+                             uint32_t perTexel, uint32_t kept, cudaStream_t stream,
+                             const uint32_t* deviceCount) {
+  const gpu::FieldSet fs = gpu::makeFieldSet(r);
+  const uint32_t threads = 256;
+  const bool fields = fs.count > 0;
+  const uint32_t blocks = std::max(1u, ((fields ? kept : 0) + threads - 1) / threads);
+  if (perTexel == 4)
+    gatherTextureKernel<true><<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, fields, kept,
+                                                              deviceCount, r.numKept);
+  else
+    gatherTextureKernel<false><<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, fields, kept,
+                                                               deviceCount, r.numKept);
+  SRT_CUDA_CHECK_LAUNCH();
+}
 
 void gatherOnCuda(const Request& r, const uint32_t* indices, uint32_t kept, cudaStream_t stream) {
   const gpu::FieldSet fs = gpu::makeFieldSet(r);

@@ -1,8 +1,8 @@
 // The OpenGL no-scatter family: one line per variant, with the options it takes (read in
-// gl_options.cpp; every variant also takes interop=, sync=, payload= and map=, gl_compactors.h).
-// Factories read their options first (a bad option is an error even without GL), then make the
-// compactor, which throws GlUnavailable ("no OpenGL 4.5 context: ...") when no context can be made;
-// listing and Registry::check() never touch GL.
+// gl_options.cpp; every variant also takes interop=, sync=, payload=, map=, indices= and count=,
+// gl_compactors.h). Factories read their options first (a bad option is an error even without GL),
+// then make the compactor, which throws GlUnavailable ("no OpenGL 4.5 context: ...") when no
+// context can be made; listing and Registry::check() never touch GL.
 #include "primitives/compaction/compaction.h"
 #include "primitives/compaction/gl/gl_compactors.h"
 
@@ -29,7 +29,9 @@ void registerGlCompactors(Registry& r) {
         choiceOption("interop", "auto", {"auto", "vulkan", "vmm", "registered", "host"}),
         choiceOption("sync", "auto", {"auto", "semaphores", "fences"}),
         choiceOption("payload", "auto", {"auto", "gl", "cuda"}),
-        choiceOption("map", "held", {"held", "call"})};
+        choiceOption("map", "held", {"held", "call"}),
+        choiceOption("indices", "copy", {"copy", "texture"}),
+        choiceOption("count", "host", {"host", "device"})};
   };
   // What readBlockOptions() takes for each method (block: not for Horn, over the whole stream).
   auto options = [interopOptions](BlockMethod m, int block, const char* scan) {
@@ -40,7 +42,7 @@ void registerGlCompactors(Registry& r) {
     o.push_back(powerOfTwoOption("radix", 2, 2, 32));
     o.push_back(choiceOption("output", "quad", {"quad", "element"}));
     if (m == BlockMethod::Roger) {
-      o.push_back(choiceOption("search", "plain", {"plain", "improved"}));
+      o.push_back(choiceOption("search", "plain", {"plain", "improved", "next"}));
       o.push_back(choiceOption("wrap", "geometry", {"geometry", "draw-twice"}));
     }
     if (m == BlockMethod::Rlz) o.push_back(choiceOption("runs", "doubling", {"doubling", "sweep"}));

@@ -6,6 +6,8 @@
 uniform uint count;     // padded stream length, a multiple of the block
 uniform uint log2w;     // output layout, four positions per texel
 uniform uint improved;  // 1: Fig. 5 (conditional loop, tightened bounds); 0: fixed-length loop
+// SRT_NEXT_KEPT (search=next): only a texel's first position is searched; positions i + 1.. of a
+// block hold the kept elements that follow j, so each is the next set bit after the last.
 layout(location = 0) out uvec4 result;
 
 uint search(uint i) {
@@ -28,6 +30,30 @@ uint search(uint i) {
   return selectInBlock(i);
 }
 
+#ifdef SRT_NEXT_KEPT
+// The block position of the first kept element after position j (one exists in the block).
+uint nextKeptAfter(uint j) {
+#if BLOCK_LOG2 <= 7
+  // In the block's group, already loaded: a masked word, then the words after it.
+  uint q = gQ0 + j + 1u;
+  uint w = q >> 5u;
+  uint m = gBits[w] & (~0u << (q & 31u));
+  while (m == 0u) m = gBits[++w];
+  return (w << 5u) + uint(findLSB(m)) - gQ0;
+#else
+  uint p = gBase + j + 1u;
+  for (;;) {
+    uvec4 v = loadGroup(p >> 7u);
+    for (uint w = (p & 127u) >> 5u; w < 4u; ++w) {
+      uint m = v[w] & (~0u << ((p & 127u) >> 5u == w ? p & 31u : 0u));
+      if (m != 0u) return (p & ~127u) + (w << 5u) + uint(findLSB(m)) - gBase;
+    }
+    p = (p & ~127u) + 128u;
+  }
+#endif
+}
+#endif
+
 void main() {
   uint first = fragIndex(log2w) << 2u;
   if (first >= count) discard;
@@ -35,7 +61,13 @@ void main() {
   uint i0 = first - gBase;
   if (i0 >= gTotal) discard;
   uvec4 r = uvec4(0u);
+#ifdef SRT_NEXT_KEPT
+  r[0] = search(i0);
+  for (uint k = 1u; k < 4u; ++k)
+    if (i0 + k < gTotal) r[k] = nextKeptAfter(r[k - 1u]);
+#else
   for (uint k = 0u; k < 4u; ++k)
     if (i0 + k < gTotal) r[k] = search(i0 + k);
+#endif
   result = r;
 }
