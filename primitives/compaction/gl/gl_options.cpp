@@ -55,7 +55,7 @@ InteropOptions readInteropOptions(OptionReader& r) {
   if (map != "held" && map != "call")
     throw std::invalid_argument("GL compaction: map=" + map + " (takes held or call)");
   o.holdMapping = map == "held";
-  const std::string indices = r.get("indices", "copy");
+  const std::string indices = r.get("indices", "texture");
   if (indices != "copy" && indices != "texture")
     throw std::invalid_argument("GL compaction: indices=" + indices + " (takes copy or texture)");
   o.indicesFromTexture = indices == "texture";

@@ -30,7 +30,7 @@ void registerGlCompactors(Registry& r) {
         choiceOption("sync", "auto", {"auto", "semaphores", "fences"}),
         choiceOption("payload", "auto", {"auto", "gl", "cuda"}),
         choiceOption("map", "held", {"held", "call"}),
-        choiceOption("indices", "copy", {"copy", "texture"}),
+        choiceOption("indices", "texture", {"copy", "texture"}),
         choiceOption("count", "host", {"host", "device"})};
   };
   // What readBlockOptions() takes for each method (block: not for Horn, over the whole stream).
