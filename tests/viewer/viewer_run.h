@@ -3,22 +3,48 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/image_io.h"
+#include "tests/test_scenes_dir.h"
 
 namespace srt::viewtest {
 
-inline const std::string kStreamrt = SRT_STREAMRT;
-inline const std::string kXvfbRun = SRT_XVFB_RUN;
-inline const std::string kDir = SRT_VIEWER_TEST_DIR;
+// streamrt: $SRT_STREAMRT, else one beside the test binary (a bundle), else the build tree's,
+// found relative to the test binary.
+inline std::string streamrtPath() {
+  const char* env = std::getenv("SRT_STREAMRT");
+  if (env && *env) return env;
+  const std::string dir = test::testBinaryDir();
+  if (access((dir + "/streamrt").c_str(), X_OK) == 0) return dir + "/streamrt";
+  return dir + "/" + SRT_STREAMRT_RELATIVE;
+}
+
+// xvfb-run on the PATH, or empty.
+inline std::string xvfbRunPath() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (size_t start = 0; start <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string candidate = dirs.substr(start, end - start) + "/xvfb-run";
+    if (end > start && access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+inline const std::string kStreamrt = streamrtPath();
+inline const std::string kXvfbRun = xvfbRunPath();
+inline const std::string kDir = test::testBinaryDir();
 
 struct CommandResult {
   int exitCode = -1;
@@ -37,7 +63,7 @@ inline CommandResult runCommand(const std::string& command) {
 }
 
 inline bool haveXvfb() {
-  return kXvfbRun.find("NOTFOUND") == std::string::npos && !kXvfbRun.empty();
+  return !kXvfbRun.empty();
 }
 
 inline CommandResult view(const std::string& args) {
