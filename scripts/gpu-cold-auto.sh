@@ -17,14 +17,8 @@ OUT=${OUT:-gpu-results}
 res=$OUT/cold-auto
 rm -rf "$res" && mkdir -p "$res"
 if [ -z "${STREAMRT:-}" ]; then
-  B=${BUNDLE:-.gpu}
-  [ -d "$B/bin" ] || tar xzf "$B/bundle.tgz" -C "$B"
-  source "$B/env.sh"
-  mkdir -p scenes/data
-  for z in "$B"/scenes/*.zip; do
-    name=$(basename "$z" .zip)
-    [ -d "scenes/data/$name" ] || python3 -m zipfile -e "$z" "scenes/data/$name"
-  done
+  # shellcheck source=scripts/gpu-bundle-env.sh
+  source scripts/gpu-bundle-env.sh
   STREAMRT=$B/bin/streamrt
 fi
 W=${W:-1920} H=${H:-1080} SPP=${SPP:-16} REPEATS=${REPEATS:-3}
