@@ -77,6 +77,11 @@ Command addViewCommand(CLI::App& app) {
                    "With --benchmark: untimed frames before the N measured ones")
       ->capture_default_str()
       ->check(integerIn(0, INT32_MAX));
+  view->add_option("--display-hz", cfg->displayHz,
+                   "Show the accumulating image at most N times a second (0: after every frame); "
+                   "frames render as fast as they can in between")
+      ->capture_default_str()
+      ->check(integerIn(0, 10000));
   view->add_flag("-q,--quiet", cfg->quiet, "Print nothing but errors");
 
   return {

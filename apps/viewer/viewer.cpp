@@ -124,7 +124,10 @@ class Viewer {
       advanceTimeline(seconds);
       const bool rendering =
           !(target > 0 && session_.accumulator().frames() >= target) || settings_.playing;
-      if (rendering) renderFrame();
+      // A still image accumulates: frames render on until the display is due (DisplayPacer).
+      if (rendering)
+        while (!renderFrame(showNextFrame()) && !window_.shouldClose()) {
+        }
       // The panel shows this frame's numbers; what the user changes applies from the next.
       const Layout layout = currentLayout();
       PanelReport report;
@@ -183,7 +186,17 @@ class Viewer {
     session_.setTime(t);
   }
 
-  void renderFrame() {
+  // Whether the frame about to render is shown: always while the timeline plays and for the
+  // last frame a script or the spp target asks for, else when the display is due.
+  bool showNextFrame() {
+    const int target = cfg_.exitAfterFrames > 0 ? cfg_.exitAfterFrames : settings_.sppTarget;
+    const bool last = target > 0 && session_.accumulator().frames() + 1 >= target;
+    return settings_.playing || last || pacer_.due(std::chrono::steady_clock::now());
+  }
+
+  // Renders one frame and, if `show`, hands the mean to the display; returns whether it was
+  // shown (a failed frame counts as shown: the panel says why).
+  bool renderFrame(bool show) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
       session_.renderFrame();
@@ -195,10 +208,10 @@ class Viewer {
       fallback.compaction = "auto";
       session_.setOptions(fallback);
       settings_.options = session_.options();
-      return;
+      return true;
     }
     const auto t1 = std::chrono::steady_clock::now();
-    if (session_.accumulator().frames() > 0) uploader_.upload(session_.accumulator());
+    if (show && session_.accumulator().frames() > 0) uploader_.upload(session_.accumulator());
     const auto t2 = std::chrono::steady_clock::now();
     const auto ms = [](auto a, auto b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
@@ -207,6 +220,7 @@ class Viewer {
     const RenderStats& stats = session_.lastStats();
     const double before = session_.lastBuildBeforeFrame() ? stats.accel.buildMs : 0;
     history_.add(splitFrame(stats, ms(t0, t2) + before, session_.lastAccumulateMs() + ms(t1, t2)));
+    return show;
   }
 
   void apply(const PanelActions& act) {
@@ -315,6 +329,7 @@ class Viewer {
   UiContext ui_;
   ImageDisplay display_;
   MeanUploader uploader_;
+  DisplayPacer pacer_{cfg_.displayHz};
   RenderSession session_;
   CameraController camera_;
   FrameHistory history_;

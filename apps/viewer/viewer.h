@@ -23,6 +23,9 @@ struct ViewerConfig {
   bool printCamera = false;      // print the camera as a "camera" entry on stdout on exit
   int benchmarkFrames = 0;       // > 0: no window, time this many frames (benchmark.h)
   int benchmarkWarmup = 10;      // untimed frames before them
+  // The accumulating image is shown at most this often (0: every frame), so 1-spp frames that
+  // render faster than a screen refreshes are not held to the display's ~1.3 ms GPU copy.
+  int displayHz = 120;
   int windowWidth = 1280, windowHeight = 800;
   bool quiet = false;
 };
