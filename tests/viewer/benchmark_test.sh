@@ -22,4 +22,6 @@ grep -Eq 'build [0-9.]+ +trace [0-9.]+ +shade [0-9.]+ +shadow [0-9.]+ +compactio
   <<<"$out" || fail "no split by stage"
 grep -q "33x17" <<<"$out" || fail "the resolution is not the one asked for"
 grep -q "display: " <<<"$out" || fail "no display line"
+# The last frame is always shown, and no more frames than were rendered.
+grep -Eq '^  shown [1-4] of 4 frames \(--display-hz 120\)' <<<"$out" || fail "no 'shown K of 4' line"
 echo PASS
