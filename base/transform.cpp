@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "base/math.h"
+#include "base/transform_normal.h"
 
 namespace srt {
 
@@ -59,11 +60,12 @@ Transform Transform::inverse() const {
   return r;
 }
 
-Vec3f Transform::normal(Vec3f n) const {
-  const Transform inv = inverse();
+Vec3f normalByInverse(const Transform& inv, Vec3f n) {
   return normalize(Vec3f{inv.m[0][0] * n.x + inv.m[1][0] * n.y + inv.m[2][0] * n.z,
                          inv.m[0][1] * n.x + inv.m[1][1] * n.y + inv.m[2][1] * n.z,
                          inv.m[0][2] * n.x + inv.m[1][2] * n.y + inv.m[2][2] * n.z});
 }
+
+Vec3f Transform::normal(Vec3f n) const { return normalByInverse(inverse(), n); }
 
 }  // namespace srt

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/transform_normal.h"
+
 namespace srt {
 
 Transform Instance::transformAt(float time) const {
@@ -47,17 +49,6 @@ Bounds3f FlatGeometry::bounds() const {
   for (const Vec3f& p : positions) b.extend(p);
   return b;
 }
-
-namespace {
-
-// The normal transformed by the inverse transpose, given the inverse.
-Vec3f normalByInverse(const Transform& inv, Vec3f n) {
-  return normalize(Vec3f{inv.m[0][0] * n.x + inv.m[1][0] * n.y + inv.m[2][0] * n.z,
-                         inv.m[0][1] * n.x + inv.m[1][1] * n.y + inv.m[2][1] * n.z,
-                         inv.m[0][2] * n.x + inv.m[1][2] * n.y + inv.m[2][2] * n.z});
-}
-
-}  // namespace
 
 FlatGeometry flatten(const Scene& scene, float time) {
   FlatGeometry g;

@@ -48,6 +48,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
                                                 : Refill::Tail),
         compactEvery_(refill_ == Refill::Tail && !whitted_ ? opt.compactEvery : 1),
         deferredShadows_(whitted_ && whittedShadowsDeferred(backend.isCuda())),
+        lagForced_(lagFromEnvironment()),
         control_(backend.memory(), 1),
         passes_{{PassRecord(backend), PassRecord(backend), PassRecord(backend)}},
         snapshots_(backend.memory(), kRing) {
@@ -185,10 +186,13 @@ class PoolIntegrator final : public WavefrontIntegrator {
   // Whitted frame whose camera rays all fit in the pool is mostly one pass: lagging would queue
   // an empty pass at the full bound behind it. SRT_POOL_LAG=always|never overrides (measuring).
   bool lagPasses(unsigned long long totalWork) const {
+    if (lagForced_ >= 0) return lagForced_ == 1;
+    return !(whitted_ && totalWork <= capacity_);
+  }
+  static int lagFromEnvironment() {
     const char* env = std::getenv("SRT_POOL_LAG");
     const std::string mode = env ? env : "auto";
-    if (mode == "always" || mode == "never") return mode == "always";
-    return !(whitted_ && totalWork <= capacity_);
+    return mode == "always" ? 1 : mode == "never" ? 0 : -1;
   }
   SpillStacks spillStacks() const {
     return {spill_.view(), spill_.capacity ? capacity_ : 0, uint32_t(opt_.maxDepth)};
@@ -431,6 +435,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
   const Refill refill_;
   const uint32_t compactEvery_;  // Tail: passes per compaction of the path state; 0: auto
   const bool deferredShadows_;   // Whitted: shadow rays as a stream (whittedShadowsDeferred())
+  const int lagForced_;          // SRT_POOL_LAG, read once an integrator: -1 auto, 0 never, 1 always
   int samplesDone_ = 0;          // whole samples the film holds after the last render()
   uint32_t passesSinceCompaction_ = 0;
   double survival_ = 0;     // paths kept / paths alive in the last pass harvested
