@@ -182,7 +182,9 @@ CalibrationCache* AdaptiveCompactor::cache() {
 // this every frame writes the file a few times, not every frame.
 void AdaptiveCompactor::saveCalibration(bool onlyNew) {
   if (!timings_.empty()) {
-    cudaDeviceSynchronize();  // the samples still in flight count too
+    // At the end, the samples still in flight count too; after a render (a viewer frame) only
+    // those complete, so that a frame never waits here.
+    if (!onlyNew) cudaDeviceSynchronize();
     harvest();
   }
   if (onlyNew && std::none_of(shapes_.begin(), shapes_.end(),
