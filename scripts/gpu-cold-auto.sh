@@ -58,7 +58,8 @@ import statistics, sys
 from cold_runs import read_runs
 runs = {}
 for scene, name, r, t0, t1, t in read_runs(sys.argv[1]):
-    runs.setdefault(scene, {}).setdefault(name, []).append((t["render_seconds"], t1 - t0))
+    if t is not None:
+        runs.setdefault(scene, {}).setdefault(name, []).append((t["render_seconds"], t1 - t0))
 ok = True
 print(f"{'scene':<18} {'config':<22} {'render s':>9} {'process s':>9} {'vs best':>8}")
 for scene, configs in runs.items():

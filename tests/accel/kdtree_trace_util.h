@@ -4,6 +4,7 @@
 #pragma once
 
 #include "renderer/accel/kdtree.h"
+#include "renderer/accel/kdtree_build_sah.h"  // KdTree
 
 namespace srt::test {
 
