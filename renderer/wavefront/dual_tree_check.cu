@@ -35,9 +35,7 @@ SRT_CPU_GPU inline uint32_t bitsOf(float f) {
 SRT_CPU_GPU inline bool sameHit(const Hit& a, const Hit& b) {
   if (a.triangle != b.triangle) return false;
   if (a.triangle == kNoHit) return true;
-  return bitsOf(a.t) == bitsOf(b.t) &&
-         bitsOf(a.b1) == bitsOf(b.b1) &&
-         bitsOf(a.b2) == bitsOf(b.b2);
+  return bitsOf(a.t) == bitsOf(b.t) && bitsOf(a.b1) == bitsOf(b.b1) && bitsOf(a.b2) == bitsOf(b.b2);
 }
 
 // The closest hit as traceClosest writes it (kNoHit and t = inf on a miss).
