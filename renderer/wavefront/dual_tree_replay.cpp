@@ -181,16 +181,21 @@ void explainRay(std::ostream& out, const Ray& ray, const KdTree& tree, const Tri
           out << "    hit point (" << hex(p.x) << " " << hex(p.y) << " " << hex(p.z) << ") in leaf "
               << leaf.node << (leafHolds(tree, leaf.node, tri) ? " (holds it)\n" : " (not held)\n");
     }
+    size_t elsewhere = 0;  // leaves holding it that the ray does not cross
     for (const LeafBox& leaf : leaves) {
       if (!leafHolds(tree, leaf.node, tri)) continue;
+      float t0 = 0, t1 = 0;
+      if (!detail::clipRayToBounds(leaf.bounds, ray, &t0, &t1)) {
+        ++elsewhere;
+        continue;
+      }
       Vec3f lo, hi;
       const bool in = clipTriangleBounds(v, leaf.bounds.lo, leaf.bounds.hi, eps, &lo, &hi);
-      float t0 = 0, t1 = 0;
-      const bool crosses = detail::clipRayToBounds(leaf.bounds, ray, &t0, &t1);
       out << "    in leaf " << leaf.node << " depth " << leaf.depth << " box " << box(leaf.bounds)
-          << "\n      clipped " << (in ? box(Bounds3f{lo, hi}) : "none") << "; ray "
-          << (crosses ? "[" + hex(t0) + ", " + hex(t1) + "]" : "misses the box") << "\n";
+          << "\n      clipped " << (in ? box(Bounds3f{lo, hi}) : "none") << "; ray [" << hex(t0)
+          << ", " << hex(t1) << "]\n";
     }
+    out << "    and " << elsewhere << " more leaves hold it, which the ray does not cross\n";
   }
 }
 
