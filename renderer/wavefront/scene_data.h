@@ -23,6 +23,8 @@
 
 namespace srt {
 
+class DualTreeCheck;
+
 struct SceneView {
   KdTreeView accel;                // also holds the positions and indices
   const Vec3f* normals = nullptr;  // per vertex, or null (face normals)
@@ -160,6 +162,8 @@ class SceneData {
   // Waits for the tree statistics, which the GPU build computes on a host thread while the
   // first frame renders.
   const AccelBuildReport& accelReport() const;
+  // The dual-tree diagnostic (SRT_DUAL_TREE_CHECK, dual_tree_check.h), or null.
+  DualTreeCheck* dualTreeCheck() const { return dualCheck_.get(); }
 
  private:
   // Where one animated instance's vertices and triangles sit in the flattened arrays.
@@ -194,6 +198,7 @@ class SceneData {
   Buffer<Vec3f> texels_;
   Buffer<TextureView> textures_;
   std::unique_ptr<DeviceKdTree> tree_;
+  std::unique_ptr<DualTreeCheck> dualCheck_;
   Buffer<uint32_t> emitterTriangles_;
   Buffer<Vec3f> emitterRadiance_;
   Buffer<float> emitterAreas_, emitterCdf_, emitterPmf_;
