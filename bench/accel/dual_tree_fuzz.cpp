@@ -18,6 +18,7 @@
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
 #include "renderer/wavefront/dual_tree_check_format.h"
+#include "renderer/wavefront/scene_data.h"
 #include "scenes/loader.h"
 #include "scenes/scene.h"
 
@@ -25,10 +26,7 @@ using namespace srt;
 
 namespace {
 
-Vec3f offsetFromSurface(Vec3f p, Vec3f ng, Vec3f d) {
-  const float scale = 1e-5f * (1.f + std::max(fabsf(p.x), std::max(fabsf(p.y), fabsf(p.z))));
-  return p + ng * (dot(ng, d) > 0.f ? scale : -scale);
-}
+constexpr float kRayEpsilon = 1e-5f;  // the renderer's (SceneView::rayEpsilon)
 
 }  // namespace
 
@@ -88,7 +86,8 @@ int main(int argc, char** argv) {
       if (!(dist > 0.f)) continue;
       d = d / dist;
       Ray ray;
-      ray.o = offsetFromSurface(p, ng, d);
+      ray.o = offsetFromSurface(kRayEpsilon, p, hitPointMagnitude(p0, p1, p2, 1.f - s - t, s, t),
+                                ng, d);
       ray.d = d;
       ray.tMax = kInf;
       Hit ha, hb;

@@ -116,9 +116,13 @@ SRT_CPU_GPU inline Vec3f bsdfNormal(const SurfaceHit& h, MaterialType type) {
 // A ray leaving the hit point towards `d`, pushed off the surface on the side `d` points to, by
 // more than the point's rounding error: a smaller push lets the ray hit the surface it left at a
 // spurious t ~ 0, found or not depending on which kd-tree leaves hold that surface.
+SRT_CPU_GPU inline Vec3f offsetFromSurface(float epsilon, Vec3f p, float magnitude, Vec3f ng,
+                                           Vec3f d) {
+  const float scale = epsilon * (1.f + magnitude);
+  return p + ng * (dot(ng, d) > 0.f ? scale : -scale);
+}
 SRT_CPU_GPU inline Vec3f offsetOrigin(const SceneView& s, const SurfaceHit& h, Vec3f d) {
-  const float scale = s.rayEpsilon * (1.f + h.magnitude);
-  return h.p + h.ng * (dot(h.ng, d) > 0.f ? scale : -scale);
+  return offsetFromSurface(s.rayEpsilon, h.p, h.magnitude, h.ng, d);
 }
 
 // Which kd-tree builder a render uses: the CPU SAH builder (Wald & Havran), or the GPU builder

@@ -32,12 +32,7 @@ inline TestMesh litConferenceRoomMesh(const std::string& objPath, uint32_t* firs
   return m;
 }
 
-// The renderer's spawn rule (offsetOrigin in renderer/wavefront/scene_data.h, rayEpsilon 1e-5,
-// relative to hitPointMagnitude).
-inline Vec3f offsetFromSurface(Vec3f p, float magnitude, Vec3f ng, Vec3f d) {
-  const float scale = 1e-5f * (1.f + magnitude);
-  return p + ng * (dot(ng, d) > 0.f ? scale : -scale);
-}
+constexpr float kRayEpsilon = 1e-5f;  // the renderer's (SceneView::rayEpsilon)
 
 struct RenderRayCounts {
   size_t closest = 0, shadow = 0, differing = 0;
@@ -89,7 +84,7 @@ inline RenderRayCounts compareOnRenderRays(const TriangleMeshView& mesh, uint32_
       const Vec3f wi = normalize(light - hitP);
       if (dot(wi, ng) > 0.f) {  // shadow ray, as the path integrator's
         Ray sr;
-        sr.o = offsetFromSurface(hitP, mag, ng, wi);
+        sr.o = offsetFromSurface(kRayEpsilon, hitP, mag, ng, wi);
         sr.d = wi;
         sr.tMax = length(light - sr.o) * (1.f - 1e-3f);
         const bool xa = intersectAny(a, sr), xb = intersectAny(b, sr);
@@ -100,7 +95,7 @@ inline RenderRayCounts compareOnRenderRays(const TriangleMeshView& mesh, uint32_
       }
       Vec3f w = unit();
       if (dot(w, ng) < 0.f) w = -w;
-      r.o = offsetFromSurface(hitP, mag, ng, w);
+      r.o = offsetFromSurface(kRayEpsilon, hitP, mag, ng, w);
       r.d = w;
       r.tMax = kInf;
     }
