@@ -181,9 +181,18 @@ std::vector<std::string> specs() {
                         "gl-roger:search=improved",
                         "gl-roger:block=2048,search=improved",
                         "gl-roger:block=512,search=improved,scan=blelloch",
-                        "gl-roger:search=next",
-                        "gl-roger:block=8,search=next",
+                        "gl-roger:search=plain",
+                        "gl-roger:block=8,search=plain",
                         "gl-roger:block=1024,search=next,output=element",
+                        "gl-roger:offsets=aligned",
+                        "gl-roger:offsets=aligned,search=plain",
+                        "gl-roger:offsets=aligned,block=8",
+                        "gl-roger:offsets=aligned,block=32,wrap=draw-twice",
+                        "gl-roger:offsets=aligned,output=element",
+                        "gl-roger:offsets=wide",
+                        "gl-roger:offsets=wide,search=plain",
+                        "gl-roger:offsets=wide,block=16",
+                        "gl-roger:offsets=wide,block=64,radix=8",
                         "gl-roger:wrap=draw-twice",
                         "gl-roger:output=element",
                         "gl-roger:output=element,wrap=draw-twice,block=1024",
@@ -237,7 +246,10 @@ TEST(GlCompactionRegistry, BadOptionsAreErrors) {
         "gl-gs-packing:output=quad", "gl-horn:search=plain",    "gl-roger:interop=foo",
         "gl-roger:sync=never",       "gl-roger:payload=host",   "gl-gs-packing:payload=x",
         "gl-horn:interop=zero-copy", "gl-roger:radix=3",        "gl-roger:radix=64",
-        "gl-roger:map=never",        "gl-roger:indices=buffer", "gl-roger:count=gl"}) {
+        "gl-roger:map=never",        "gl-roger:indices=buffer", "gl-roger:count=gl",
+        "gl-roger:offsets=x",        "gl-roger:offsets=wide,block=8",
+        "gl-roger:offsets=aligned,block=256", "gl-roger:offsets=aligned,search=improved",
+        "gl-jumping-jack:offsets=aligned"}) {
     try {
       Registry::global().create(spec);
       ADD_FAILURE() << spec << " was accepted";

@@ -78,13 +78,18 @@ struct BlockOptions {
   // Roger: search=next searches only a texel's first position (of four); the next three are the
   // kept elements that follow it (consecutive positions of a block), found from the bits.
   bool nextSearch = false;
+  // Roger, blocks up to 128: offsets=aligned (4) or wide (16) has the search lay the in-block
+  // offsets out in output texels (the scan of block counts first), 4 or 16 positions a fragment,
+  // so the concatenation fetches one texel per output texel; 0 (offsets=block): the paper's
+  // layout. Applies to quad output (other outputs take the block layout).
+  uint32_t alignedPositions = 0;
   // Hillis-Steele steps of radix r: each pass adds r - 1 earlier elements, so a scan of 2^k
   // takes ceil(k / log2 r) passes instead of k (2: the paper's doubling).
   uint32_t radix = 2;
   InteropOptions interop;
 };
 
-// Reads "block", "scan", "search", "wrap", "runs", "parallelism", "output" as
+// Reads "block", "scan", "search", "offsets", "wrap", "runs", "parallelism", "output" as
 // `defaults.method` takes them, and the interop options; throws std::invalid_argument naming a bad
 // value (block=100, scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);
