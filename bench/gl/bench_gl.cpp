@@ -21,6 +21,7 @@
 using namespace srt;
 using namespace srt::bench;
 using namespace srt::compaction;
+using srt::compaction::gl::OpCount;
 using Json = nlohmann::json;
 
 namespace {
@@ -39,7 +40,14 @@ Json passesJson(const RoofModel& roof, const Timing& t) {
                    {"targets", p.targets},
                    {"lines", p.lines},
                    {"roof_line", roof.lineFor(p).name},
-                   {"roof_ms", roof.passMs(p)}});
+                   {"roof_ms", roof.passMs(p)},
+                   {"fragments", p.fragments},
+                   {"alu", p.ops.alu},
+                   {"bit_ops", p.ops.bitOps},
+                   {"fetches", p.ops.fetches},
+                   {"ops_roof_ms", roof.opsMs(p)},
+                   {"work_roof_ms", roof.workMs(p)},
+                   {"binding", roof.binding(p)}});
   return out;
 }
 
@@ -63,32 +71,55 @@ void printRoof(const RoofModel& roof, Json& json) {
                             {"gb_per_s", l.gbPerS()}});
   }
   std::printf(
-      "A pass's roof: the empty pass + (bytes read + written) / the rw GB/s of its output "
-      "texel size and target count.\n\n");
+      "A pass's byte roof: the empty pass + (bytes read + written) / the rw GB/s of its output "
+      "texel size and target count.\n");
+  std::printf("Work rates (the difference of each kind's two lines):");
+  for (const char* mode : {"alu", "bitops", "fetch"}) {
+    const double ms = roof.opMs(mode);
+    std::printf("  %s %.4f ns/op (%.1f G/s)", mode, ms * 1e6, ms > 0 ? 1e-6 / ms : 0.0);
+    json["op_ns"][mode] = ms * 1e6;
+  }
+  std::printf(
+      "\nA pass's work roof: the empty pass + fragments x the slowest of its ALU, bit-op and fetch "
+      "counts a fragment (counted from the shaders: primitives/compaction/gl/gl_costs.h) at these "
+      "rates; its roof: the larger of the two.\n\n");
 }
 
-// Per step of one algorithm: passes, bytes, roof and measured time.
+// Per step of one algorithm: passes, bytes, fragments and the work of each, the byte roof, the
+// roof (the larger of bytes and work, per pass) and what binds it, and the measured time.
 void printSteps(const RoofModel& roof, const std::string& name, const Timing& t) {
-  std::printf("  %-26s %6s %10s %10s %9s %9s %7s\n", "step", "passes", "MB read", "MB written",
-              "roof ms", "GL ms", "x roof");
+  std::printf("  %-26s %6s %8s %8s %9s %17s %9s %9s %9s %7s %7s %s\n", "step", "passes", "MB read",
+              "MB wrote", "fragments", "alu/bit/fetch", "roof ms", "max roof", "GL ms", "x roof",
+              "x max", "bound by");
   for (const auto& [step, ms] : t.steps) {
     if (step.rfind("host: ", 0) == 0 && ms == 0) continue;  // host rows: only where time went
     int passes = 0;
-    uint64_t read = 0, written = 0;
-    double r = 0;
+    uint64_t read = 0, written = 0, fragments = 0;
+    double r = 0, w = 0;
+    OpCount most;  // the pass of this step with the most work a fragment
+    std::string bound;
     for (const auto& p : t.passes)
       if (p.step == step) {
         ++passes;
         read += p.read;
         written += p.written;
+        fragments += p.fragments;
         r += roof.passMs(p);
+        w += roof.workMs(p);
+        if (p.ops.alu + p.ops.bitOps + p.ops.fetches >= most.alu + most.bitOps + most.fetches) {
+          most = p.ops;
+          bound = roof.binding(p);
+        }
       }
-    std::printf("  %-26s %6d %10.3f %10.3f %9.4f %9.4f %7.2f\n", step.c_str(), passes, read / 1e6,
-                written / 1e6, r, ms, r > 0 ? ms / r : 0.0);
+    char ops[32];
+    std::snprintf(ops, sizeof ops, "%.0f/%.0f/%.0f", most.alu, most.bitOps, most.fetches);
+    std::printf("  %-26s %6d %8.3f %8.3f %9llu %17s %9.4f %9.4f %9.4f %7.2f %7.2f %s\n",
+                step.c_str(), passes, read / 1e6, written / 1e6, (unsigned long long)fragments, ops,
+                r, w, ms, r > 0 ? ms / r : 0.0, w > 0 ? ms / w : 0.0, bound.c_str());
   }
-  std::printf("  %-26s %6s %10s %10s %9.4f %9.4f %7.2f   (%s, without upload/readback)\n", "total",
-              "", "", "", roofMs(roof, t.passes), t.glMs, t.glMs / roofMs(roof, t.passes),
-              name.c_str());
+  const double r = roofMs(roof, t.passes), w = workRoofMs(roof, t.passes);
+  std::printf("  %-26s %6s %8s %8s %9s %17s %9.4f %9.4f %9.4f %7.2f %7.2f   (%s, without upload/readback)\n",
+              "total", "", "", "", "", "", r, w, t.glMs, t.glMs / r, t.glMs / w, name.c_str());
 }
 
 }  // namespace
@@ -201,6 +232,7 @@ int main(int argc, char** argv) {
              {"interop", t.interop}};
       for (const auto& [name, ms] : t.steps) j["steps"][name] = ms;
       j["passes"] = passesJson(roof, t);
+      j["work_roof_ms"] = workRoofMs(roof, t.passes);
       json["table"].push_back(j);
     }
     std::printf("\n");
@@ -261,6 +293,7 @@ int main(int argc, char** argv) {
                                 {"n", sweepN},
                                 {"gl_ms", t.glMs},
                                 {"roof_ms", roofMs(roof, t.passes)},
+                                {"work_roof_ms", workRoofMs(roof, t.passes)},
                                 {"passes", passesJson(roof, t)}});
   }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "primitives/compaction/gl/gl_block_compactor.h"
+#include "primitives/compaction/gl/gl_costs.h"
 #include "primitives/gl/gl_context.h"
 
 namespace srt::compaction::gl {
@@ -67,6 +68,7 @@ void BlockCompactor::run(uint32_t n, const Emit& emit) {
   flags.set("count", n);
   flags.set("log2w", groupLog2w_);
   passes_.draw(flags, bits, lg, n);
+  passes_.lastPass().ops = costs::flags();
   bits_ = &bits;
   passes_.mark("flags");
 
@@ -105,6 +107,7 @@ void BlockCompactor::searchAligned(uint32_t padded, uint32_t positions, Texture&
                padded / 8 + uint64_t(numBlocks_) * srt::gl::texelBytes(blockScan_->format()));
   passes_.lastPass().written = 0;  // texels wholly past a block's survivors are discarded
   passes_.lastPass().writtenPerKept = 1;
+  passes_.lastPass().ops = costs::searchAligned(positions, o_.nextSearch);
   passes_.mark("search");
 }
 
@@ -112,7 +115,7 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
   const uint32_t s = o_.block, blockLog2 = log2u(s);
   const Layout ll{padded / 4, quadLog2w_};
   const std::string block = "#define BLOCK_LOG2 " + std::to_string(blockLog2) + "\n";
-  auto drawSearch = [&](Program& p, uint64_t read) {
+  auto drawSearch = [&](Program& p, uint64_t read, OpCount ops = {}) {
     p.set("count", padded);
     p.set("log2w", quadLog2w_);
     p.bindTexture("bits", kUnitBits, *bits_);
@@ -121,6 +124,7 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
     // Texels wholly past a block's survivors are discarded: count what is written by survivors.
     passes_.lastPass().written = 0;
     passes_.lastPass().writtenPerKept = srt::gl::texelBytes(local.format()) / 4;
+    passes_.lastPass().ops = ops;
     passes_.mark("search");
   };
 
@@ -188,7 +192,9 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
       p.set("groupLog2w", groupLog2w_);
       read += uint64_t(numGroups_) * srt::gl::texelBytes(groupScan->format());
     }
-    drawSearch(p, read);
+    // Counted for Roger's blocks in one group (gl_costs.h).
+    const bool counted = o_.method == BlockMethod::Roger && blockLog2 <= 7 && !o_.improvedSearch;
+    drawSearch(p, read, counted ? costs::search(next) : OpCount{});
   }
   if (!groupScan) return bitsSource(Source::BlockKept, numBlocks_, s);
   Source kept = Source::fromTexture(*groupScan, groupLog2w_, numBlocks_, s);
@@ -276,6 +282,9 @@ void BlockCompactor::concatenate(const Texture& local, uint32_t localLog2w, cons
   // A byte of offsets a survivor (a wide texel serves four output texels).
   r.readPerKept = (aligned == 16 ? 1 : srt::gl::texelBytes(local.format()) / 4) + emit.readPerKept;
   r.writtenPerKept = emit.writtenPerKept;
+  r.keptPerFragment = emit.quad ? 4 : 1;
+  r.ops = costs::concat(emit.quad, aligned, emit.fused ? uint32_t(emit.targets.size()) : 0);
+  r.program = p.id();
   passes_.record(r);
   if (!emit.quad) return;
   // The texels where a block starts after another's elements: one point each, OR-ed in.
@@ -290,7 +299,9 @@ void BlockCompactor::concatenate(const Texture& local, uint32_t localLog2w, cons
   h.lines = false;
   h.read = uint64_t(numBlocks_) * (2 * srt::gl::texelBytes(blockScan_->format()) + 16 * r.targets);
   h.written = uint64_t(numBlocks_) * 16 * r.targets;  // at most: blocks starting inside a texel
-  h.readPerKept = h.writtenPerKept = 0;
+  h.readPerKept = h.writtenPerKept = h.keptPerFragment = 0;
+  h.fragments = uint64_t(numBlocks_) * 3 / 4;  // blocks starting inside a texel, for random counts
+  h.program = heads.id();
   passes_.record(h);
 }
 

@@ -94,8 +94,17 @@ struct BlockOptions {
 // value (block=100, scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);
 
+// What one fragment of a pass executes, counted by hand from its GLSL (bench/gl/RESULTS.md:
+// loops unrolled, constants folded; integer adds, logic, shifts, compares and selects as ALU;
+// bitCount and findMSB as one bit op, findLSB as two; texelFetch and textureSize as fetches).
+// Zero where not counted: that pass's roof is its bytes alone.
+struct OpCount {
+  float alu = 0, bitOps = 0, fetches = 0;
+};
+
 // One pass as the roof sees it: the bytes it reads and writes, the texel size of its first
-// target, how many targets, and whether it is a full-target pass or line drawing.
+// target, how many targets, whether it is a full-target pass or line drawing, and its fragments
+// with the work of each.
 struct PassRecord {
   std::string step;
   uint32_t texelBytes = 4;
@@ -105,6 +114,10 @@ struct PassRecord {
   // Passes that write only survivors (line drawing, searches that discard): bytes per survivor,
   // added to read and written once the count is known.
   uint32_t readPerKept = 0, writtenPerKept = 0;
+  uint64_t fragments = 0;         // full-target passes: the target's texels (the viewport)
+  uint32_t keptPerFragment = 0;   // line passes: fragments = survivors / this, added with them
+  OpCount ops;                    // per fragment
+  uint32_t program = 0;           // the GL program that ran it (for the driver's statistics)
 };
 
 class GlCompactor : public Compactor {

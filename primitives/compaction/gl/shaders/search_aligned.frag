@@ -36,24 +36,25 @@ uint selectInWord(uint x, uint r) {
   return pos;
 }
 
-// The group position of the block's rank r; `rest` keeps the group's bits after it.
-uint selectRank(uint r, out uvec4 rest) {
+// The group position of the block's rank r. Leaves its word in sWord and that word's bits after
+// it in sRest, where nextKept() goes on.
+uint sWord, sRest;
+uint selectRank(uint r) {
   uint R = gBefore + r;
-  uint w = uint(R >= gPrefix.y) + uint(R >= gPrefix.z) + uint(R >= gPrefix.w);
-  uint p = selectInWord(wordOf(gBits, w), R - wordOf(gPrefix, w));
-  uvec4 words = uvec4(0u, 1u, 2u, 3u);
-  rest = gBits & ((uvec4(greaterThan(words, uvec4(w))) * ~0u) |
-                  (uvec4(equal(words, uvec4(w))) * ((~0u << p) << 1u)));
-  return (w << 5u) + p;
+  sWord = uint(R >= gPrefix.y) + uint(R >= gPrefix.z) + uint(R >= gPrefix.w);
+  uint x = wordOf(gBits, sWord);
+  uint p = selectInWord(x, R - wordOf(gPrefix, sWord));
+  sRest = x & ((~0u << p) << 1u);
+  return (sWord << 5u) + p;
 }
 
-// The group position of the next kept bit in `rest` (there is one), cleared from it.
-uint nextKept(inout uvec4 rest) {
-  uint w = rest.x != 0u ? 0u : rest.y != 0u ? 1u : rest.z != 0u ? 2u : 3u;
-  uint m = wordOf(rest, w);
-  uint low = m & (0u - m);
-  rest ^= uvec4(equal(uvec4(0u, 1u, 2u, 3u), uvec4(w))) * low;
-  return (w << 5u) + uint(findMSB(low));
+// The group position of the next kept bit (there is one): the lowest of sRest, or of a later
+// word. findMSB of the isolated bit: one instruction where findLSB takes two on NVIDIA.
+uint nextKept() {
+  while (sRest == 0u && sWord < 3u) sRest = wordOf(gBits, ++sWord);
+  uint low = sRest & (0u - sRest);
+  sRest ^= low;
+  return (sWord << 5u) + uint(findMSB(low));
 }
 
 void main() {
@@ -68,17 +69,16 @@ void main() {
   // Slot 0 holds rank 0 (at position a); other slots hold ranks r0.. only.
   if ((slot == 0u ? 0u : r0) >= gTotal) discard;
   uvec4 r = uvec4(0u);
-  uvec4 rest = uvec4(0u);
   uint pos = 0u;
   for (uint k = 0u; k < kPositions; ++k) {
     uint rank = (r0 + k) & (kBlock - 1u);
     uint v = 0u;
     if (rank < gTotal) {
 #ifdef SRT_PLAIN_SELECT
-      pos = selectRank(rank, rest);
+      pos = selectRank(rank);
 #else
       // A run of ranks starts at the texel's first position and again at rank 0 (the wrap).
-      pos = k == 0u || rank == 0u ? selectRank(rank, rest) : nextKept(rest);
+      pos = k == 0u || rank == 0u ? selectRank(rank) : nextKept();
 #endif
       v = pos - gQ0;
     }
