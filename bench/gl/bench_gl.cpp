@@ -122,152 +122,122 @@ void printSteps(const RoofModel& roof, const std::string& name, const Timing& t)
               "total", "", "", "", "", "", r, w, t.glMs, t.glMs / r, t.glMs / w, name.c_str());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app("OpenGL stream compaction benchmark: roof, Table I and Figs. 9-12 of Roger 2007");
+// What one run measures, from the command line.
+struct Settings {
   std::vector<uint32_t> sizes{1u << 18, 1u << 20, 1u << 22, 1u << 24};
   double ratio = 0.6;
-  uint32_t sweepN = 1u << 22, bytes = 4;
+  uint32_t sweepN = 1u << 22, bytes = 4, interopN = 1u << 23;
   uint64_t roofBytes = 16u << 20;
   int repeats = 7;
   std::string jsonPath = "bench_gl.json";
-  bool quick = false, noSweeps = false, interopOnly = false;
-  uint32_t interopN = 1u << 23;
+  bool quick = false, noSweeps = false, interopOnly = false, interopExternal = false;
   std::vector<std::string> algos{"gl-roger",        "gl-horn", "gl-horn-blelloch", "gl-gs-packing",
                                  "gl-jumping-jack", "gl-rlz",  "gl-binary-tree"};
-  app.add_option("--sizes", sizes, "stream sizes for Table I");
-  app.add_option("--algorithms", algos, "primitives (specs) to time; Table I needs the first four");
-  app.add_option("--ratio", ratio, "kept fraction for Table I (the paper: 0.6)");
-  app.add_option("--sweep-n", sweepN, "stream size of the per-pass table and the sweeps");
-  app.add_option("--bytes", bytes, "payload bytes per element (one field)");
-  app.add_option("--roof-bytes", roofBytes, "bytes per direction of each roof line");
-  app.add_option("--repeats", repeats, "timed repeats after one warm-up (median)");
-  app.add_option("--json", jsonPath, "JSON output");
-  app.add_flag("--quick", quick, "small sizes for a CPU GL (llvmpipe)");
-  app.add_flag("--no-sweeps", noSweeps, "skip the keep-ratio and block sweeps and the variants");
-  app.add_option("--interop-n", interopN, "stream size of the interop section (CUDA)");
-  app.add_flag("--interop-only", interopOnly, "only the interop section (CUDA)");
-  bool interopExternal = false;
-  app.add_flag("--interop-external", interopExternal,
-               "the interop section over external memory (Vulkan, VMM) instead; can wedge GL");
   bool diagnose = false;
   double diagnoseSeconds = 30;
   std::string diagnoseOne;
-  app.add_flag("--interop-diagnose", diagnose,
+};
+
+void addOptions(CLI::App& app, Settings& s) {
+  app.add_option("--sizes", s.sizes, "stream sizes for Table I");
+  app.add_option("--algorithms", s.algos,
+                 "primitives (specs) to time; Table I needs the first four");
+  app.add_option("--ratio", s.ratio, "kept fraction for Table I (the paper: 0.6)");
+  app.add_option("--sweep-n", s.sweepN, "stream size of the per-pass table and the sweeps");
+  app.add_option("--bytes", s.bytes, "payload bytes per element (one field)");
+  app.add_option("--roof-bytes", s.roofBytes, "bytes per direction of each roof line");
+  app.add_option("--repeats", s.repeats, "timed repeats after one warm-up (median)");
+  app.add_option("--json", s.jsonPath, "JSON output");
+  app.add_flag("--quick", s.quick, "small sizes for a CPU GL (llvmpipe)");
+  app.add_flag("--no-sweeps", s.noSweeps, "skip the keep-ratio and block sweeps and the variants");
+  app.add_option("--interop-n", s.interopN, "stream size of the interop section (CUDA)");
+  app.add_flag("--interop-only", s.interopOnly, "only the interop section (CUDA)");
+  app.add_flag("--interop-external", s.interopExternal,
+               "the interop section over external memory (Vulkan, VMM) instead; can wedge GL");
+  app.add_flag("--interop-diagnose", s.diagnose,
                "every CUDA-GL interop step by step, each in a child process with a time limit");
-  app.add_option("--interop-diagnose-seconds", diagnoseSeconds,
+  app.add_option("--interop-diagnose-seconds", s.diagnoseSeconds,
                  "time limit of each --interop-diagnose child (seconds)")
       ->check(CLI::Range(5.0, 600.0));
-  app.add_option("--interop-diagnose-one", diagnoseOne,
+  app.add_option("--interop-diagnose-one", s.diagnoseOne,
                  "(a child of --interop-diagnose: one spec)");
-  CLI11_PARSE(app, argc, argv);
-  if (!diagnoseOne.empty()) return runInteropDiagnoseOne(diagnoseOne);
-  if (diagnose) return runInteropDiagnose(diagnoseSeconds);
-  if (quick) {
-    sizes = {1u << 14, 1u << 16};
-    sweepN = 1u << 16;
-    roofBytes = 1u << 18;
-    repeats = 3;
-    interopN = 1u << 16;
-  }
-  std::string why;
-  if (!srt::gl::glAvailable(&why)) {
-    std::fprintf(stderr, "%s\n", why.c_str());
-    return 1;
-  }
-  const bool cuda = cudaDeviceAvailable();
-  std::printf("GL: %s\nCUDA: %s\npayload %u bytes, memory %s\n\n",
-              srt::gl::currentContextDescription().c_str(), cudaDeviceDescription().c_str(), bytes,
-              cuda ? "cuda (interop)" : "host (uploads)");
-  Json json;
-  json["gl"] = srt::gl::currentContextDescription();
-  json["cuda"] = cudaDeviceDescription();
-  json["bytes"] = bytes;
+}
 
-  if (interopOnly) {
-    if (!cuda) {
-      std::fprintf(stderr, "--interop-only needs a CUDA device\n");
-      return 1;
-    }
-    runInterop(interopN, ratio, repeats, interopExternal, json);
-    std::ofstream(jsonPath) << json.dump(2) << "\n";
-    std::printf("\nwrote %s\n", jsonPath.c_str());
-    return 0;
-  }
-  const RoofModel roof(measureRoof(roofBytes, repeats));
-  printRoof(roof, json);
+// Every algorithm at every size (GL passes, roofs, with copies), and cub's time for scale.
+struct TimesTable {
+  std::map<std::string, std::vector<Timing>> byAlgorithm;
+  std::vector<double> cubMs;
+};
 
+TimesTable runTimes(const Settings& st, const RoofModel& roof, bool cuda, Json& json) {
   std::map<std::string, std::unique_ptr<Compactor>> made;
-  for (const auto& a : algos) made[a] = Registry::global().create(a);
-  std::unique_ptr<Compactor> cub;
-  if (cuda && Registry::global().find("cub")) cub = Registry::global().create("cub");
-
+  for (const auto& a : st.algos) made[a] = Registry::global().create(a);
   std::printf(
       "== times at keep ratio %.2f (ms, median of %d): GL passes | roof | x roof | "
       "with copies | copies\n",
-      ratio, repeats);
+      st.ratio, st.repeats);
   std::printf("%-18s", "algorithm");
-  for (uint32_t n : sizes) std::printf(" %44s", sizeName(n).c_str());
+  for (uint32_t n : st.sizes) std::printf(" %44s", sizeName(n).c_str());
   std::printf("\n");
-  std::map<std::string, std::vector<Timing>> table;
+  TimesTable out;
   std::vector<Stream> streams;
-  for (uint32_t n : sizes) streams.push_back(makeStream(n, ratio, bytes, cuda, n));
-  for (const auto& a : algos) {
+  for (uint32_t n : st.sizes) streams.push_back(makeStream(n, st.ratio, st.bytes, cuda, n));
+  for (const auto& a : st.algos) {
     std::printf("%-18s", a.c_str());
     for (auto& s : streams) {
-      Timing t = timeOne(*made[a], s, bytes, cuda, repeats);
+      Timing t = timeOne(*made[a], s, st.bytes, cuda, st.repeats);
       const double r = roofMs(roof, t.passes);
       std::printf(" %8.3f | %7.3f | %5.2f | %7.3f | %6.3f", t.glMs, r, t.glMs / r, t.totalMs,
                   t.transferMs);
       std::fflush(stdout);
-      table[a].push_back(t);
-      Json j{{"algorithm", a},
-             {"n", s.n},
-             {"ratio", ratio},
-             {"gl_ms", t.glMs},
-             {"roof_ms", r},
-             {"total_ms", t.totalMs},
-             {"transfer_ms", t.transferMs},
+      Json j{{"algorithm", a},        {"n", s.n},
+             {"ratio", st.ratio},     {"gl_ms", t.glMs},
+             {"roof_ms", r},          {"work_roof_ms", workRoofMs(roof, t.passes)},
+             {"total_ms", t.totalMs}, {"transfer_ms", t.transferMs},
              {"interop", t.interop}};
       for (const auto& [name, ms] : t.steps) j["steps"][name] = ms;
       j["passes"] = passesJson(roof, t);
-      j["work_roof_ms"] = workRoofMs(roof, t.passes);
       json["table"].push_back(j);
+      out.byAlgorithm[a].push_back(std::move(t));
     }
     std::printf("\n");
   }
-  for (const auto& a : algos)
-    std::printf("%-18s %s\n", a.c_str(), table[a].empty() ? "" : table[a][0].interop.c_str());
-  std::vector<double> cubMs;
-  if (cub) {
-    std::printf("%-18s", "cub");
-    std::vector<double> copy;
-    for (auto& s : streams) {
-      cubMs.push_back(timeOne(*cub, s, bytes, true, repeats).totalMs);
-      copy.push_back(deviceCopyMs(s.n, bytes, repeats));
-      std::printf(" %44.3f", cubMs.back());
-      json["table"].push_back({{"algorithm", "cub"},
-                               {"n", s.n},
-                               {"ratio", ratio},
-                               {"total_ms", cubMs.back()},
-                               {"d2d_copy_ms", copy.back()}});
-    }
-    std::printf("\n%-18s", "d2d copy");
-    for (double m : copy) std::printf(" %44.3f", m);
-    std::printf("\n");
+  for (const auto& a : st.algos)
+    std::printf("%-18s %s\n", a.c_str(),
+                out.byAlgorithm[a].empty() ? "" : out.byAlgorithm[a][0].interop.c_str());
+  if (!cuda || !Registry::global().find("cub")) return out;
+  auto cub = Registry::global().create("cub");
+  std::printf("%-18s", "cub");
+  std::vector<double> copy;
+  for (auto& s : streams) {
+    out.cubMs.push_back(timeOne(*cub, s, st.bytes, true, st.repeats).totalMs);
+    copy.push_back(deviceCopyMs(s.n, st.bytes, st.repeats));
+    std::printf(" %44.3f", out.cubMs.back());
+    json["table"].push_back({{"algorithm", "cub"},
+                             {"n", s.n},
+                             {"ratio", st.ratio},
+                             {"total_ms", out.cubMs.back()},
+                             {"d2d_copy_ms", copy.back()}});
   }
+  std::printf("\n%-18s", "d2d copy");
+  for (double m : copy) std::printf(" %44.3f", m);
+  std::printf("\n");
+  return out;
+}
 
+void printTableOne(const Settings& st, const RoofModel& roof, TimesTable& times, Json& json) {
   std::printf(
       "\n== Table I, measured: speed-up of gl-roger (GL passes) over each, and the same "
       "ratio of their roofs; cub: roger is x slower\n");
   std::printf("%-10s %16s %16s %16s %14s\n", "elements", "Horn (roof)", "Blelloch (roof)",
               "G.Shaders (roof)", "CUB");
-  for (size_t i = 0; i < sizes.size() && table.count("gl-roger"); ++i) {
+  auto& table = times.byAlgorithm;
+  const bool cub = !times.cubMs.empty();
+  for (size_t i = 0; i < st.sizes.size() && table.count("gl-roger"); ++i) {
     const Timing& roger = table["gl-roger"][i];
     const double rogerRoof = roofMs(roof, roger.passes);
-    Json row{{"n", sizes[i]}};
-    std::printf("%-10s", sizeName(sizes[i]).c_str());
+    Json row{{"n", st.sizes[i]}};
+    std::printf("%-10s", sizeName(st.sizes[i]).c_str());
     for (const char* other : {"gl-horn", "gl-horn-blelloch", "gl-gs-packing"}) {
       if (!table.count(other)) continue;
       const Timing& t = table[other][i];
@@ -276,30 +246,75 @@ int main(int argc, char** argv) {
       row[other] = speedup;
       row[std::string(other) + "_roof_ratio"] = roofRatio;
     }
-    if (cub) std::printf(" %14.1f", roger.glMs / cubMs[i]);
+    if (cub) std::printf(" %14.1f", roger.glMs / times.cubMs[i]);
     std::printf("\n");
-    row["roger_over_cub"] = cub ? roger.glMs / cubMs[i] : 0.0;
-    row["roger_with_copies_over_cub"] = cub ? roger.totalMs / cubMs[i] : 0.0;
+    row["roger_over_cub"] = cub ? roger.glMs / times.cubMs[i] : 0.0;
+    row["roger_with_copies_over_cub"] = cub ? roger.totalMs / times.cubMs[i] : 0.0;
     json["table1"].push_back(row);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("OpenGL stream compaction benchmark: roof, Table I and Figs. 9-12 of Roger 2007");
+  Settings st;
+  addOptions(app, st);
+  CLI11_PARSE(app, argc, argv);
+  if (!st.diagnoseOne.empty()) return runInteropDiagnoseOne(st.diagnoseOne);
+  if (st.diagnose) return runInteropDiagnose(st.diagnoseSeconds);
+  if (st.quick) {
+    st.sizes = {1u << 14, 1u << 16};
+    st.sweepN = 1u << 16;
+    st.roofBytes = 1u << 18;
+    st.repeats = 3;
+    st.interopN = 1u << 16;
+  }
+  std::string why;
+  if (!srt::gl::glAvailable(&why)) {
+    std::fprintf(stderr, "%s\n", why.c_str());
+    return 1;
+  }
+  const bool cuda = cudaDeviceAvailable();
+  std::printf("GL: %s\nCUDA: %s\npayload %u bytes, memory %s\n\n",
+              srt::gl::currentContextDescription().c_str(), cudaDeviceDescription().c_str(),
+              st.bytes, cuda ? "cuda (interop)" : "host (uploads)");
+  Json json;
+  json["gl"] = srt::gl::currentContextDescription();
+  json["cuda"] = cudaDeviceDescription();
+  json["bytes"] = st.bytes;
+  if (st.interopOnly) {
+    if (!cuda) {
+      std::fprintf(stderr, "--interop-only needs a CUDA device\n");
+      return 1;
+    }
+    runInterop(st.interopN, st.ratio, st.repeats, st.interopExternal, json);
+    std::ofstream(st.jsonPath) << json.dump(2) << "\n";
+    std::printf("\nwrote %s\n", st.jsonPath.c_str());
+    return 0;
+  }
+  const RoofModel roof(measureRoof(st.roofBytes, st.repeats));
+  printRoof(roof, json);
+  TimesTable times = runTimes(st, roof, cuda, json);
+  printTableOne(st, roof, times, json);
 
   std::printf("\n== bytes, roof and time per step at %s, keep ratio %.2f\n",
-              sizeName(sweepN).c_str(), ratio);
-  Stream s = makeStream(sweepN, ratio, bytes, cuda, 4242);
-  for (const auto& a : algos) {
-    const Timing t = timeOne(*made[a], s, bytes, cuda, repeats);
+              sizeName(st.sweepN).c_str(), st.ratio);
+  Stream s = makeStream(st.sweepN, st.ratio, st.bytes, cuda, 4242);
+  for (const auto& a : st.algos) {
+    auto c = Registry::global().create(a);
+    const Timing t = timeOne(*c, s, st.bytes, cuda, st.repeats);
     printSteps(roof, a, t);
     json["per_pass"].push_back({{"algorithm", a},
-                                {"n", sweepN},
+                                {"n", st.sweepN},
                                 {"gl_ms", t.glMs},
                                 {"roof_ms", roofMs(roof, t.passes)},
                                 {"work_roof_ms", workRoofMs(roof, t.passes)},
                                 {"passes", passesJson(roof, t)}});
   }
-
-  if (cuda) runInterop(interopN, ratio, repeats, false, json);
-  if (!noSweeps) runSweeps(roof, s, sweepN, ratio, bytes, cuda, repeats, json);
-  std::ofstream(jsonPath) << json.dump(2) << "\n";
-  std::printf("\nwrote %s\n", jsonPath.c_str());
+  if (cuda) runInterop(st.interopN, st.ratio, st.repeats, false, json);
+  if (!st.noSweeps) runSweeps(roof, s, st.sweepN, st.ratio, st.bytes, cuda, st.repeats, json);
+  std::ofstream(st.jsonPath) << json.dump(2) << "\n";
+  std::printf("\nwrote %s\n", st.jsonPath.c_str());
   return 0;
 }
