@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -16,6 +17,7 @@
 #include "bench/gl/bench_timing.h"
 #include "bench/gl/interop_diagnose.h"
 #include "bench/gl/roof.h"
+#include "bench/gl/shader_stats.h"
 #include "primitives/gl/gl_context.h"
 
 using namespace srt;
@@ -32,7 +34,7 @@ std::string sizeName(uint32_t n) {
 
 Json passesJson(const RoofModel& roof, const Timing& t) {
   Json out = Json::array();
-  for (const auto& p : t.passes)
+  for (const auto& p : t.passes) {
     out.push_back({{"step", p.step},
                    {"read", p.read},
                    {"written", p.written},
@@ -48,6 +50,11 @@ Json passesJson(const RoofModel& roof, const Timing& t) {
                    {"ops_roof_ms", roof.opsMs(p)},
                    {"work_roof_ms", roof.workMs(p)},
                    {"binding", roof.binding(p)}});
+    const ShaderStats d = fragmentShaderStats(p.program);
+    if (d.available)
+      out.back()["driver"] = {
+          {"alu", d.alu}, {"bit_ops", d.bitOps}, {"fetches", d.fetches}, {"control", d.control}};
+  }
   return out;
 }
 
@@ -254,6 +261,23 @@ void printTableOne(const Settings& st, const RoofModel& roof, TimesTable& times,
   }
 }
 
+// The driver's static count of each program's instructions beside ours, where it gives one.
+void printDriverStats(const Timing& t) {
+  std::vector<uint32_t> seen;
+  for (const auto& p : t.passes) {
+    if (p.program == 0 || std::find(seen.begin(), seen.end(), p.program) != seen.end()) continue;
+    seen.push_back(p.program);
+    const ShaderStats d = fragmentShaderStats(p.program);
+    if (!d.available) {
+      std::printf("  (the driver gives no instruction counts: NVIDIA's program binary does)\n");
+      return;
+    }
+    std::printf("  %-26s driver (static) alu/bit/fetch/control %u/%u/%u/%u; counted %.0f/%.0f/%.0f\n",
+                p.step.c_str(), d.alu, d.bitOps, d.fetches, d.control, p.ops.alu, p.ops.bitOps,
+                p.ops.fetches);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,6 +329,7 @@ int main(int argc, char** argv) {
     auto c = Registry::global().create(a);
     const Timing t = timeOne(*c, s, st.bytes, cuda, st.repeats);
     printSteps(roof, a, t);
+    printDriverStats(t);
     json["per_pass"].push_back({{"algorithm", a},
                                 {"n", st.sweepN},
                                 {"gl_ms", t.glMs},

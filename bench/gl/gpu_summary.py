@@ -107,7 +107,8 @@ else:
     roger4 = rows.get("gl-roger", {}).get(1 << 22)
     if roger4:  # every step of the default at 4M, with both roofs
         print("== gl-roger at 4M per step: passes, MB read/written, fragments, alu/bit/fetch a"
-              " fragment, byte roof, max(bytes, work) roof (bound by), GL (or host) ms")
+              " fragment, byte roof, max(bytes, work) roof (bound by), GL (or host) ms; the"
+              " driver's static alu/bit/fetch/control where it gives them")
         steps = roger4.get("steps", {})
         for step in step_order(roger4):
             ms = steps.get(step, 0)
@@ -117,10 +118,13 @@ else:
             rd = sum(p["read"] for p in ps) / 1e6
             wr = sum(p["written"] for p in ps) / 1e6
             fr = sum(p.get("fragments", 0) for p in ps)
-            print("  %-24s %3d %6.2f %6.2f %8d %12s %7.4f %7.4f %-6s %7.4f" %
+            drv = most.get("driver")
+            print("  %-24s %3d %6.2f %6.2f %8d %12s %7.4f %7.4f %-6s %7.4f%s" %
                   (step, len(ps), rd, wr, fr, "%.0f/%.0f/%.0f" % (most.get("alu", 0),
                    most.get("bit_ops", 0), most.get("fetches", 0)), rf, wf,
-                   most.get("binding", ""), ms))
+                   most.get("binding", ""), ms,
+                   "  driver %d/%d/%d/%d" % (drv["alu"], drv["bit_ops"], drv["fetches"],
+                                             drv["control"]) if drv else ""))
         print("  %-24s %3d byte roof %.4f (x%.2f), max roof %.4f (x%.2f), GL %.4f"
               "  (target <= 1.2 ms, <= 2x roof)" %
               ("GL passes", len(roger4.get("passes", [])), roger4["roof_ms"],
