@@ -90,7 +90,8 @@ else:
                 parts.append("%s Horn %5.2f [%5.2f] Blelloch %5.2f [%5.2f]" %
                              (size(n), h["gl_ms"] / r["gl_ms"], h["roof_ms"] / r["roof_ms"],
                               b["gl_ms"] / r["gl_ms"], b["roof_ms"] / r["roof_ms"]))
-        print("  %s: %s" % (algo, "; ".join(parts)))
+        if parts:
+            print("  %s: %s" % (algo, "; ".join(parts)))
     def step_order(r):  # the passes' order (the JSON object's keys are sorted), then the rest
         order = []
         for p in r.get("passes", []):
