@@ -60,10 +60,10 @@ Json passesJson(const RoofModel& roof, const Timing& t) {
 
 void printRoof(const RoofModel& roof, Json& json) {
   std::printf("== roof: fragment copy lines (median GL time)\n");
-  std::printf("%-36s %10s %10s %10s %9s %8s\n", "line", "fragments", "MB read", "MB written", "ms",
+  std::printf("%-50s %10s %10s %10s %9s %8s\n", "line", "fragments", "MB read", "MB written", "ms",
               "GB/s");
   for (const RoofLine& l : roof.lines()) {
-    std::printf("%-36s %10llu %10.2f %10.2f %9.4f %8.1f\n", l.name.c_str(),
+    std::printf("%-50s %10llu %10.2f %10.2f %9.4f %8.1f\n", l.name.c_str(),
                 (unsigned long long)l.fragments, l.bytesRead / 1e6, l.bytesWritten / 1e6, l.ms,
                 l.gbPerS());
     json["roof"].push_back({{"name", l.name},
@@ -81,15 +81,16 @@ void printRoof(const RoofModel& roof, Json& json) {
       "A pass's byte roof: the empty pass + (bytes read + written) / the rw GB/s of its output "
       "texel size and target count.\n");
   std::printf("Work rates (the difference of each kind's two lines):");
-  for (const char* mode : {"alu", "bitops", "fetch"}) {
+  for (const char* mode : {"alu", "bitops", "fetch", "gslines"}) {
     const double ms = roof.opMs(mode);
-    std::printf("  %s %.4f ns/op (%.1f G/s)", mode, ms * 1e6, ms > 0 ? 1e-6 / ms : 0.0);
+    std::printf("  %s %.4f ns/op (%.2f G/s)", mode, ms * 1e6, ms > 0 ? 1e-6 / ms : 0.0);
     json["op_ns"][mode] = ms * 1e6;
   }
   std::printf(
-      "\nA pass's work roof: the empty pass + fragments x the slowest of its ALU, bit-op and fetch "
-      "counts a fragment (counted from the shaders: primitives/compaction/gl/gl_costs.h) at these "
-      "rates; its roof: the larger of the two.\n\n");
+      "\nA pass's work roof: the empty pass + the slowest of fragments x its ALU, bit-op and fetch "
+      "counts a fragment (counted from the shaders: primitives/compaction/gl/gl_costs.h) and its "
+      "lines (gslines: a line through a geometry shader), at these rates; its roof: the larger of "
+      "the two.\n\n");
 }
 
 // Per step of one algorithm: passes, bytes, fragments and the work of each, the byte roof, the

@@ -175,19 +175,38 @@ RoofLine copyLine(const Format& f, const std::string& mode, uint32_t targets, ui
   return l;
 }
 
-RoofLine linesLine(uint64_t bytes, int repeats, GLuint vao, Timer& timer) {
+// The concatenation's geometry stage: each line passed through (up to four vertices out, as the
+// wrap at row ends allows).
+const char* kLinesGeom = R"(#version 450 core
+layout(lines) in;
+layout(line_strip, max_vertices = 4) out;
+void main() {
+  for (int e = 0; e < 2; ++e) {
+    gl_Position = gl_in[e].gl_Position;
+    EmitVertex();
+  }
+  EndPrimitive();
+})";
+
+// Lines of `len` texels; `geometry`: through kLinesGeom ("gslines", whose two lengths give the
+// cost of a line beside its fragments' bytes).
+RoofLine linesLine(uint64_t bytes, uint32_t len, bool geometry, int repeats, GLuint vao,
+                   Timer& timer) {
   const Format& f = kFormats[2];  // R32UI
-  const uint32_t len = 128;
   Targets t(f, std::max<uint64_t>(len, bytes / 4), 1);
-  Program p("roof lines",
-            {{GL_VERTEX_SHADER, kLinesVert}, {GL_FRAGMENT_SHADER, copyShader(f, "rw", 1)}});
+  std::vector<Program::Stage> stages{{GL_VERTEX_SHADER, kLinesVert},
+                                     {GL_FRAGMENT_SHADER, copyShader(f, "rw", 1)}};
+  if (geometry) stages.push_back({GL_GEOMETRY_SHADER, kLinesGeom});
+  Program p("roof lines", stages);
   t.bind(p);
   p.set("log2w", uint32_t(__builtin_ctz(t.width)));
   p.set("rows", t.rows);
   p.set("len", len);
-  RoofLine l = startLine(p, vao, "lines", f, uint64_t(t.width) * t.rows);
+  RoofLine l = startLine(p, vao, geometry ? "gslines" : "lines", f, uint64_t(t.width) * t.rows);
+  l.steps = len;
   l.bytesRead = l.bytesWritten = l.fragments * 4;
-  l.name = "lines rw R32UI (128 texels each)";
+  l.name = "lines rw R32UI (" + std::to_string(len) + " texels each" +
+           (geometry ? ", geometry shader)" : ")");
   const GLsizei vertices = GLsizei(l.fragments / len * 2);
   l.ms = timer.median(repeats, [&] { SRT_GL_CHECK(glDrawArrays(GL_LINES, 0, vertices)); });
   return l;
@@ -294,7 +313,8 @@ std::vector<RoofLine> measureRoof(uint64_t bytes, int repeats) {
       lines.push_back(copyLine(kFormats[2], mode, targets, bytes, repeats, vao, timer));
   for (const char* mode : {"write", "rw"})
     lines.push_back(copyLine(kFormats[6], mode, 4, bytes, repeats, vao, timer));
-  lines.push_back(linesLine(bytes, repeats, vao, timer));
+  lines.push_back(linesLine(bytes, 128, false, repeats, vao, timer));
+  for (uint32_t len : {16u, 128u}) lines.push_back(linesLine(bytes, len, true, repeats, vao, timer));
   lines.push_back(gatherLine(bytes, repeats, vao, timer));
   lines.push_back(computeLine(bytes, repeats, timer));
   // A quarter of the copy lines' fragments: the longest line runs 64 operations on each.
@@ -337,6 +357,10 @@ double RoofModel::opMs(const std::string& mode) const {
     if (!hi || l.steps > hi->steps) hi = &l;
   }
   if (!lo || lo == hi) return 0;
+  // Lines: the same fragments in more, shorter lines; the time they add over the lines added.
+  if (mode == "gslines")
+    return std::max(0.0, lo->ms - hi->ms) /
+           (double(lo->fragments) / lo->steps - double(hi->fragments) / hi->steps);
   // The alu line's step is three operations; the bitops line's is counted as its bit op.
   const double ops = double(hi->steps - lo->steps) * hi->fragments * (mode == "alu" ? 3 : 1);
   return std::max(0.0, hi->ms - lo->ms) / ops;
@@ -344,18 +368,18 @@ double RoofModel::opMs(const std::string& mode) const {
 
 namespace {
 struct Work {
-  double alu, bitOps, fetches;
+  double alu, bitOps, fetches, lines;
 };
 Work workOf(const RoofModel& roof, const compaction::gl::PassRecord& p) {
   const double n = double(p.fragments);
   return {n * p.ops.alu * roof.opMs("alu"), n * p.ops.bitOps * roof.opMs("bitops"),
-          n * p.ops.fetches * roof.opMs("fetch")};
+          n * p.ops.fetches * roof.opMs("fetch"), double(p.primitives) * roof.opMs("gslines")};
 }
 }  // namespace
 
 double RoofModel::opsMs(const compaction::gl::PassRecord& p) const {
   const Work w = workOf(*this, p);
-  const double most = std::max({w.alu, w.bitOps, w.fetches});
+  const double most = std::max({w.alu, w.bitOps, w.fetches, w.lines});
   return most > 0 ? emptyPassMs() + most : 0;
 }
 
@@ -366,7 +390,8 @@ double RoofModel::workMs(const compaction::gl::PassRecord& p) const {
 std::string RoofModel::binding(const compaction::gl::PassRecord& p) const {
   if (opsMs(p) <= passMs(p)) return "bytes";
   const Work w = workOf(*this, p);
-  return w.alu >= w.bitOps && w.alu >= w.fetches ? "alu" : w.bitOps >= w.fetches ? "bitops" : "fetch";
+  const double most = std::max({w.alu, w.bitOps, w.fetches, w.lines});
+  return most == w.alu ? "alu" : most == w.bitOps ? "bitops" : most == w.fetches ? "fetch" : "lines";
 }
 
 double roofMs(const RoofModel& roof, const std::vector<compaction::gl::PassRecord>& passes) {

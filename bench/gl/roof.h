@@ -8,9 +8,10 @@
 // and target count. Beside the bytes, what a fragment executes: "alu", "bitops" and "fetch" lines
 // run K dependent integer steps, K dependent popcount steps or K fetches of a small (cached)
 // texture per fragment, each at two K, and their difference gives the time of one operation of
-// that kind on the units that run fragment work. A pass's work roof is the empty pass plus its
-// fragments times the slowest of its ALU, bit-op and fetch counts (gl_costs.h) at those rates; its
-// roof is the larger of the two.
+// that kind on the units that run fragment work; "gslines" copy the same fragments in lines of 16
+// and of 128 texels through a pass-through geometry shader, whose difference is the cost of a line.
+// A pass's work roof is the empty pass plus the slowest of its fragments times its ALU, bit-op and
+// fetch counts (gl_costs.h) and its lines, at those rates; its roof is the larger of the two.
 #pragma once
 
 #include <cstdint>
@@ -45,13 +46,13 @@ class RoofModel {
   const RoofLine& lineFor(const compaction::gl::PassRecord& p) const;
   double passMs(const compaction::gl::PassRecord& p) const;
   double emptyPassMs() const;
-  // Milliseconds of one operation of a kind ("alu", "bitops", "fetch"): the difference of its two
-  // lines over the operations added; 0 when not measured.
+  // Milliseconds of one operation of a kind ("alu", "bitops", "fetch", "gslines": a line): the
+  // difference of its two lines over the operations (or lines) added; 0 when not measured.
   double opMs(const std::string& mode) const;
   // The pass's work roof (0 when its work is not counted), and the larger of it and passMs().
   double opsMs(const compaction::gl::PassRecord& p) const;
   double workMs(const compaction::gl::PassRecord& p) const;
-  // Which roof binds the pass: "bytes", "alu", "bitops" or "fetch".
+  // Which roof binds the pass: "bytes", "alu", "bitops", "fetch" or "lines".
   std::string binding(const compaction::gl::PassRecord& p) const;
 
  private:

@@ -283,6 +283,7 @@ void BlockCompactor::concatenate(const Texture& local, uint32_t localLog2w, cons
   r.readPerKept = (aligned == 16 ? 1 : srt::gl::texelBytes(local.format()) / 4) + emit.readPerKept;
   r.writtenPerKept = emit.writtenPerKept;
   r.keptPerFragment = emit.quad ? 4 : 1;
+  r.primitives = numBlocks_;
   r.ops = costs::concat(emit.quad, aligned, emit.fused ? uint32_t(emit.targets.size()) : 0);
   r.program = p.id();
   passes_.record(r);
@@ -300,6 +301,7 @@ void BlockCompactor::concatenate(const Texture& local, uint32_t localLog2w, cons
   h.read = uint64_t(numBlocks_) * (2 * srt::gl::texelBytes(blockScan_->format()) + 16 * r.targets);
   h.written = uint64_t(numBlocks_) * 16 * r.targets;  // at most: blocks starting inside a texel
   h.readPerKept = h.writtenPerKept = h.keptPerFragment = 0;
+  h.primitives = 0;  // points without a geometry stage: not priced as lines
   h.fragments = uint64_t(numBlocks_) * 3 / 4;  // blocks starting inside a texel, for random counts
   h.program = heads.id();
   passes_.record(h);

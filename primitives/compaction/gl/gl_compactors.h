@@ -116,6 +116,7 @@ struct PassRecord {
   uint32_t readPerKept = 0, writtenPerKept = 0;
   uint64_t fragments = 0;         // full-target passes: the target's texels (the viewport)
   uint32_t keptPerFragment = 0;   // line passes: fragments = survivors / this, added with them
+  uint64_t primitives = 0;        // line passes: the lines drawn (one a block)
   OpCount ops;                    // per fragment
   uint32_t program = 0;           // the GL program that ran it (for the driver's statistics)
 };
