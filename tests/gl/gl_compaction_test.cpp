@@ -164,10 +164,7 @@ TEST_P(GlCompaction, CudaMemoryThroughInterop) {
 // Every registered GL name, plus the option combinations worth a run of their own. Sengupta's
 // hybrid gets a small `parallelism` so both its reduce and its Hillis-Steele part run here.
 std::vector<std::string> specs() {
-  std::vector<std::string> out;
-  for (const auto& e : Registry::global().entries())
-    if (e.info.device == Device::Gl) out.push_back(e.info.name);
-  for (const char* s : {"gl-roger:block=8",
+  return testing::glSpecs({"gl-roger:block=8",
                         "gl-roger:block=2048",
                         "gl-roger:block=256",
                         "gl-roger:block=32",
@@ -210,19 +207,11 @@ std::vector<std::string> specs() {
                         "gl-binary-tree:block=8",
                         "gl-binary-tree:block=2048,scan=blelloch",
                         "gl-binary-tree:block=256",
-                        "gl-binary-tree:block=512,output=element"})
-    out.push_back(s);
-  return out;
+                        "gl-binary-tree:block=512,output=element"});
 }
 
-std::string testName(const ::testing::TestParamInfo<std::string>& p) {
-  std::string s = p.param;
-  for (char& ch : s)
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllGl, GlCompaction, ::testing::ValuesIn(specs()), testName);
+INSTANTIATE_TEST_SUITE_P(AllGl, GlCompaction, ::testing::ValuesIn(specs()),
+                         testing::specTestName);
 
 TEST(GlCompactionRegistry, AllVariantsAreRegisteredWithTheirOrdering) {
   for (const char* name : {"gl-roger", "gl-horn", "gl-horn-blelloch", "gl-gs-packing",
