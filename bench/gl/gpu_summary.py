@@ -53,7 +53,7 @@ else:
             "%s %.4f ns (%.0f G/s)" % (k, v, 1 / v if v > 0 else 0) for k, v in ops.items()))
     print("== GL passes | byte roof | x roof | with copies (ms) [x max(bytes, work) roof],"
           " keep ratio 0.6")
-    print("  %-17s" % "algorithm" + "".join("%42s" % size(n) for n in sizes))
+    print("  %-30s" % "algorithm" + "".join("%42s" % size(n) for n in sizes))
     for algo, by in rows.items():
         cells = []
         for n in sizes:
@@ -67,7 +67,7 @@ else:
                              (r["gl_ms"], r["roof_ms"], x, r["total_ms"], w))
             else:
                 cells.append("%42s" % ("%.3f (d2d %.3f)" % (r["total_ms"], r.get("d2d_copy_ms", 0))))
-        print("  %-17s" % algo + "".join(cells))
+        print("  %-30s" % algo + "".join(cells))
     print("== Table I: speed-up of gl-roger (GL passes) [ratio of roofs]; paper 1M 7.8/3.7/1.9,"
           " 4M 9.1/3.6/2.0, 16M -/4.8/-")
     for row in bench.get("table1", []):
@@ -201,7 +201,10 @@ for line in text("renders.list"):
            xfer, 100 * xfer / comp if comp else 0, same))
     for l in text(f"render-{name}.txt"):
         if l.startswith("streamrt: GL compaction,") or "note:" in l:
-            print("    " + l[:700])
+            # In full for the default and the variants this branch adds; the rest shortened, so
+            # the summary fits the 12,000 characters a run's tail shows.
+            full = name in ("roger", "roger-aligned", "roger-wide", "roger-plain")
+            print("    " + l[:700 if full else 260])
 
 for name, n in (("bench_interop_external.txt", 30), ("interop_diagnose.txt", 25)):
     lines = text(name, n)

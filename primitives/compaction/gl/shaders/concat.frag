@@ -1,8 +1,10 @@
 // Each fragment of a block's line copies elements of the block's reduced prefix: it reads the
 // in-block offset the search left there and writes that element's fields (or its index). With
 // SRT_QUAD a fragment is a 16-byte texel of four output elements; those of other blocks are
-// written as zeros, and the blocks that start inside the texel OR theirs in (concat.vert).
-uniform usampler2D local;  // in-block offsets, four to a texel
+// written as zeros, and the blocks that start inside the texel OR theirs in (concat.vert). With
+// SRT_ALIGNED (offsets=aligned|wide) the search laid the offsets out in output texels: one fetch
+// a fragment, each offset already in its component (search_aligned.frag).
+uniform usampler2D local;  // in-block offsets, four to a texel (SRT_WIDE: sixteen)
 uniform uint localLog2w;
 uniform uint blockLog2;
 uniform uint log2w;  // output layout (texels)
