@@ -46,6 +46,7 @@ timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 
   --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
   gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 gl-roger:search=plain \
   gl-roger:offsets=aligned gl-roger:offsets=wide gl-roger:offsets=wide,radix=8 \
+  gl-roger:offsets=wide,wrap=draw-twice \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
