@@ -11,6 +11,7 @@
 #include "primitives/common/memory.h"
 #include "renderer/accel/gpu/build_steps.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/level_counts.h"
 
 namespace srt::kdgpu {
 
@@ -76,9 +77,19 @@ class StageTimer {
   std::vector<Stage> marks_;
 };
 
+// The large levels' counts (entry l: level l; after the last level, the totals) and the overflow
+// flag of a replayed build; read back in one piece before finalize, entry by entry with sync
+// levels. A level is deeper than its parent, so there are at most kKdMaxDepth levels.
+constexpr uint32_t kMaxLevelEntries = kKdMaxDepth + 2;
+struct BuildState {
+  uint32_t overflow;
+  LevelCounts levels[kMaxLevelEntries];
+};
+
 // The device arrays of one build, named as the host reference's (host_reference.cpp).
 struct BuildArrays {
   DeviceArray<BuildCounters> counters;
+  DeviceArray<BuildState> state;
   DeviceArray<Ref> curRef, dRef, cRef;  // level references, doubled stream, child lists
   DeviceArray<Bounds3f> curBox, tight;  // the bounds reduction's input and output
   DeviceArray<uint32_t> curOwner, offsets;
