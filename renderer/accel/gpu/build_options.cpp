@@ -84,11 +84,23 @@ void envInt(const char* name, int min, int max, int* out) {
 
 }  // namespace
 
+const char* toString(GpuKdLevels levels) {
+  switch (levels) {
+    case GpuKdLevels::Replay:
+      return "replay";
+    case GpuKdLevels::Graph:
+      return "graph";
+    default:
+      return "sync";
+  }
+}
+
 GpuKdBuildOptions withEnvironment(GpuKdBuildOptions o) {
   if (const int c = envChoice("SRT_KD_SMALL_REUSE", {"0", "1"}); c >= 0) o.smallReuseBoxes = c == 1;
   if (const int c = envChoice("SRT_KD_CLIP", {"poly", "stream"}); c >= 0) o.streamingClip = c == 1;
   if (const int c = envChoice("SRT_KD_SPLIT", {"thread", "warp"}); c >= 0) o.splitPerWarp = c == 1;
-  if (const int c = envChoice("SRT_KD_LEVELS", {"sync", "replay"}); c >= 0) o.replayLevels = c == 1;
+  if (const int c = envChoice("SRT_KD_LEVELS", {"sync", "replay", "graph"}); c >= 0)
+    o.levels = GpuKdLevels(c);
   envInt("SRT_KD_SMALL_CARVEOUT", -1, 100, &o.smallCarveout);
   envInt("SRT_KD_REPLAY_SLACK", 0, 100, &o.replaySlack);
   return o;

@@ -15,6 +15,7 @@
 #include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/build_scratch.h"
 #include "renderer/accel/gpu/device_steps.h"
+#include "renderer/accel/gpu/level_graph.h"
 #include "renderer/accel/gpu/level_plan.h"
 #include "renderer/accel/gpu/segmented_boxes.h"
 
@@ -64,19 +65,21 @@ class BuildScratch {
     counters_ = a_.counters.reserve(1, stream);
     state_ = a_.state.reserve(1, stream);
     timer_.start(stream);
-    for (bool mayReplay = o_.replayLevels;; mayReplay = false) {
+    for (bool mayReplay = o_.levels != GpuKdLevels::Sync;; mayReplay = false) {
       if (!setup()) {
         plan_ = {};
         return emptyTree(&st);
       }
       const bool replay = mayReplay && canReplay();
       st.replayed = st.replayed || replay;
+      graphed_ = false;
       if (std::optional<DeviceKdTree> tree = runStages(replay)) {
         timer_.report(&st);
         const LevelCounts& totals = hostState_[0].levels[plan_.numLevels()];
         st.largeNodeLevels = plan_.numLevels();
         st.largeNodes = totals.base;
         st.terminals = totals.termBase;
+        st.graphed = graphed_;
         return std::move(*tree);
       }
       st.retried = true;
@@ -101,6 +104,10 @@ class BuildScratch {
   // Empty when a replayed build outgrew its launches.
   std::optional<DeviceKdTree> runStages(bool replay) {
     levels_.clear();
+    if (!replay || o_.levels != GpuKdLevels::Graph) {  // the primitives' scratch may move
+      graph_.reset();
+      graph_.pending.clear();
+    }
     SRT_CUDA_CHECK(cudaMemsetAsync(&state_->overflow, 0, sizeof(uint32_t), stream_));
     if (rootIsTerminal())
       rootTerminal();
@@ -207,7 +214,7 @@ class BuildScratch {
     for (uint32_t l = 0; cur.nodes > 0; ++l) {
       if (l + 1 >= kMaxLevelEntries) throw std::logic_error("GpuKdTreeBuilder: too many levels");
       const LevelCaps caps = exactCaps(cur);
-      reserveLevel(caps, cur.nodes, cur.base, cur.termBase, cur.termRefBase, cur.refs);
+      reserveLevel(a_, caps, {cur.nodes, cur.base, cur.termBase, cur.termRefBase, cur.refs}, stream_);
       largeLevel(l, caps);
       readLevel(l + 1);
       cur = hostState_[0].levels[l + 1];
@@ -223,46 +230,59 @@ class BuildScratch {
   // No round trip: the previous build's levels plus slack, every array reserved up front.
   void replayLargeStage() {
     const ReplayCaps r = replayCaps(plan_, o_.replaySlack);
-    reserveLevel(r.max, 0, 0, 0, 0, V_);
+    reserveLevel(a_, r.max, {0, 0, 0, 0, V_}, stream_);
     uploadRoot();
-    for (uint32_t l = 0; l < r.levels.size(); ++l) {
-      largeLevel(l, r.levels[l]);
-      std::swap(a_.levelIn, a_.levelNext);
-    }
+    if (o_.levels == GpuKdLevels::Graph && !graph_.unsupported)
+      graphLevels(r);
+    else
+      replayLevels(r);
     capLarge_ = r.max.large;
     capTerms_ = r.smallTerms;
     capTermRefs_ = r.smallRefs;
   }
 
-  // Every array a level of `caps` uses; the keep counts are what earlier levels left in them.
-  void reserveLevel(const LevelCaps& caps, uint32_t keepNodes, uint32_t keepLarge,
-                    uint32_t keepTerms, uint32_t keepTermRefs, uint32_t keepRefs) {
-    const size_t C = 2ull * caps.nodes, D = 2ull * caps.refs, K = kBinCounters;
-    // Both level arrays get the same capacity, so which one is "next" (they swap every level)
-    // never decides whether a rebuild allocates.
-    a_.levelIn.reserve(C, stream_, keepNodes);
-    a_.levelNext.reserve(C, stream_);
-    a_.large.reserve(std::max<size_t>(caps.large, 1), stream_, keepLarge);
-    a_.curRef.reserve(D, stream_, keepRefs);
-    a_.curBox.reserve(caps.refs, stream_);
-    a_.curOwner.reserve(caps.refs, stream_);
-    a_.offsets.reserve(caps.nodes + 1, stream_);
-    a_.tight.reserve(caps.nodes, stream_);
-    a_.partial.reserve(K * caps.chunks, stream_);
-    a_.binOwner.reserve(K * caps.chunks, stream_);
-    a_.binOffsets.reserve(K * caps.nodes + 1, stream_);
-    a_.binCounts.reserve(K * caps.nodes, stream_);
-    for (auto* refs : {&a_.dRef, &a_.cRef}) refs->reserve(D, stream_);
-    for (auto* keep : {&a_.dKeep, &a_.keepB}) keep->reserve(D, stream_);
-    a_.childStart.reserve(C + 1, stream_);
-    a_.handle.reserve(C, stream_);
-    a_.info.reserve(C, stream_);
-    a_.scanIn.reserve(C, stream_);
-    a_.scanOut.reserve(C, stream_);
-    a_.scanTemp.reserve(scanChildrenTempBytes(uint32_t(C)), stream_);
-    a_.terms.reserve(std::max<size_t>(caps.terms, 1), stream_, keepTerms);
-    a_.termTri.reserve(caps.termRefs, stream_, keepTermRefs);
-    a_.termBox.reserve(caps.termRefs, stream_, keepTermRefs);
+  // The level arrays swap every level and are swapped back after an odd count, so each replay
+  // (and a graph of it) reads the root from the same array.
+  void replayLevels(const ReplayCaps& r) {
+    for (uint32_t l = 0; l < r.levels.size(); ++l) {
+      largeLevel(l, r.levels[l]);
+      std::swap(a_.levelIn, a_.levelNext);
+    }
+    if (r.levels.size() % 2) std::swap(a_.levelIn, a_.levelNext);
+  }
+
+  // The loop as a graph: relaunched when its key repeats, captured at the second alike replay
+  // (the first may still grow the primitives' scratch, which a capture cannot do).
+  void graphLevels(const ReplayCaps& r) {
+    std::vector<uintptr_t> key =
+        levelGraphKey(a_, mesh_, V_, counters_, state_, r.levels);
+    if (!graph_.exec || key != graph_.key) {
+      graph_.reset();
+      if (key != graph_.pending) {
+        graph_.pending = std::move(key);
+        replayLevels(r);
+        return;
+      }
+      if (!captureStream_.get()) captureStream_ = OwnedStream::nonBlocking();
+      const uint32_t* levelIn = reinterpret_cast<const uint32_t*>(a_.levelIn.data());
+      const cudaStream_t stream = stream_;
+      stream_ = captureStream_.get();
+      timer_.pause(true);
+      const bool captured = captureLevelGraph(graph_, key, stream_, [&] { replayLevels(r); });
+      timer_.pause(false);
+      stream_ = stream;
+      if (!captured) {  // nothing ran: the loop again, enqueued
+        if (reinterpret_cast<const uint32_t*>(a_.levelIn.data()) != levelIn)
+          std::swap(a_.levelIn, a_.levelNext);
+        levels_.clear();
+        replayLevels(r);
+        return;
+      }
+    }
+    timer_.mark(kLevels);
+    launchLevelGraph(graph_, stream_);
+    levels_ = r.levels;
+    graphed_ = true;
   }
 
   // Node bounds, then bin counts (chunk histograms summed by the int segmented reduction), then
@@ -417,6 +437,9 @@ class BuildScratch {
   // Capacities of the large-node and terminal arrays the small stage and finalize cover.
   uint32_t capLarge_ = 0, capTerms_ = 0, capTermRefs_ = 0;
   LevelPlan plan_;  // the last build's levels, kept for a replay
+  LevelGraph graph_;
+  OwnedStream captureStream_;  // made on the first capture
+  bool graphed_ = false;      // this build launched the level graph
 };
 
 }  // namespace kdgpu

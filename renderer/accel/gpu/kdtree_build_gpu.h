@@ -31,6 +31,14 @@
 
 namespace srt {
 
+// How the large-node levels are launched (each builds the same tree).
+enum class GpuKdLevels {
+  Sync,    // sized by the counts read back after each level: one round trip a level
+  Replay,  // sized by the previous build's counts plus slack: no round trip until finalize
+  Graph,   // as Replay, the level loop captured once as a CUDA graph and relaunched while
+           // the same arrays and sizes repeat (a second alike replay captures it)
+};
+
 struct GpuKdBuildOptions {
   // A segmented reduction registered for boxes and for ints (node bounds, bin counts): one of
   // gpuKdSegmentedReductionNames() (segmented_boxes.h).
@@ -57,12 +65,13 @@ struct GpuKdBuildOptions {
   // 25% took the Conference Room's small-node stage from 9.5 to 6.9 ms on an H200 (the driver
   // chose the full carve-out; 75% gave 8.1 ms).
   int smallCarveout = 25;  // SRT_KD_SMALL_CARVEOUT=-1..100
-  // Large levels launched without a round trip each, sized by the previous build of as many
-  // triangles (its counts plus replaySlack percent); the first build, and one that outgrows
-  // them, runs sync levels.
-  bool replayLevels = false;  // SRT_KD_LEVELS=sync|replay
-  int replaySlack = 10;       // SRT_KD_REPLAY_SLACK=0..100
+  // Replay and Graph size the levels by the previous build of as many triangles (its counts
+  // plus replaySlack percent); the first build, and one that outgrows them, runs sync levels.
+  GpuKdLevels levels = GpuKdLevels::Sync;  // SRT_KD_LEVELS=sync|replay|graph
+  int replaySlack = 10;                    // SRT_KD_REPLAY_SLACK=0..100
 };
+
+const char* toString(GpuKdLevels levels);  // "sync", "replay", "graph"
 
 // The options with SRT_KD_SMALL_REUSE, SRT_KD_CLIP, SRT_KD_SPLIT, SRT_KD_SMALL_CARVEOUT,
 // SRT_KD_LEVELS and SRT_KD_REPLAY_SLACK applied (unset or empty: unchanged); throws std::invalid_argument for a value it does not know.
@@ -78,6 +87,8 @@ struct GpuKdBuildStats {
   size_t primIndices = 0;  // entries of the primitive index array (one-triangle leaves have none)
   bool replayed = false;   // the large levels ran from the previous build's counts
   bool retried = false;    // ... and outgrew them: built again with sync levels (both in totalMs)
+  bool graphed = false;    // ... as one CUDA graph launch, timed as levelsMs (not by stage)
+  double levelsMs = 0;     // the graph launch of the large levels
 };
 
 // Throws std::invalid_argument naming the bad option (ranges, unknown or unordered primitives;

@@ -73,8 +73,10 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
   SmallShared& shared = *reinterpret_cast<SmallShared*>(sharedStorage);
   const uint32_t t = blockIdx.x;
   if (*overflow || t >= totals->termBase) return;
-  if (totals->termBase > capTerms || totals->termRefBase > capTermRefs) {
-    *overflow = 1;  // the scratch was sized for fewer: the host rebuilds with sync levels
+  if (totals->nodes > 0 || totals->termBase > capTerms || totals->termRefBase > capTermRefs) {
+    // Large nodes left after the last replayed level, or more terminals than the scratch was
+    // sized for: the host rebuilds with sync levels.
+    *overflow = 1;
     return;
   }
   const Terminal term = terms[t];
