@@ -267,12 +267,10 @@ int main(int argc, char** argv) {
         int(variants.smallReuseBoxes), variants.streamingClip ? "stream" : "poly",
         variants.splitPerWarp ? "warp" : "thread", variants.smallCarveout,
         toString(variants.levels), variants.replaySlack);
-    out["variants"] = {{"smallReuseBoxes", variants.smallReuseBoxes},
-                       {"streamingClip", variants.streamingClip},
-                       {"splitPerWarp", variants.splitPerWarp},
-                       {"smallCarveout", variants.smallCarveout},
-                       {"levels", toString(variants.levels)},
-                       {"replaySlack", variants.replaySlack}};
+    out["variants"] = {
+        {"smallReuseBoxes", variants.smallReuseBoxes}, {"streamingClip", variants.streamingClip},
+        {"splitPerWarp", variants.splitPerWarp},       {"smallCarveout", variants.smallCarveout},
+        {"levels", toString(variants.levels)},         {"replaySlack", variants.replaySlack}};
     for (const std::string& path : meshes) {
       const HostMesh mesh = bench::refineTo(loadMesh(path), refineTriangles);
       const uint32_t tris = uint32_t(mesh.indices.size() / 3);

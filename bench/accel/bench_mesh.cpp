@@ -72,7 +72,8 @@ HostMesh refineTo(const HostMesh& in, uint32_t triangles) {
   auto longest = [&m](uint32_t t, int* edge) {
     float best = -1.f;
     for (int e = 0; e < 3; ++e) {
-      const Vec3f d = m.positions[m.indices[3 * t + (e + 1) % 3]] - m.positions[m.indices[3 * t + e]];
+      const Vec3f d =
+          m.positions[m.indices[3 * t + (e + 1) % 3]] - m.positions[m.indices[3 * t + e]];
       const float len = dot(d, d);
       if (len > best) best = len, *edge = e;
     }

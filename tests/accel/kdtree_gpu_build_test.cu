@@ -278,8 +278,7 @@ TEST(KdTreeGpuBuild, ReplayedLevelsBuildTheSameTree) {
         for (int k = 0; k < 4; ++k) {  // Graph: the third build captures, the fourth relaunches
           EXPECT_TRUE(sameTree(replay.buildToHost(dm.view, nullptr, &st), reference))
               << mesh.name << ", " << toString(levels) << ", slack " << slack << ", build " << k;
-          if (k > 0)
-            EXPECT_TRUE(st.replayed && !st.retried) << mesh.name << ", slack " << slack;
+          if (k > 0) EXPECT_TRUE(st.replayed && !st.retried) << mesh.name << ", slack " << slack;
         }
       }
     }

@@ -13,7 +13,8 @@ constexpr uint32_t kBlock = 256;
 
 // The bin reduction's offsets past the level's nodes, over the whole grid: the padding segments
 // end where the level's chunks do, the last one at the padded chunk count.
-__device__ inline void padBinOffsets(const LevelCounts& c, const LevelCaps& caps, uint32_t* offsets) {
+__device__ inline void padBinOffsets(const LevelCounts& c, const LevelCaps& caps,
+                                     uint32_t* offsets) {
   const uint32_t K = kBinCounters, last = K * caps.nodes;
   for (uint32_t s = K * c.nodes + blockIdx.x * blockDim.x + threadIdx.x; s <= last;
        s += gridDim.x * blockDim.x)
@@ -61,9 +62,9 @@ __global__ void chooseSplitsKernel(LevelArgs a, const LevelNode* nodes, const Bo
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= lc.nodes) return;
   const LevelNode node = nodes[i];
-  large[lc.base + i] = chooseSplit(planCuts(node, tight[i], ratio, maxDepth), node.depth,
-                                   node.refCount, binCounts + size_t(kBinCounters) * i, sah,
-                                   maxDepth);
+  large[lc.base + i] =
+      chooseSplit(planCuts(node, tight[i], ratio, maxDepth), node.depth, node.refCount,
+                  binCounts + size_t(kBinCounters) * i, sah, maxDepth);
 }
 
 // The same choice with one warp per node (chooseSplit took one thread per node through 195
@@ -83,9 +84,9 @@ __device__ inline int exclusiveWarpSum(int v, uint32_t lane) {
   return x - v;
 }
 
-__global__ void chooseSplitsWarpKernel(LevelArgs a, const LevelNode* nodes,
-                                       const Bounds3f* tight, const int* binCounts, float ratio,
-                                       int maxDepth, SahParams sah, LargeNode* large) {
+__global__ void chooseSplitsWarpKernel(LevelArgs a, const LevelNode* nodes, const Bounds3f* tight,
+                                       const int* binCounts, float ratio, int maxDepth,
+                                       SahParams sah, LargeNode* large) {
   const LevelCounts lc = levelCounts(a);
   const uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31u;
   if (i >= lc.nodes) return;  // the whole warp

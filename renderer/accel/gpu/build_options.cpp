@@ -30,8 +30,8 @@ void validateNumbers(const GpuKdBuildOptions& o) {
     throw std::invalid_argument("GpuKdBuildOptions: smallCarveout " +
                                 std::to_string(o.smallCarveout) + " outside [-1, 100]");
   if (o.replaySlack < 0 || o.replaySlack > 100)
-    throw std::invalid_argument("GpuKdBuildOptions: replaySlack " +
-                                std::to_string(o.replaySlack) + " outside [0, 100]");
+    throw std::invalid_argument("GpuKdBuildOptions: replaySlack " + std::to_string(o.replaySlack) +
+                                " outside [0, 100]");
   if (!(o.emptyBonus >= 0 && o.emptyBonus < 1))
     throw std::invalid_argument("GpuKdBuildOptions: emptyBonus " + std::to_string(o.emptyBonus) +
                                 " outside [0, 1)");
@@ -52,7 +52,8 @@ void validate(const GpuKdBuildOptions& o) {
   validateNumbers(o);
   // Node bounds reduce boxes, bin counts reduce ints, with the same variant.
   checkGpuKdSegreduce(o.segreduce, "GpuKdBuildOptions: segreduce");
-  compaction::Registry::global().check(o.compaction, kdBuildCompactionNeeds("GpuKdBuildOptions: compaction"));
+  compaction::Registry::global().check(o.compaction,
+                                       kdBuildCompactionNeeds("GpuKdBuildOptions: compaction"));
 }
 
 namespace {

@@ -39,8 +39,8 @@ void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
                            const BuildCounters* counters, const Ref* cur, const LargeNode* large,
                            bool streamingClip, Ref* d, uint8_t* dKeep, cudaStream_t stream);
 // start[c] = first reference of child c in the compacted stream (*numRefs of them).
-void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs,
-                       uint32_t* start, cudaStream_t stream);
+void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs, uint32_t* start,
+                       cudaStream_t stream);
 void launchClassifyChildren(const LevelArgs& a, const BuildCounters* counters,
                             const LargeNode* large, const uint32_t* start, uint32_t threshold,
                             int maxDepth, ChildInfo* info, ChildScan* scanIn, cudaStream_t stream);
@@ -89,9 +89,8 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
 // ---- finalize (finalize.cu): each kernel does nothing once *overflow is set.
 // Level `level`'s nodes (level->base, level->nodes; the launch covers capNodes).
 void launchSubtreeSizes(const LevelCounts* level, uint32_t capNodes, const uint32_t* overflow,
-                        const LargeNode* large, const uint32_t* termNodes,
-                        const uint32_t* termRefs, uint32_t* largeSize, uint32_t* largePrims,
-                        cudaStream_t stream);
+                        const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
+                        uint32_t* largeSize, uint32_t* largePrims, cudaStream_t stream);
 // Root placement and the tree's totals and bounds into counters.
 void launchPlaceRoot(bool rootIsTerminal, const uint32_t* overflow, const LargeNode* large,
                      const Terminal* terms, const uint32_t* termNodes, const uint32_t* termRefs,

@@ -57,9 +57,8 @@ __global__ void placeTerminalsKernel(const Terminal* terms, const LevelCounts* t
 }  // namespace
 
 void launchSubtreeSizes(const LevelCounts* level, uint32_t capNodes, const uint32_t* overflow,
-                        const LargeNode* large, const uint32_t* termNodes,
-                        const uint32_t* termRefs, uint32_t* largeSize, uint32_t* largePrims,
-                        cudaStream_t stream) {
+                        const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
+                        uint32_t* largeSize, uint32_t* largePrims, cudaStream_t stream) {
   if (capNodes == 0) return;
   const Sizes sizes{termNodes, termRefs, largeSize, largePrims};
   subtreeSizesKernel<<<blocks(capNodes), kBlock, 0, stream>>>(level, overflow, large, sizes,

@@ -214,7 +214,8 @@ class BuildScratch {
     for (uint32_t l = 0; cur.nodes > 0; ++l) {
       if (l + 1 >= kMaxLevelEntries) throw std::logic_error("GpuKdTreeBuilder: too many levels");
       const LevelCaps caps = exactCaps(cur);
-      reserveLevel(a_, caps, {cur.nodes, cur.base, cur.termBase, cur.termRefBase, cur.refs}, stream_);
+      reserveLevel(a_, caps, {cur.nodes, cur.base, cur.termBase, cur.termRefBase, cur.refs},
+                   stream_);
       largeLevel(l, caps);
       readLevel(l + 1);
       cur = hostState_[0].levels[l + 1];
@@ -254,8 +255,7 @@ class BuildScratch {
   // The loop as a graph: relaunched when its key repeats, captured at the second alike replay
   // (the first may still grow the primitives' scratch, which a capture cannot do).
   void graphLevels(const ReplayCaps& r) {
-    std::vector<uintptr_t> key =
-        levelGraphKey(a_, mesh_, V_, counters_, state_, r.levels);
+    std::vector<uintptr_t> key = levelGraphKey(a_, mesh_, V_, counters_, state_, r.levels);
     if (!graph_.exec || key != graph_.key) {
       graph_.reset();
       if (key != graph_.pending) {
@@ -290,8 +290,8 @@ class BuildScratch {
   void planLevel(const LevelArgs& a) {
     const LevelCaps& caps = a.caps;
     timer_.mark(kBounds);
-    launchUnpackLevel(a, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(),
-                      a_.levelIn.data(), a_.offsets.data(), stream_);
+    launchUnpackLevel(a, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(), a_.levelIn.data(),
+                      a_.offsets.data(), stream_);
     reduceBoxes(a_.curBox.data(), caps.refs, a_.tight.data(), caps.nodes, a_.curOwner.data(),
                 a_.offsets.data());
     timer_.mark(kBinning);
@@ -323,8 +323,8 @@ class BuildScratch {
     const LevelArgs a{&state_->levels[l], &state_->levels[l + 1], caps, &state_->overflow};
     const uint32_t C = 2 * caps.nodes, D = 2 * caps.refs;
     planLevel(a);
-    launchRouteReferences(a, mesh_, counters_, a_.curRef.data(), a_.large.data(),
-                          o_.streamingClip, a_.dRef.data(), a_.dKeep.data(), stream_);
+    launchRouteReferences(a, mesh_, counters_, a_.curRef.data(), a_.large.data(), o_.streamingClip,
+                          a_.dRef.data(), a_.dKeep.data(), stream_);
     timer_.mark(kCompaction);
     compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.data(), &counters_->kept);
     timer_.mark(kSplit);
@@ -335,8 +335,8 @@ class BuildScratch {
     void* scanTemp = a_.scanTemp.data();
     size_t tempBytes = scanChildrenTempBytes(C);
     scanChildren(a_.scanIn.data(), a_.scanOut.data(), C, &scanTemp, &tempBytes, stream_);
-    launchAssignChildren(a, a_.large.data(), a_.info.data(), a_.scanOut.data(),
-                         a_.levelNext.data(), a_.terms.data(), a_.handle.data(), stream_);
+    launchAssignChildren(a, a_.large.data(), a_.info.data(), a_.scanOut.data(), a_.levelNext.data(),
+                         a_.terms.data(), a_.handle.data(), stream_);
     launchRouteToChildren(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(),
                           a_.handle.data(), a_.terms.data(), a_.termTri.data(), a_.termBox.data(),
                           a_.keepB.data(), stream_);
@@ -439,7 +439,7 @@ class BuildScratch {
   LevelPlan plan_;  // the last build's levels, kept for a replay
   LevelGraph graph_;
   OwnedStream captureStream_;  // made on the first capture
-  bool graphed_ = false;      // this build launched the level graph
+  bool graphed_ = false;       // this build launched the level graph
 };
 
 }  // namespace kdgpu

@@ -25,9 +25,9 @@
 #include <memory>
 #include <string>
 
+#include "primitives/compaction/compaction.h"
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
-#include "primitives/compaction/compaction.h"
 
 namespace srt {
 
@@ -74,7 +74,8 @@ struct GpuKdBuildOptions {
 const char* toString(GpuKdLevels levels);  // "sync", "replay", "graph"
 
 // The options with SRT_KD_SMALL_REUSE, SRT_KD_CLIP, SRT_KD_SPLIT, SRT_KD_SMALL_CARVEOUT,
-// SRT_KD_LEVELS and SRT_KD_REPLAY_SLACK applied (unset or empty: unchanged); throws std::invalid_argument for a value it does not know.
+// SRT_KD_LEVELS and SRT_KD_REPLAY_SLACK applied (unset or empty: unchanged); throws
+// std::invalid_argument for a value it does not know.
 GpuKdBuildOptions withEnvironment(GpuKdBuildOptions options);
 
 struct GpuKdBuildStats {

@@ -119,8 +119,8 @@ __global__ void assignChildrenKernel(LevelArgs a, LargeNode* large, const ChildI
                     c.termRefBase, next, terms, handle);
   if (k == (children ? children - 1 : 0)) {
     const ChildScan last = children ? inclusive[k] : ChildScan{0u, 0u, 0u, 0u, 0u};
-    *a.next = {last.large,     last.largeRefs,   last.chunks,
-               nextBase,       c.termBase + last.terms, c.termRefBase + last.termRefs};
+    *a.next = {last.large, last.largeRefs,          last.chunks,
+               nextBase,   c.termBase + last.terms, c.termRefBase + last.termRefs};
   }
 }
 
@@ -187,16 +187,15 @@ void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs,
-                       uint32_t* start, cudaStream_t stream) {
+void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs, uint32_t* start,
+                       cudaStream_t stream) {
   childStartsKernel<<<blocks(2ull * a.caps.refs + 1), kBlock, 0, stream>>>(a, ref, numRefs, start);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
 void launchClassifyChildren(const LevelArgs& a, const BuildCounters* counters,
                             const LargeNode* large, const uint32_t* start, uint32_t threshold,
-                            int maxDepth, ChildInfo* info, ChildScan* scanIn,
-                            cudaStream_t stream) {
+                            int maxDepth, ChildInfo* info, ChildScan* scanIn, cudaStream_t stream) {
   classifyChildrenKernel<<<blocks(2ull * a.caps.nodes), kBlock, 0, stream>>>(
       a, counters, large, start, threshold, maxDepth, info, scanIn);
   SRT_CUDA_CHECK_LAUNCH();

@@ -36,7 +36,7 @@ inline LevelCaps exactCaps(const LevelCounts& c) {
 // capacities) and the small-node stage's terminal capacities.
 struct ReplayCaps {
   std::vector<LevelCaps> levels;
-  LevelCaps max;                          // per-field maxima of the levels' caps
+  LevelCaps max;                           // per-field maxima of the levels' caps
   uint32_t smallTerms = 0, smallRefs = 0;  // the small-node stage's scratch is sized for these
 };
 
