@@ -19,6 +19,7 @@
 #include "bench/accel/bench_mesh.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "tests/accel/kdtree_trace_util.h"
 
 namespace {
 
@@ -32,11 +33,7 @@ struct TraceResult {
 
 TraceResult traceAll(const KdTree& tree, const TriangleMeshView& mesh, const std::vector<Ray>& rays,
                      int repeats) {
-  KdTreeView v;
-  v.nodes = tree.nodes.data();
-  v.primIndices = tree.primIndices.data();
-  v.bounds = tree.bounds;
-  v.mesh = mesh;
+  const KdTreeView v = test::hostView(tree, mesh);
   TraceResult r;
   r.ms = 1e30;
   for (int k = 0; k < repeats; ++k) {

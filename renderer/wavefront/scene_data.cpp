@@ -66,7 +66,7 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   view_.textures = textures_.data();
   view_.environment = scene.environment;
   uploadEnvironment(scene);
-  view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (offsetOrigin)
+  view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (hitPointMagnitude)
 }
 
 SceneData::~SceneData() = default;
