@@ -6,6 +6,7 @@
 //
 //   streamrt-bench-kdtree --mesh conference.obj --mesh dragon.ply [--repeats 11] [--json out.json]
 //                         [--trace-rays 1000000]   (device trace time of the CPU and the GPU tree)
+//   streamrt-bench-kdtree --mesh teapot.obj --refine-to 871414   (a dragon-sized mesh: refineTo)
 //   streamrt-bench-kdtree --cpu-only --threads 16 --mesh conference.obj   (CPU SAH build only)
 //                         [--wide-node-triangles 8192 --wide-node-triangles 1000000000]
 //                         [--task-triangles 256]   (parallel granularity; the tree is the same)
@@ -106,12 +107,13 @@ long minorFaults() {
 // threads: the work, which a loaded machine does not inflate), minor page faults (fresh memory
 // touched), nodes and SAH cost; one row per wide-node threshold.
 void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warmup,
-                   size_t taskTriangles, const std::vector<size_t>& wideNodeTriangles) {
+                   size_t taskTriangles, const std::vector<size_t>& wideNodeTriangles,
+                   uint32_t refineTriangles) {
   std::printf("CPU SAH build, %d threads\n%-24s %9s %9s %10s %10s %9s %10s %10s\n",
               omp_get_max_threads(), "mesh", "triangles", "wide", "build ms", "CPU ms", "faults",
               "nodes", "SAH");
   for (const std::string& path : meshes) {
-    const HostMesh mesh = loadMesh(path);
+    const HostMesh mesh = bench::refineTo(loadMesh(path), refineTriangles);
     for (size_t wide : wideNodeTriangles) {
       KdBuildOptions o;
       o.taskTriangles = taskTriangles;
@@ -147,15 +149,22 @@ nlohmann::json timeReduction(const std::string& r, const std::string& compaction
   for (int w = 0; w < warmup; ++w) builder.build(dview);
   std::vector<double> total, setup, bounds, bins, split, compact, small, fin;
   GpuKdBuildStats st;
+  int replayed = 0, retried = 0, graphed = 0;
+  std::vector<double> levels;
   for (int k = 0; k < repeats; ++k) {
     builder.build(dview, nullptr, &st);
+    replayed += st.replayed && !st.retried, retried += st.retried, graphed += st.graphed;
+    levels.push_back(st.levelsMs);
     total.push_back(st.totalMs), setup.push_back(st.setupMs), bounds.push_back(st.boundsMs);
     bins.push_back(st.binsMs);
     split.push_back(st.splitMs), compact.push_back(st.compactionMs);
     small.push_back(st.smallNodeMs), fin.push_back(st.finalizeMs);
   }
   const KdTreeStats gs = computeStats(builder.buildToHost(dview));
-  std::fprintf(stderr, "  %s: %.3f ms\n", r.c_str(), median(total));
+  std::fprintf(stderr,
+               "  %s: %.3f ms (%d of %d builds replayed, %d retried, %d as a graph: levels "
+               "%.3f ms)\n",
+               r.c_str(), median(total), replayed, repeats, retried, graphed, median(levels));
   return {{"segreduce", r},
           {"totalMs", median(total)},
           {"setupMs", median(setup)},
@@ -166,6 +175,10 @@ nlohmann::json timeReduction(const std::string& r, const std::string& compaction
           {"smallNodeMs", median(small)},
           {"finalizeMs", median(fin)},
           {"nodes", st.nodes},
+          {"replayedBuilds", replayed},
+          {"retriedBuilds", retried},
+          {"graphBuilds", graphed},
+          {"levelsGraphMs", median(levels)},
           {"largeNodeLevels", st.largeNodeLevels},
           {"terminals", st.terminals},
           {"sah", gs.sahCost},
@@ -218,12 +231,16 @@ int main(int argc, char** argv) {
   app.add_option("--wide-node-triangles", wideNodeTriangles,
                  "CPU build: nodes of at least this many triangles work in chunks over all "
                  "threads (repeatable, one row each; 0: default)");
+  uint32_t refineTriangles = 0;
+  app.add_option("--refine-to", refineTriangles,
+                 "halve longest edges until each mesh has this many triangles (e.g. the teapot "
+                 "to 871414, the Stanford dragon's count; 0: as loaded)");
   CLI11_PARSE(app, argc, argv);
   try {
     if (threads > 0) omp_set_num_threads(threads);
     if (cpuOnly) {
       if (wideNodeTriangles.empty()) wideNodeTriangles.push_back(0);
-      benchCpuBuild(meshes, repeats, warmup, taskTriangles, wideNodeTriangles);
+      benchCpuBuild(meshes, repeats, warmup, taskTriangles, wideNodeTriangles, refineTriangles);
       return 0;
     }
     if (!cudaDeviceAvailable()) {
@@ -241,15 +258,16 @@ int main(int argc, char** argv) {
     const GpuKdBuildOptions variants = withEnvironment(GpuKdBuildOptions());
     std::printf(
         "variants: SRT_KD_SMALL_REUSE=%d SRT_KD_CLIP=%s SRT_KD_SPLIT=%s "
-        "SRT_KD_SMALL_CARVEOUT=%d\n",
+        "SRT_KD_SMALL_CARVEOUT=%d SRT_KD_LEVELS=%s SRT_KD_REPLAY_SLACK=%d\n",
         int(variants.smallReuseBoxes), variants.streamingClip ? "stream" : "poly",
-        variants.splitPerWarp ? "warp" : "thread", variants.smallCarveout);
-    out["variants"] = {{"smallReuseBoxes", variants.smallReuseBoxes},
-                       {"streamingClip", variants.streamingClip},
-                       {"splitPerWarp", variants.splitPerWarp},
-                       {"smallCarveout", variants.smallCarveout}};
+        variants.splitPerWarp ? "warp" : "thread", variants.smallCarveout,
+        toString(variants.levels), variants.replaySlack);
+    out["variants"] = {
+        {"smallReuseBoxes", variants.smallReuseBoxes}, {"streamingClip", variants.streamingClip},
+        {"splitPerWarp", variants.splitPerWarp},       {"smallCarveout", variants.smallCarveout},
+        {"levels", toString(variants.levels)},         {"replaySlack", variants.replaySlack}};
     for (const std::string& path : meshes) {
-      const HostMesh mesh = loadMesh(path);
+      const HostMesh mesh = bench::refineTo(loadMesh(path), refineTriangles);
       const uint32_t tris = uint32_t(mesh.indices.size() / 3);
       const KdTree cpuTree = buildKdTreeSah(mesh.view());
       const KdTreeStats cpu = computeStats(cpuTree);

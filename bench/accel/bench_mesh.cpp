@@ -6,8 +6,10 @@
 
 #include <assimp/Importer.hpp>
 #include <cmath>
+#include <queue>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 namespace srt::bench {
 namespace {
@@ -61,6 +63,44 @@ HostMesh loadWithAssimp(const std::string& path) {
 HostMesh loadMesh(const std::string& path) {
   const std::string ext = path.size() > 4 ? path.substr(path.size() - 4) : "";
   return ext == ".obj" || ext == ".OBJ" ? loadObj(path) : loadWithAssimp(path);
+}
+
+HostMesh refineTo(const HostMesh& in, uint32_t triangles) {
+  HostMesh m = in;
+  if (m.triangleCount() >= triangles) return m;
+  m.name += "@" + std::to_string(triangles);
+  auto longest = [&m](uint32_t t, int* edge) {
+    float best = -1.f;
+    for (int e = 0; e < 3; ++e) {
+      const Vec3f d =
+          m.positions[m.indices[3 * t + (e + 1) % 3]] - m.positions[m.indices[3 * t + e]];
+      const float len = dot(d, d);
+      if (len > best) best = len, *edge = e;
+    }
+    return best;
+  };
+  // Longest squared edge first; ties by the lower triangle index (a max-heap on the pair with
+  // the index negated), so the result is the same everywhere.
+  std::priority_queue<std::pair<float, int64_t>> heap;
+  int edge = 0;
+  for (uint32_t t = 0; t < m.triangleCount(); ++t) heap.push({longest(t, &edge), -int64_t(t)});
+  m.indices.reserve(size_t(triangles) * 3);
+  while (m.triangleCount() < triangles) {
+    const uint32_t t = uint32_t(-heap.top().second);
+    heap.pop();
+    longest(t, &edge);
+    const uint32_t a = m.indices[3 * t + edge], b = m.indices[3 * t + (edge + 1) % 3];
+    const uint32_t c = m.indices[3 * t + (edge + 2) % 3];
+    const uint32_t mid = uint32_t(m.positions.size());
+    m.positions.push_back((m.positions[a] + m.positions[b]) * 0.5f);
+    // (a, mid, c) replaces t; (mid, b, c) is new: both keep t's orientation.
+    m.indices[3 * t] = a, m.indices[3 * t + 1] = mid, m.indices[3 * t + 2] = c;
+    const uint32_t u = m.triangleCount();
+    m.indices.insert(m.indices.end(), {mid, b, c});
+    heap.push({longest(t, &edge), -int64_t(t)});
+    heap.push({longest(u, &edge), -int64_t(u)});
+  }
+  return m;
 }
 
 std::vector<Ray> randomRays(const Bounds3f& b, size_t n, uint64_t seed) {

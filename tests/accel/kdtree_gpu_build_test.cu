@@ -255,6 +255,36 @@ TEST(KdTreeGpuBuild, SpeedVariantsBuildTheSameTree) {
   }
 }
 
+// Replayed levels (launched from the previous build's counts) build the sync levels' tree: on a
+// rebuild of the same mesh (exact counts with no slack, and with slack), and on another mesh of
+// as many triangles, which may outgrow the replay and be built again with sync levels; the same
+// as a CUDA graph.
+TEST(KdTreeGpuBuild, ReplayedLevelsBuildTheSameTree) {
+  SRT_REQUIRE_DEVICE();
+  std::vector<TestMesh> meshes{randomTriangles(30000, 7), randomTriangles(30000, 8), slivers(2000)};
+  const std::string teapot = testScenePath("teapot/teapot.obj");
+  if (!teapot.empty()) meshes.push_back(loadObjMesh(teapot));
+  GpuKdBuildOptions o;
+  GpuKdTreeBuilder sync(o);
+  for (GpuKdLevels levels : {GpuKdLevels::Replay, GpuKdLevels::Graph}) {
+    for (int slack : {0, 10}) {
+      o.levels = levels;
+      o.replaySlack = slack;
+      GpuKdTreeBuilder replay(o);
+      for (const TestMesh& mesh : meshes) {
+        const DeviceMesh dm(mesh);
+        const KdTree reference = sync.buildToHost(dm.view);
+        GpuKdBuildStats st;
+        for (int k = 0; k < 4; ++k) {  // Graph: the third build captures, the fourth relaunches
+          EXPECT_TRUE(sameTree(replay.buildToHost(dm.view, nullptr, &st), reference))
+              << mesh.name << ", " << toString(levels) << ", slack " << slack << ", build " << k;
+          if (k > 0) EXPECT_TRUE(st.replayed && !st.retried) << mesh.name << ", slack " << slack;
+        }
+      }
+    }
+  }
+}
+
 TEST(KdTreeGpuBuild, UnknownNamesAndBadOptionsThrow) {
   GpuKdBuildOptions o;
   o.segreduce = "no-such-reduction";

@@ -11,17 +11,35 @@ namespace {
 constexpr uint32_t kChunkBlock = 128;
 constexpr uint32_t kBlock = 256;
 
+// The bin reduction's offsets past the level's nodes, over the whole grid: the padding segments
+// end where the level's chunks do, the last one at the padded chunk count.
+__device__ inline void padBinOffsets(const LevelCounts& c, const LevelCaps& caps,
+                                     uint32_t* offsets) {
+  const uint32_t K = kBinCounters, last = K * caps.nodes;
+  for (uint32_t s = K * c.nodes + blockIdx.x * blockDim.x + threadIdx.x; s <= last;
+       s += gridDim.x * blockDim.x)
+    offsets[s] = s < last ? K * c.chunks : K * caps.chunks;
+}
+
 __global__ void __launch_bounds__(kChunkBlock)
-    binChunksKernel(const LevelNode* nodes, uint32_t numNodes, uint32_t numChunks,
-                    const Bounds3f* tight, const Ref* ref, float ratio, int maxDepth,
-                    BinLayout out) {
+    binChunksKernel(LevelArgs a, const LevelNode* nodes, const Bounds3f* tight, const Ref* ref,
+                    float ratio, int maxDepth, BinLayout out) {
   __shared__ int hist[kBinCounters];
   // Raw storage: Bounds3f's initialisers would be a dynamic initialisation of shared memory.
   __shared__ alignas(NodeCuts) unsigned char cutsStorage[sizeof(NodeCuts)];
   NodeCuts& cuts = *reinterpret_cast<NodeCuts*>(cutsStorage);
+  const LevelCounts lc = levelCounts(a);
   const uint32_t c = blockIdx.x;
+  padBinOffsets(lc, a.caps, out.offsets);
+  if (c >= lc.chunks) {  // the whole block: zero counts owned by the last padding segment
+    for (uint32_t k = threadIdx.x; k < uint32_t(kBinCounters); k += blockDim.x) {
+      out.partial[size_t(kBinCounters) * c + k] = 0;
+      out.owners[size_t(kBinCounters) * c + k] = kBinCounters * a.caps.nodes - 1;
+    }
+    return;
+  }
   for (uint32_t k = threadIdx.x; k < uint32_t(kBinCounters); k += blockDim.x) hist[k] = 0;
-  const uint32_t n = chunkOwner(nodes, numNodes, c);
+  const uint32_t n = chunkOwner(nodes, lc.nodes, c);
   const LevelNode node = nodes[n];
   if (threadIdx.x == 0) cuts = planCuts(node, tight[n], ratio, maxDepth);
   __syncthreads();
@@ -34,17 +52,19 @@ __global__ void __launch_bounds__(kChunkBlock)
     for (int s = 0; s < 6; ++s) atomicAdd(&hist[slot[s]], 1);
   }
   __syncthreads();
-  stepChunkSegments(c, numChunks, node, n, hist, out, threadIdx.x, blockDim.x);
+  stepChunkSegments(c, lc.chunks, node, n, hist, out, threadIdx.x, blockDim.x);
 }
 
-__global__ void chooseSplitsKernel(const LevelNode* nodes, uint32_t numNodes, const Bounds3f* tight,
+__global__ void chooseSplitsKernel(LevelArgs a, const LevelNode* nodes, const Bounds3f* tight,
                                    const int* binCounts, float ratio, int maxDepth, SahParams sah,
-                                   LargeNode* out) {
+                                   LargeNode* large) {
+  const LevelCounts lc = levelCounts(a);
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= numNodes) return;
+  if (i >= lc.nodes) return;
   const LevelNode node = nodes[i];
-  out[i] = chooseSplit(planCuts(node, tight[i], ratio, maxDepth), node.depth, node.refCount,
-                       binCounts + size_t(kBinCounters) * i, sah, maxDepth);
+  large[lc.base + i] =
+      chooseSplit(planCuts(node, tight[i], ratio, maxDepth), node.depth, node.refCount,
+                  binCounts + size_t(kBinCounters) * i, sah, maxDepth);
 }
 
 // The same choice with one warp per node (chooseSplit took one thread per node through 195
@@ -64,11 +84,12 @@ __device__ inline int exclusiveWarpSum(int v, uint32_t lane) {
   return x - v;
 }
 
-__global__ void chooseSplitsWarpKernel(const LevelNode* nodes, uint32_t numNodes,
-                                       const Bounds3f* tight, const int* binCounts, float ratio,
-                                       int maxDepth, SahParams sah, LargeNode* out) {
+__global__ void chooseSplitsWarpKernel(LevelArgs a, const LevelNode* nodes, const Bounds3f* tight,
+                                       const int* binCounts, float ratio, int maxDepth,
+                                       SahParams sah, LargeNode* large) {
+  const LevelCounts lc = levelCounts(a);
   const uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31u;
-  if (i >= numNodes) return;  // the whole warp
+  if (i >= lc.nodes) return;  // the whole warp
   const LevelNode node = nodes[i];
   const NodeCuts cuts = planCuts(node, tight[i], ratio, maxDepth);
   const int* bins = binCounts + size_t(kBinCounters) * i;
@@ -107,31 +128,31 @@ __global__ void chooseSplitsWarpKernel(const LevelNode* nodes, uint32_t numNodes
     n.split = binPlane(cuts.bins, n.axis, int(bestIndex % kPlanesPerAxis));
     n.leaf = 0;
   }
-  out[i] = n;
+  large[lc.base + i] = n;
 }
 
 }  // namespace
 
-void launchBinChunks(const LevelNode* nodes, uint32_t numNodes, uint32_t numChunks,
-                     const Bounds3f* tight, const Ref* ref, float ratio, int maxDepth,
-                     const BinLayout& out, cudaStream_t stream) {
-  if (numChunks == 0) return;
-  binChunksKernel<<<numChunks, kChunkBlock, 0, stream>>>(nodes, numNodes, numChunks, tight, ref,
-                                                         ratio, maxDepth, out);
+void launchBinChunks(const LevelArgs& a, const LevelNode* nodes, const Bounds3f* tight,
+                     const Ref* ref, float ratio, int maxDepth, const BinLayout& out,
+                     cudaStream_t stream) {
+  binChunksKernel<<<a.caps.chunks, kChunkBlock, 0, stream>>>(a, nodes, tight, ref, ratio, maxDepth,
+                                                             out);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchChooseSplits(const LevelNode* nodes, uint32_t numNodes, const Bounds3f* tight,
+void launchChooseSplits(const LevelArgs& a, const LevelNode* nodes, const Bounds3f* tight,
                         const int* binCounts, float ratio, int maxDepth, const SahParams& sah,
-                        bool warpPerNode, LargeNode* out, cudaStream_t stream) {
-  if (numNodes == 0) return;
+                        bool warpPerNode, LargeNode* large, cudaStream_t stream) {
+  const uint32_t n = a.caps.nodes - 1;  // the padding segment has no node
+  if (n == 0) return;
   if (warpPerNode) {
-    const uint64_t threads = 32ull * numNodes;
+    const uint64_t threads = 32ull * n;
     chooseSplitsWarpKernel<<<unsigned((threads + kBlock - 1) / kBlock), kBlock, 0, stream>>>(
-        nodes, numNodes, tight, binCounts, ratio, maxDepth, sah, out);
+        a, nodes, tight, binCounts, ratio, maxDepth, sah, large);
   } else {
-    chooseSplitsKernel<<<(numNodes + kBlock - 1) / kBlock, kBlock, 0, stream>>>(
-        nodes, numNodes, tight, binCounts, ratio, maxDepth, sah, out);
+    chooseSplitsKernel<<<(n + kBlock - 1) / kBlock, kBlock, 0, stream>>>(
+        a, nodes, tight, binCounts, ratio, maxDepth, sah, large);
   }
   SRT_CUDA_CHECK_LAUNCH();
 }

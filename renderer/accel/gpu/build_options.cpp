@@ -29,6 +29,9 @@ void validateNumbers(const GpuKdBuildOptions& o) {
   if (o.smallCarveout < -1 || o.smallCarveout > 100)
     throw std::invalid_argument("GpuKdBuildOptions: smallCarveout " +
                                 std::to_string(o.smallCarveout) + " outside [-1, 100]");
+  if (o.replaySlack < 0 || o.replaySlack > 100)
+    throw std::invalid_argument("GpuKdBuildOptions: replaySlack " + std::to_string(o.replaySlack) +
+                                " outside [0, 100]");
   if (!(o.emptyBonus >= 0 && o.emptyBonus < 1))
     throw std::invalid_argument("GpuKdBuildOptions: emptyBonus " + std::to_string(o.emptyBonus) +
                                 " outside [0, 1)");
@@ -49,7 +52,8 @@ void validate(const GpuKdBuildOptions& o) {
   validateNumbers(o);
   // Node bounds reduce boxes, bin counts reduce ints, with the same variant.
   checkGpuKdSegreduce(o.segreduce, "GpuKdBuildOptions: segreduce");
-  compaction::Registry::global().check(o.compaction, kdBuildCompactionNeeds("GpuKdBuildOptions: compaction"));
+  compaction::Registry::global().check(o.compaction,
+                                       kdBuildCompactionNeeds("GpuKdBuildOptions: compaction"));
 }
 
 namespace {
@@ -67,20 +71,39 @@ int envChoice(const char* name, std::initializer_list<const char*> choices) {
   throw std::invalid_argument(std::string(name) + ": '" + v + "' (expected one of " + list + ")");
 }
 
+// Sets *out to the value of `name` when it is set and not empty; throws outside [min, max].
+void envInt(const char* name, int min, int max, int* out) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return;
+  char* end = nullptr;
+  const long c = std::strtol(v, &end, 10);
+  if (*end || c < min || c > max)
+    throw std::invalid_argument(std::string(name) + ": '" + v + "' (expected " +
+                                std::to_string(min) + " to " + std::to_string(max) + ")");
+  *out = int(c);
+}
+
 }  // namespace
+
+const char* toString(GpuKdLevels levels) {
+  switch (levels) {
+    case GpuKdLevels::Replay:
+      return "replay";
+    case GpuKdLevels::Graph:
+      return "graph";
+    default:
+      return "sync";
+  }
+}
 
 GpuKdBuildOptions withEnvironment(GpuKdBuildOptions o) {
   if (const int c = envChoice("SRT_KD_SMALL_REUSE", {"0", "1"}); c >= 0) o.smallReuseBoxes = c == 1;
   if (const int c = envChoice("SRT_KD_CLIP", {"poly", "stream"}); c >= 0) o.streamingClip = c == 1;
   if (const int c = envChoice("SRT_KD_SPLIT", {"thread", "warp"}); c >= 0) o.splitPerWarp = c == 1;
-  if (const char* v = std::getenv("SRT_KD_SMALL_CARVEOUT"); v && *v) {
-    char* end = nullptr;
-    const long c = std::strtol(v, &end, 10);
-    if (*end || c < -1 || c > 100)
-      throw std::invalid_argument(std::string("SRT_KD_SMALL_CARVEOUT: '") + v +
-                                  "' (expected -1 to 100)");
-    o.smallCarveout = int(c);
-  }
+  if (const int c = envChoice("SRT_KD_LEVELS", {"sync", "replay", "graph"}); c >= 0)
+    o.levels = GpuKdLevels(c);
+  envInt("SRT_KD_SMALL_CARVEOUT", -1, 100, &o.smallCarveout);
+  envInt("SRT_KD_REPLAY_SLACK", 0, 100, &o.replaySlack);
   return o;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "primitives/common/memory.h"
 #include "renderer/accel/gpu/build_steps.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/gpu/level_counts.h"
 
 namespace srt::kdgpu {
 
@@ -36,7 +38,19 @@ class DeviceArray {
   Buffer<T> buf_;
 };
 
-enum Stage { kSetup, kBounds, kBinning, kSplit, kCompaction, kSmall, kFinalize, kIdle, kNumStages };
+// kLevels: the large levels as one graph launch (GpuKdLevels::Graph), not split by stage.
+enum Stage {
+  kSetup,
+  kBounds,
+  kBinning,
+  kSplit,
+  kCompaction,
+  kLevels,
+  kSmall,
+  kFinalize,
+  kIdle,
+  kNumStages
+};
 
 // A timeline of events on the stream: the interval after each mark belongs to its stage. Host
 // round trips are marked kIdle, so they count in the total only.
@@ -46,7 +60,10 @@ class StageTimer {
     stream_ = stream;
     marks_.clear();
   }
+  // While a stream is captured into a graph nothing is recorded (events in a capture do not time).
+  void pause(bool paused) { paused_ = paused; }
   void mark(Stage s) {
+    if (paused_) return;
     if (marks_.size() == pool_.size()) pool_.emplace_back(cudaEventDefault);
     pool_[marks_.size()].record(stream_);
     marks_.push_back(s);
@@ -67,6 +84,7 @@ class StageTimer {
     stats->compactionMs = ms[kCompaction];
     stats->smallNodeMs = ms[kSmall];
     stats->finalizeMs = ms[kFinalize];
+    stats->levelsMs = ms[kLevels];
     stats->totalMs = total;
   }
 
@@ -74,11 +92,40 @@ class StageTimer {
   cudaStream_t stream_ = nullptr;
   std::vector<CudaEvent> pool_;
   std::vector<Stage> marks_;
+  bool paused_ = false;
+};
+
+// The replayed level loop captured as a CUDA graph, and what it names: relaunched only while the
+// arrays, the mesh, the stream and every level's caps are the same, and nothing else ran on the
+// primitives since the capture (their scratch stays where the graph saw it).
+struct LevelGraph {
+  LevelGraph() = default;
+  LevelGraph(const LevelGraph&) = delete;
+  LevelGraph& operator=(const LevelGraph&) = delete;
+  ~LevelGraph() { reset(); }
+  void reset() {
+    if (exec) cudaGraphExecDestroy(exec);  // no throw from a destructor
+    exec = nullptr;
+  }
+  cudaGraphExec_t exec = nullptr;
+  std::vector<uintptr_t> key;      // of the captured loop
+  std::vector<uintptr_t> pending;  // of the last replay without a graph: the next alike captures
+  bool unsupported = false;        // a capture failed: replay without graphs from now on
+};
+
+// The large levels' counts (entry l: level l; after the last level, the totals) and the overflow
+// flag of a replayed build; read back in one piece before finalize, entry by entry with sync
+// levels. A level is deeper than its parent, so there are at most kKdMaxDepth levels.
+constexpr uint32_t kMaxLevelEntries = kKdMaxDepth + 2;
+struct BuildState {
+  uint32_t overflow;
+  LevelCounts levels[kMaxLevelEntries];
 };
 
 // The device arrays of one build, named as the host reference's (host_reference.cpp).
 struct BuildArrays {
   DeviceArray<BuildCounters> counters;
+  DeviceArray<BuildState> state;
   DeviceArray<Ref> curRef, dRef, cRef;  // level references, doubled stream, child lists
   DeviceArray<Bounds3f> curBox, tight;  // the bounds reduction's input and output
   DeviceArray<uint32_t> curOwner, offsets;
@@ -99,5 +146,13 @@ struct BuildArrays {
   DeviceArray<uint32_t> largeSize, largePrims, largeOffset, largePrimOffset, termOffset,
       termPrimOffset;
 };
+
+// What earlier levels left in the arrays a level grows (kept when they move).
+struct LevelKeep {
+  uint32_t nodes, large, terms, termRefs, refs;
+};
+// Every array a large level of `caps` uses (level_counts.h), at least (level_graph.cpp).
+void reserveLevel(BuildArrays& a, const LevelCaps& caps, const LevelKeep& keep,
+                  cudaStream_t stream);
 
 }  // namespace srt::kdgpu

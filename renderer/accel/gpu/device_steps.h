@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "renderer/accel/gpu/finalize_steps.h"
+#include "renderer/accel/gpu/level_counts.h"
 #include "renderer/accel/gpu/small_node_build.h"
 
 namespace srt::kdgpu {
@@ -23,79 +24,87 @@ void launchWidenBoxes(const BuildCounters* counters, Ref* ref, uint32_t count, c
 // Boxes and owners as arrays of their own (the segmented reduction's input).
 void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
                   cudaStream_t stream);
-// Same, with the level's segment offsets from its nodes (numNodes + 1 entries).
-void launchUnpackLevel(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
-                       const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets,
-                       cudaStream_t stream);
+// ---- One large level: each kernel reads the level's counts from a.counts and pads its output up
+// to a.caps (level_counts.h); the grids cover the caps.
+// Boxes and owners of the level's references and the bounds reduction's offsets
+// (a.caps.nodes + 1 entries).
+void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32_t* owner,
+                       const LevelNode* nodes, uint32_t* offsets, cudaStream_t stream);
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
 void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, Terminal* terms,
                         uint32_t* termTri, Bounds3f* termBox, cudaStream_t stream);
-// Writes the doubled stream: [0, count) below copies, [count, 2 count) above copies.
-void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
-                           const Ref* cur, uint32_t count, const LargeNode* level,
-                           uint32_t numNodes, bool streamingClip, Ref* d, uint8_t* dKeep,
-                           cudaStream_t stream);
-// start[c] = first reference of child c in the compacted stream, c in [0, numChildren].
-void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
-                       uint32_t numChildren, uint32_t* start, cudaStream_t stream);
-void launchClassifyChildren(const LargeNode* level, uint32_t numNodes, const uint32_t* start,
-                            uint32_t threshold, int maxDepth, ChildInfo* info, ChildScan* scanIn,
-                            cudaStream_t stream);
+// Writes the doubled stream: [0, refs) below copies, [refs, 2 refs) above copies; the level's
+// nodes are large + counts.base.
+void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
+                           const BuildCounters* counters, const Ref* cur, const LargeNode* large,
+                           bool streamingClip, Ref* d, uint8_t* dKeep, cudaStream_t stream);
+// start[c] = first reference of child c in the compacted stream (*numRefs of them).
+void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs, uint32_t* start,
+                       cudaStream_t stream);
+void launchClassifyChildren(const LevelArgs& a, const BuildCounters* counters,
+                            const LargeNode* large, const uint32_t* start, uint32_t threshold,
+                            int maxDepth, ChildInfo* info, ChildScan* scanIn, cudaStream_t stream);
 // Inclusive scan of ChildScan into `out` (temp reserved by the caller: scanChildrenTempBytes).
 void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, size_t* tempBytes,
                   cudaStream_t stream);
 size_t scanChildrenTempBytes(uint32_t n);  // scratch scanChildren needs for n children
-// Also writes the scan's totals (next level's nodes and chunks, new terminals) into counters.
-void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
-                          const ChildScan* inclusive, uint32_t nextBase, uint32_t termBase,
-                          uint32_t termRefBase, LevelNode* next, Terminal* terms, uint32_t* handle,
-                          BuildCounters* counters, cudaStream_t stream);
+// Also writes the next level's counts (a.next) from the scan's totals.
+void launchAssignChildren(const LevelArgs& a, LargeNode* large, const ChildInfo* info,
+                          const ChildScan* inclusive, LevelNode* next, Terminal* terms,
+                          uint32_t* handle, cudaStream_t stream);
 // References of terminal children go to the terminal arrays; the rest get keep flags and, in
 // place, their owner in the next level, for compaction B.
-void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
-                           const uint32_t* start, const uint32_t* handle, uint32_t nextBase,
-                           const Terminal* terms, uint32_t* termTri, Bounds3f* termBox,
-                           uint8_t* keep, cudaStream_t stream);
+void launchRouteToChildren(const LevelArgs& a, Ref* ref, const uint32_t* numRefs,
+                           const uint32_t* start, const uint32_t* handle, const Terminal* terms,
+                           uint32_t* termTri, Bounds3f* termBox, uint8_t* keep,
+                           cudaStream_t stream);
 
 // ---- binned SAH of the large nodes (binned_sah.cu)
 // One histogram per chunk of a node's references over its bins (after the empty-space cuts),
-// with the segment description the int segmented reduction reads.
-void launchBinChunks(const LevelNode* nodes, uint32_t numNodes, uint32_t numChunks,
-                     const Bounds3f* tight, const Ref* ref, float ratio, int maxDepth,
-                     const BinLayout& out, cudaStream_t stream);
-// Each node's cuts and its binned-SAH split (or leaf) from its bin counts: one thread per node,
-// or one warp per node (the same choice).
-void launchChooseSplits(const LevelNode* nodes, uint32_t numNodes, const Bounds3f* tight,
+// with the segment description the int segmented reduction reads; chunks past the level's are
+// zero counts in the padding segment.
+void launchBinChunks(const LevelArgs& a, const LevelNode* nodes, const Bounds3f* tight,
+                     const Ref* ref, float ratio, int maxDepth, const BinLayout& out,
+                     cudaStream_t stream);
+// Each node's cuts and its binned-SAH split (or leaf) from its bin counts, into
+// large + counts.base: one thread per node, or one warp per node (the same choice).
+void launchChooseSplits(const LevelArgs& a, const LevelNode* nodes, const Bounds3f* tight,
                         const int* binCounts, float ratio, int maxDepth, const SahParams& sah,
-                        bool warpPerNode, LargeNode* out, cudaStream_t stream);
+                        bool warpPerNode, LargeNode* large, cudaStream_t stream);
 
 // ---- small-node stage (small_nodes.cu)
 struct SmallVariant {
   bool reuseBoxes, streamingClip;  // GpuKdBuildOptions::smallReuseBoxes, streamingClip
   int carveout;                    // GpuKdBuildOptions::smallCarveout
 };
-void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
+// One warp per terminal of totals->termBase (the launch covers `capTerms`); nothing when the
+// build overflowed or the terminals pass the scratch's capacities (then it sets *overflow).
+void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
+                      uint32_t capTermRefs, uint32_t* overflow, const uint32_t* termTri,
                       const Bounds3f* termBox, int maxDepth, const TriangleMeshView& mesh,
                       const BuildCounters* counters, const SahParams& sah,
                       const SmallVariant& variant, KdNode* scratchNodes, uint32_t* scratchRefs,
                       uint32_t* termNodes, uint32_t* termRefs, cudaStream_t stream);
 
-// ---- finalize (finalize.cu)
-void launchSubtreeSizes(const LargeNode* large, uint32_t first, uint32_t count,
-                        const uint32_t* termNodes, const uint32_t* termRefs, uint32_t* largeSize,
-                        uint32_t* largePrims, cudaStream_t stream);
+// ---- finalize (finalize.cu): each kernel does nothing once *overflow is set.
+// Level `level`'s nodes (level->base, level->nodes; the launch covers capNodes).
+void launchSubtreeSizes(const LevelCounts* level, uint32_t capNodes, const uint32_t* overflow,
+                        const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
+                        uint32_t* largeSize, uint32_t* largePrims, cudaStream_t stream);
 // Root placement and the tree's totals and bounds into counters.
-void launchPlaceRoot(bool rootIsTerminal, const LargeNode* large, const Terminal* terms,
-                     const uint32_t* termNodes, const uint32_t* termRefs, const uint32_t* largeSize,
-                     const uint32_t* largePrims, uint32_t* largeOffset, uint32_t* largePrimOffset,
-                     uint32_t* termOffset, uint32_t* termPrimOffset, BuildCounters* counters,
-                     cudaStream_t stream);
-void launchPlaceLarge(const LargeNode* large, uint32_t first, uint32_t count,
-                      const uint32_t* termNodes, const uint32_t* termRefs,
+void launchPlaceRoot(bool rootIsTerminal, const uint32_t* overflow, const LargeNode* large,
+                     const Terminal* terms, const uint32_t* termNodes, const uint32_t* termRefs,
+                     const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
+                     uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
+                     BuildCounters* counters, cudaStream_t stream);
+void launchPlaceLarge(const LevelCounts* level, uint32_t capNodes, const uint32_t* overflow,
+                      const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
                       const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
                       uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
                       KdNode* out, cudaStream_t stream);
-void launchPlaceTerminals(const Terminal* terms, uint32_t numTerms, const uint32_t* termNodes,
+// Terminals of totals->termBase (the launch covers capTerms).
+void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
+                          const uint32_t* overflow, const uint32_t* termNodes,
                           const uint32_t* termRefs, const uint32_t* termOffset,
                           const uint32_t* termPrimOffset, const KdNode* scratchNodes,
                           const uint32_t* scratchRefs, KdNode* outNodes, uint32_t* outPrims,

@@ -5,6 +5,7 @@
 // build_steps.h and finalize_steps.h. host_reference.cpp runs the same stages on the host.
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -14,6 +15,8 @@
 #include "primitives/reduction/reduction.h"
 #include "renderer/accel/gpu/build_scratch.h"
 #include "renderer/accel/gpu/device_steps.h"
+#include "renderer/accel/gpu/level_graph.h"
+#include "renderer/accel/gpu/level_plan.h"
 #include "renderer/accel/gpu/segmented_boxes.h"
 
 namespace srt {
@@ -50,30 +53,71 @@ class BuildScratch {
         intLayout_(IntReducers::global().find(o.segreduce, true)->layout),
         compactor_(compaction::Registry::global().create(o.compaction)) {}
 
+  // Setup, then the stages; a replayed build that outgrew its launches runs again with sync
+  // levels (the stage times and the total count both attempts).
   DeviceKdTree build(const TriangleMeshView& mesh, cudaStream_t stream, GpuKdBuildStats& st) {
     mesh_ = mesh;
     stream_ = stream;
-    if (!host_.data()) host_ = PinnedBuffer<BuildCounters>(MemorySpace::Cuda, 1);
+    if (!host_.data()) {
+      host_ = PinnedBuffer<BuildCounters>(MemorySpace::Cuda, 1);
+      hostState_ = PinnedBuffer<BuildState>(MemorySpace::Cuda, 1);
+    }
     counters_ = a_.counters.reserve(1, stream);
-    levels_.clear();
-    base_ = numTerms_ = numTermRefs_ = 0;
+    state_ = a_.state.reserve(1, stream);
     timer_.start(stream);
-    if (!setup()) return emptyTree(&st);
-    if (V_ <= uint32_t(o_.smallNodeThreshold) || maxDepth_ == 0)
-      rootTerminal();
-    else
-      largeStage();
-    smallStage();
-    DeviceKdTree tree = finalize();
-    timer_.report(&st);
-    st.largeNodeLevels = levels_.size();
-    st.largeNodes = base_;
-    st.terminals = numTerms_;
-    return tree;
+    for (bool mayReplay = o_.levels != GpuKdLevels::Sync;; mayReplay = false) {
+      if (!setup()) {
+        plan_ = {};
+        return emptyTree(&st);
+      }
+      const bool replay = mayReplay && canReplay();
+      st.replayed = st.replayed || replay;
+      graphed_ = false;
+      if (std::optional<DeviceKdTree> tree = runStages(replay)) {
+        timer_.report(&st);
+        const LevelCounts& totals = hostState_[0].levels[plan_.numLevels()];
+        st.largeNodeLevels = plan_.numLevels();
+        st.largeNodes = totals.base;
+        st.terminals = totals.termBase;
+        st.graphed = graphed_;
+        return std::move(*tree);
+      }
+      st.retried = true;
+    }
   }
 
  private:
   const BuildCounters& host() const { return host_[0]; }
+
+  bool rootIsTerminal() const { return V_ <= uint32_t(o_.smallNodeThreshold) || maxDepth_ == 0; }
+
+  // The previous build had as many triangles and valid ones, and large levels.
+  bool canReplay() const {
+    if (rootIsTerminal() || plan_.numLevels() == 0 || plan_.triangles != mesh_.triangleCount ||
+        plan_.valid != V_)
+      return false;
+    const LevelCounts& t = plan_.totals();
+    const uint64_t refs = withSlack(t.termRefBase, o_.replaySlack);
+    return refs * kScratchPerRef + withSlack(t.termBase, o_.replaySlack) <= kKdMaxField;
+  }
+
+  // Empty when a replayed build outgrew its launches.
+  std::optional<DeviceKdTree> runStages(bool replay) {
+    levels_.clear();
+    if (!replay || o_.levels != GpuKdLevels::Graph) {  // the primitives' scratch may move
+      graph_.reset();
+      graph_.pending.clear();
+    }
+    SRT_CUDA_CHECK(cudaMemsetAsync(&state_->overflow, 0, sizeof(uint32_t), stream_));
+    if (rootIsTerminal())
+      rootTerminal();
+    else if (replay)
+      replayLargeStage();
+    else
+      syncLargeStage();
+    smallStage();
+    return finalize();
+  }
 
   // `offsets` may be null: made from the owners when the variant reads offsets.
   void reduceBoxes(const Bounds3f* in, uint32_t count, Bounds3f* out, uint32_t segments,
@@ -137,50 +181,129 @@ class BuildScratch {
     timer_.mark(kSplit);
     launchRootTerminal(a_.tight.data(), a_.curRef.data(), V_, a_.terms.reserve(1, stream_),
                        a_.termTri.reserve(V_, stream_), a_.termBox.reserve(V_, stream_), stream_);
-    numTerms_ = 1;
-    numTermRefs_ = V_;
+    setLevel(0, {0u, 0u, 0u, 0u, 1u, V_});
+    capLarge_ = 0;
+    capTerms_ = 1;
+    capTermRefs_ = V_;
   }
 
-  void largeStage() {
+  // Level l's counts from the host (the root level, or the root terminal's totals); async from
+  // page-locked memory, which nothing writes again before the stream's next synchronisation.
+  void setLevel(uint32_t l, const LevelCounts& c) {
+    hostState_[0].levels[l] = c;
+    SRT_CUDA_CHECK(cudaMemcpyAsync(&state_->levels[l], &hostState_[0].levels[l], sizeof(c),
+                                   cudaMemcpyHostToDevice, stream_));
+  }
+  void readLevel(uint32_t l) {
+    timer_.mark(kIdle);
+    SRT_CUDA_CHECK(cudaMemcpyAsync(&hostState_[0].levels[l], &state_->levels[l],
+                                   sizeof(LevelCounts), cudaMemcpyDeviceToHost, stream_));
+    SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void uploadRoot() {
     const LevelNode root{emptyBounds(), 0, 0, V_, 0, chunksOf(V_)};
     SRT_CUDA_CHECK(cudaMemcpyAsync(a_.levelIn.reserve(1, stream_), &root, sizeof(root),
                                    cudaMemcpyHostToDevice, stream_));
-    uint32_t count = V_, A = 1, chunks = chunksOf(V_);
-    while (A > 0) {
-      largeLevel(A, count, chunks);
-      readBack();
-      numTerms_ += host().newTerms;
-      numTermRefs_ += host().newTermRefs;
-      count = host().nextRefs;
-      chunks = host().nextChunks;
-      A = host().nextLarge;
-      if (size_t(numTermRefs_) * kScratchPerRef + numTerms_ > kKdMaxField)
+    setLevel(0, {1u, V_, chunksOf(V_), 0u, 0u, 0u});
+  }
+
+  // One round trip a level: its counts size the next level's launches exactly.
+  void syncLargeStage() {
+    uploadRoot();
+    LevelCounts cur = hostState_[0].levels[0];
+    for (uint32_t l = 0; cur.nodes > 0; ++l) {
+      if (l + 1 >= kMaxLevelEntries) throw std::logic_error("GpuKdTreeBuilder: too many levels");
+      const LevelCaps caps = exactCaps(cur);
+      reserveLevel(a_, caps, {cur.nodes, cur.base, cur.termBase, cur.termRefBase, cur.refs},
+                   stream_);
+      largeLevel(l, caps);
+      readLevel(l + 1);
+      cur = hostState_[0].levels[l + 1];
+      if (size_t(cur.termRefBase) * kScratchPerRef + cur.termBase > kKdMaxField)
         throw std::length_error("GpuKdTreeBuilder: scratch would pass 2^30 entries");
       std::swap(a_.levelIn, a_.levelNext);
     }
+    capLarge_ = cur.base;
+    capTerms_ = cur.termBase;
+    capTermRefs_ = cur.termRefBase;
+  }
+
+  // No round trip: the previous build's levels plus slack, every array reserved up front.
+  void replayLargeStage() {
+    const ReplayCaps r = replayCaps(plan_, o_.replaySlack);
+    reserveLevel(a_, r.max, {0, 0, 0, 0, V_}, stream_);
+    uploadRoot();
+    if (o_.levels == GpuKdLevels::Graph && !graph_.unsupported)
+      graphLevels(r);
+    else
+      replayLevels(r);
+    capLarge_ = r.max.large;
+    capTerms_ = r.smallTerms;
+    capTermRefs_ = r.smallRefs;
+  }
+
+  // The level arrays swap every level and are swapped back after an odd count, so each replay
+  // (and a graph of it) reads the root from the same array.
+  void replayLevels(const ReplayCaps& r) {
+    for (uint32_t l = 0; l < r.levels.size(); ++l) {
+      largeLevel(l, r.levels[l]);
+      std::swap(a_.levelIn, a_.levelNext);
+    }
+    if (r.levels.size() % 2) std::swap(a_.levelIn, a_.levelNext);
+  }
+
+  // The loop as a graph: relaunched when its key repeats, captured at the second alike replay
+  // (the first may still grow the primitives' scratch, which a capture cannot do).
+  void graphLevels(const ReplayCaps& r) {
+    std::vector<uintptr_t> key = levelGraphKey(a_, mesh_, V_, counters_, state_, r.levels);
+    if (!graph_.exec || key != graph_.key) {
+      graph_.reset();
+      if (key != graph_.pending) {
+        graph_.pending = std::move(key);
+        replayLevels(r);
+        return;
+      }
+      if (!captureStream_.get()) captureStream_ = OwnedStream::nonBlocking();
+      const uint32_t* levelIn = reinterpret_cast<const uint32_t*>(a_.levelIn.data());
+      const cudaStream_t stream = stream_;
+      stream_ = captureStream_.get();
+      timer_.pause(true);
+      const bool captured = captureLevelGraph(graph_, key, stream_, [&] { replayLevels(r); });
+      timer_.pause(false);
+      stream_ = stream;
+      if (!captured) {  // nothing ran: the loop again, enqueued
+        if (reinterpret_cast<const uint32_t*>(a_.levelIn.data()) != levelIn)
+          std::swap(a_.levelIn, a_.levelNext);
+        levels_.clear();
+        replayLevels(r);
+        return;
+      }
+    }
+    timer_.mark(kLevels);
+    launchLevelGraph(graph_, stream_);
+    levels_ = r.levels;
+    graphed_ = true;
   }
 
   // Node bounds, then bin counts (chunk histograms summed by the int segmented reduction), then
-  // each node's cuts and binned-SAH split.
-  void planLevel(uint32_t A, uint32_t count, uint32_t chunks, LargeNode* level) {
+  // each node's cuts and binned-SAH split. The reductions run over the caps (padding included).
+  void planLevel(const LevelArgs& a) {
+    const LevelCaps& caps = a.caps;
     timer_.mark(kBounds);
-    launchUnpackLevel(a_.curRef.data(), count, a_.curBox.reserve(count, stream_),
-                      a_.curOwner.reserve(count, stream_), a_.levelIn.data(), A,
-                      a_.offsets.reserve(A + 1, stream_), stream_);
-    reduceBoxes(a_.curBox.data(), count, a_.tight.reserve(A, stream_), A, a_.curOwner.data(),
+    launchUnpackLevel(a, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(), a_.levelIn.data(),
+                      a_.offsets.data(), stream_);
+    reduceBoxes(a_.curBox.data(), caps.refs, a_.tight.data(), caps.nodes, a_.curOwner.data(),
                 a_.offsets.data());
     timer_.mark(kBinning);
     const size_t K = kBinCounters;
-    const BinLayout layout{a_.partial.reserve(K * chunks, stream_),
-                           a_.binOwner.reserve(K * chunks, stream_),
-                           a_.binOffsets.reserve(K * A + 1, stream_)};
-    launchBinChunks(a_.levelIn.data(), A, chunks, a_.tight.data(), a_.curRef.data(),
-                    o_.emptySpaceRatio, maxDepth_, layout, stream_);
+    const BinLayout layout{a_.partial.data(), a_.binOwner.data(), a_.binOffsets.data()};
+    launchBinChunks(a, a_.levelIn.data(), a_.tight.data(), a_.curRef.data(), o_.emptySpaceRatio,
+                    maxDepth_, layout, stream_);
     reduction::Request<int> r;
     r.in = layout.partial;
-    r.count = uint32_t(K * chunks);
-    r.out = a_.binCounts.reserve(K * A, stream_);
-    r.numSegments = uint32_t(K * A);
+    r.count = uint32_t(K * caps.chunks);
+    r.out = a_.binCounts.data();
+    r.numSegments = uint32_t(K * caps.nodes);
     r.stream = stream_;
     if (intLayout_ == reduction::Layout::Offsets)
       r.offsets = layout.offsets;
@@ -188,96 +311,105 @@ class BuildScratch {
       r.owners = layout.owners;
     intReducer_->reduce(r);
     timer_.mark(kSplit);
-    launchChooseSplits(a_.levelIn.data(), A, a_.tight.data(), a_.binCounts.data(),
-                       o_.emptySpaceRatio, maxDepth_, sah(), o_.splitPerWarp, level, stream_);
+    launchChooseSplits(a, a_.levelIn.data(), a_.tight.data(), a_.binCounts.data(),
+                       o_.emptySpaceRatio, maxDepth_, sah(), o_.splitPerWarp, a_.large.data(),
+                       stream_);
   }
 
-  // One large level: plan, route and compact the child lists, classify the children, move the
-  // terminals' references out and compact the large children's for the next level.
-  void largeLevel(uint32_t A, uint32_t count, uint32_t chunks) {
-    const uint32_t C = 2 * A, D = 2 * count, nextBase = base_ + A;
-    // Both level arrays get the same capacity, so which one is "next" (they swap every level)
-    // never decides whether a rebuild allocates.
-    a_.levelIn.reserve(C, stream_, A);
-    a_.levelNext.reserve(C, stream_);
-    LargeNode* level = a_.large.reserve(nextBase, stream_, base_) + base_;
-    planLevel(A, count, chunks, level);
-    launchRouteReferences(mesh_, counters_, a_.curRef.data(), count, level, A, o_.streamingClip,
-                          a_.dRef.reserve(D, stream_), a_.dKeep.reserve(D, stream_), stream_);
+  // Large level l: plan, route and compact the child lists, classify the children, move the
+  // terminals' references out and compact the large children's for level l + 1 (whose counts
+  // the kernels and the second compaction write on the device).
+  void largeLevel(uint32_t l, const LevelCaps& caps) {
+    const LevelArgs a{&state_->levels[l], &state_->levels[l + 1], caps, &state_->overflow};
+    const uint32_t C = 2 * caps.nodes, D = 2 * caps.refs;
+    planLevel(a);
+    launchRouteReferences(a, mesh_, counters_, a_.curRef.data(), a_.large.data(), o_.streamingClip,
+                          a_.dRef.data(), a_.dKeep.data(), stream_);
     timer_.mark(kCompaction);
-    compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.reserve(D, stream_), &counters_->kept);
+    compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.data(), &counters_->kept);
     timer_.mark(kSplit);
-    launchChildStarts(a_.cRef.data(), &counters_->kept, D, C, a_.childStart.reserve(C + 1, stream_),
-                      stream_);
-    const int childDepthLimit = count > kMaxReferenceGrowth * V_ ? 0 : maxDepth_;
-    launchClassifyChildren(level, A, a_.childStart.data(), uint32_t(o_.smallNodeThreshold),
-                           childDepthLimit, a_.info.reserve(C, stream_),
-                           a_.scanIn.reserve(C, stream_), stream_);
-    const size_t scanBytes = scanChildrenTempBytes(C);
-    void* scanTemp = a_.scanTemp.reserve(scanBytes, stream_);
-    size_t tempBytes = scanBytes;
-    scanChildren(a_.scanIn.data(), a_.scanOut.reserve(C, stream_), C, &scanTemp, &tempBytes,
-                 stream_);
-    Terminal* terms = a_.terms.reserve(size_t(numTerms_) + C, stream_, numTerms_);
-    uint32_t* termTri = a_.termTri.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
-    Bounds3f* termBox = a_.termBox.reserve(size_t(numTermRefs_) + D, stream_, numTermRefs_);
-    launchAssignChildren(level, A, a_.info.data(), a_.scanOut.data(), nextBase, numTerms_,
-                         numTermRefs_, a_.levelNext.data(), terms, a_.handle.reserve(C, stream_),
-                         counters_, stream_);
-    launchRouteToChildren(a_.cRef.data(), &counters_->kept, D, a_.childStart.data(),
-                          a_.handle.data(), nextBase, terms, termTri, termBox,
-                          a_.keepB.reserve(D, stream_), stream_);
+    launchChildStarts(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(), stream_);
+    launchClassifyChildren(a, counters_, a_.large.data(), a_.childStart.data(),
+                           uint32_t(o_.smallNodeThreshold), maxDepth_, a_.info.data(),
+                           a_.scanIn.data(), stream_);
+    void* scanTemp = a_.scanTemp.data();
+    size_t tempBytes = scanChildrenTempBytes(C);
+    scanChildren(a_.scanIn.data(), a_.scanOut.data(), C, &scanTemp, &tempBytes, stream_);
+    launchAssignChildren(a, a_.large.data(), a_.info.data(), a_.scanOut.data(), a_.levelNext.data(),
+                         a_.terms.data(), a_.handle.data(), stream_);
+    launchRouteToChildren(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(),
+                          a_.handle.data(), a_.terms.data(), a_.termTri.data(), a_.termBox.data(),
+                          a_.keepB.data(), stream_);
     timer_.mark(kCompaction);
-    compact(a_.keepB.data(), D, a_.cRef.data(), a_.curRef.reserve(D, stream_),
-            &counters_->nextRefs);
-    levels_.push_back({base_, A});
-    base_ = nextBase;
+    compact(a_.keepB.data(), D, a_.cRef.data(), a_.curRef.data(), &state_->levels[l + 1].refs);
+    levels_.push_back(caps);
   }
 
+  // The terminals after the last large level (its counts' totals), up to the caps.
   void smallStage() {
     timer_.mark(kSmall);
-    const size_t refs = size_t(kScratchPerRef) * numTermRefs_;
-    launchSmallNodes(
-        a_.terms.data(), numTerms_, a_.termTri.data(), a_.termBox.data(), maxDepth_, mesh_,
-        counters_, sah(), smallVariant(), a_.scratchNodes.reserve(refs + numTerms_, stream_),
-        a_.scratchRefs.reserve(refs + 1, stream_), a_.termNodes.reserve(numTerms_, stream_),
-        a_.termRefs.reserve(numTerms_, stream_), stream_);
+    const size_t refs = size_t(kScratchPerRef) * capTermRefs_;
+    launchSmallNodes(a_.terms.data(), &state_->levels[levels_.size()], capTerms_, capTermRefs_,
+                     &state_->overflow, a_.termTri.data(), a_.termBox.data(), maxDepth_, mesh_,
+                     counters_, sah(), smallVariant(),
+                     a_.scratchNodes.reserve(refs + capTerms_, stream_),
+                     a_.scratchRefs.reserve(refs + 1, stream_),
+                     a_.termNodes.reserve(std::max<size_t>(capTerms_, 1), stream_),
+                     a_.termRefs.reserve(std::max<size_t>(capTerms_, 1), stream_), stream_);
   }
 
-  // Subtree sizes bottom-up, the root, one round trip for the tree's size, then every node
-  // written depth-first.
-  DeviceKdTree finalize() {
+  // Subtree sizes bottom-up, the root, one round trip for the tree's size (and the levels'
+  // counts), then every node written depth-first. Empty when the build overflowed.
+  std::optional<DeviceKdTree> finalize() {
     timer_.mark(kFinalize);
-    const size_t numLarge = std::max<size_t>(base_, 1);
+    const size_t numLarge = std::max<size_t>(capLarge_, 1), numTerms = std::max(capTerms_, 1u);
     uint32_t* largeSize = a_.largeSize.reserve(numLarge, stream_);
     uint32_t* largePrims = a_.largePrims.reserve(numLarge, stream_);
     uint32_t* largeOffset = a_.largeOffset.reserve(numLarge, stream_);
     uint32_t* largePrimOffset = a_.largePrimOffset.reserve(numLarge, stream_);
-    uint32_t* termOffset = a_.termOffset.reserve(numTerms_, stream_);
-    uint32_t* termPrimOffset = a_.termPrimOffset.reserve(numTerms_, stream_);
+    uint32_t* termOffset = a_.termOffset.reserve(numTerms, stream_);
+    uint32_t* termPrimOffset = a_.termPrimOffset.reserve(numTerms, stream_);
     const uint32_t* termNodes = a_.termNodes.data();
     const uint32_t* termRefs = a_.termRefs.data();
+    const uint32_t* overflow = &state_->overflow;
     for (size_t l = levels_.size(); l-- > 0;)
-      launchSubtreeSizes(a_.large.data(), levels_[l].first, levels_[l].second, termNodes, termRefs,
-                         largeSize, largePrims, stream_);
-    launchPlaceRoot(levels_.empty(), a_.large.data(), a_.terms.data(), termNodes, termRefs,
-                    largeSize, largePrims, largeOffset, largePrimOffset, termOffset, termPrimOffset,
-                    counters_, stream_);
-    readBack();
+      launchSubtreeSizes(&state_->levels[l], levels_[l].nodes - 1, overflow, a_.large.data(),
+                         termNodes, termRefs, largeSize, largePrims, stream_);
+    launchPlaceRoot(levels_.empty(), overflow, a_.large.data(), a_.terms.data(), termNodes,
+                    termRefs, largeSize, largePrims, largeOffset, largePrimOffset, termOffset,
+                    termPrimOffset, counters_, stream_);
+    timer_.mark(kIdle);
+    SRT_CUDA_CHECK(cudaMemcpyAsync(host_.data(), counters_, sizeof(BuildCounters),
+                                   cudaMemcpyDeviceToHost, stream_));
+    SRT_CUDA_CHECK(cudaMemcpyAsync(hostState_.data(), state_, sizeof(BuildState),
+                                   cudaMemcpyDeviceToHost, stream_));
+    SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (hostState_[0].overflow) return std::nullopt;
+    updatePlan();
     const uint32_t totalNodes = host().totalNodes, totalPrims = host().totalPrims;
     Buffer<KdNode> nodes(MemorySpace::Cuda, totalNodes);
     Buffer<uint32_t> prims(MemorySpace::Cuda, totalPrims);
     timer_.mark(kFinalize);
-    for (const auto& level : levels_)
-      launchPlaceLarge(a_.large.data(), level.first, level.second, termNodes, termRefs, largeSize,
-                       largePrims, largeOffset, largePrimOffset, termOffset, termPrimOffset,
-                       nodes.data(), stream_);
-    launchPlaceTerminals(a_.terms.data(), numTerms_, termNodes, termRefs, termOffset,
-                         termPrimOffset, a_.scratchNodes.data(), a_.scratchRefs.data(),
-                         nodes.data(), prims.data(), stream_);
+    for (size_t l = 0; l < levels_.size(); ++l)
+      launchPlaceLarge(&state_->levels[l], levels_[l].nodes - 1, overflow, a_.large.data(),
+                       termNodes, termRefs, largeSize, largePrims, largeOffset, largePrimOffset,
+                       termOffset, termPrimOffset, nodes.data(), stream_);
+    launchPlaceTerminals(a_.terms.data(), &state_->levels[levels_.size()], numTerms, overflow,
+                         termNodes, termRefs, termOffset, termPrimOffset, a_.scratchNodes.data(),
+                         a_.scratchRefs.data(), nodes.data(), prims.data(), stream_);
     timer_.mark(kIdle);
     SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return DeviceKdTree(std::move(nodes), std::move(prims), canonical(host().rootCell));
+  }
+
+  // The levels this build ran (up to the first without nodes, whose bases are the totals).
+  void updatePlan() {
+    const LevelCounts* levels = hostState_[0].levels;
+    uint32_t n = 0;
+    while (n < levels_.size() && levels[n].nodes > 0) ++n;
+    plan_.triangles = mesh_.triangleCount;
+    plan_.valid = V_;
+    plan_.levels.assign(levels, levels + n + 1);
   }
 
   SahParams sah() const { return {o_.traversalCost, o_.intersectCost, o_.emptyBonus}; }
@@ -291,15 +423,23 @@ class BuildScratch {
   reduction::Layout intLayout_;
   std::unique_ptr<compaction::Compactor> compactor_;
   PinnedBuffer<BuildCounters> host_;  // made on the first build: no device needed before
+  PinnedBuffer<BuildState> hostState_;
   StageTimer timer_;
   BuildArrays a_;
   // The current build.
   TriangleMeshView mesh_;
   cudaStream_t stream_ = nullptr;
   BuildCounters* counters_ = nullptr;
-  uint32_t V_ = 0, base_ = 0, numTerms_ = 0, numTermRefs_ = 0;
+  BuildState* state_ = nullptr;
+  uint32_t V_ = 0;
   int maxDepth_ = 0;
-  std::vector<std::pair<uint32_t, uint32_t>> levels_;  // first large node, count
+  std::vector<LevelCaps> levels_;  // what each large level was launched for
+  // Capacities of the large-node and terminal arrays the small stage and finalize cover.
+  uint32_t capLarge_ = 0, capTerms_ = 0, capTermRefs_ = 0;
+  LevelPlan plan_;  // the last build's levels, kept for a replay
+  LevelGraph graph_;
+  OwnedStream captureStream_;  // made on the first capture
+  bool graphed_ = false;       // this build launched the level graph
 };
 
 }  // namespace kdgpu

@@ -13,9 +13,11 @@
 //     (as Wu, Zhao and Liu 2011), each node re-clipping its triangles to its cell;
 //  3. finalize: subtree sizes bottom-up, offsets top-down, everything written depth-first.
 // SAH constants, the leaf rule and the depth limit are the CPU builder's (KdBuildOptions).
-// Host round trips: one after setup (valid triangle count), one per large level (the next level's
-// node, reference and chunk counts, which size its launches), one before finalize (the tree's
-// size, to allocate the output). Nothing else leaves the device.
+// Host round trips: one after setup (valid triangle count), one before finalize (the tree's
+// size, to allocate the output), and with sync levels one per large level (the next level's
+// node, reference and chunk counts, which size its launches). Replayed levels size their launches
+// from the previous build's counts plus slack instead (level_counts.h): the kernels read the
+// real counts on the device, and a build that outgrows the launches is redone with sync levels.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,11 +25,19 @@
 #include <memory>
 #include <string>
 
+#include "primitives/compaction/compaction.h"
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
-#include "primitives/compaction/compaction.h"
 
 namespace srt {
+
+// How the large-node levels are launched (each builds the same tree).
+enum class GpuKdLevels {
+  Sync,    // sized by the counts read back after each level: one round trip a level
+  Replay,  // sized by the previous build's counts plus slack: no round trip until finalize
+  Graph,   // as Replay, the level loop captured once as a CUDA graph and relaunched while
+           // the same arrays and sizes repeat (a second alike replay captures it)
+};
 
 struct GpuKdBuildOptions {
   // A segmented reduction registered for boxes and for ints (node bounds, bin counts): one of
@@ -55,10 +65,17 @@ struct GpuKdBuildOptions {
   // 25% took the Conference Room's small-node stage from 9.5 to 6.9 ms on an H200 (the driver
   // chose the full carve-out; 75% gave 8.1 ms).
   int smallCarveout = 25;  // SRT_KD_SMALL_CARVEOUT=-1..100
+  // Replay and Graph size the levels by the previous build of as many triangles (its counts
+  // plus replaySlack percent); the first build, and one that outgrows them, runs sync levels.
+  GpuKdLevels levels = GpuKdLevels::Sync;  // SRT_KD_LEVELS=sync|replay|graph
+  int replaySlack = 10;                    // SRT_KD_REPLAY_SLACK=0..100
 };
 
-// The options with SRT_KD_SMALL_REUSE, SRT_KD_CLIP, SRT_KD_SPLIT and SRT_KD_SMALL_CARVEOUT
-// applied (unset or empty: unchanged); throws std::invalid_argument for a value it does not know.
+const char* toString(GpuKdLevels levels);  // "sync", "replay", "graph"
+
+// The options with SRT_KD_SMALL_REUSE, SRT_KD_CLIP, SRT_KD_SPLIT, SRT_KD_SMALL_CARVEOUT,
+// SRT_KD_LEVELS and SRT_KD_REPLAY_SLACK applied (unset or empty: unchanged); throws
+// std::invalid_argument for a value it does not know.
 GpuKdBuildOptions withEnvironment(GpuKdBuildOptions options);
 
 struct GpuKdBuildStats {
@@ -69,6 +86,10 @@ struct GpuKdBuildStats {
   size_t nodes = 0, leaves = 0, largeNodeLevels = 0, largeNodes = 0;
   size_t terminals = 0;    // nodes handed to the small-node stage
   size_t primIndices = 0;  // entries of the primitive index array (one-triangle leaves have none)
+  bool replayed = false;   // the large levels ran from the previous build's counts
+  bool retried = false;    // ... and outgrew them: built again with sync levels (both in totalMs)
+  bool graphed = false;    // ... as one CUDA graph launch, timed as levelsMs (not by stage)
+  double levelsMs = 0;     // the graph launch of the large levels
 };
 
 // Throws std::invalid_argument naming the bad option (ranges, unknown or unordered primitives;

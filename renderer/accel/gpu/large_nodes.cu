@@ -38,11 +38,22 @@ __global__ void unpackKernel(const Ref* ref, uint32_t count, Bounds3f* box, uint
   if (i < count) stepUnpack(i, ref, box, owner);
 }
 
-__global__ void unpackLevelKernel(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
-                                  const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets) {
+// The level's boxes and owners, its segment offsets, and the padding up to its caps: empty boxes
+// in the padding segment (caps.nodes - 1), which the box reduction unites to nothing.
+__global__ void unpackLevelKernel(LevelArgs a, const Ref* ref, Bounds3f* box, uint32_t* owner,
+                                  const LevelNode* nodes, uint32_t* offsets) {
+  const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex();
-  if (i < count) stepUnpack(i, ref, box, owner);
-  if (i <= numNodes) stepLevelOffset(i, nodes, numNodes, count, offsets);
+  if (i < c.refs) {
+    stepUnpack(i, ref, box, owner);
+  } else if (i < a.caps.refs) {
+    box[i] = emptyBounds();
+    owner[i] = a.caps.nodes - 1;
+  }
+  if (i <= c.nodes)
+    stepLevelOffset(i, nodes, c.nodes, c.refs, offsets);
+  else if (i <= a.caps.nodes)
+    offsets[i] = i < a.caps.nodes ? c.refs : a.caps.refs;
 }
 
 __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t* termTri,
@@ -51,60 +62,77 @@ __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t*
   if (i < count) stepRootTerminalRef(i, ref, termTri, termBox);
 }
 
+// Beyond the level's references the doubled stream's keep flags are cleared up to 2 caps.refs
+// (the compaction's count): [2 refs, refs + caps.refs) and [refs + caps.refs, 2 caps.refs).
 template <bool StreamingClip>
-__global__ void routeReferencesKernel(TriangleMeshView mesh, const BuildCounters* counters,
-                                      const Ref* cur, uint32_t count, const LargeNode* level,
-                                      uint32_t numNodes, Ref* d, uint8_t* dKeep) {
+__global__ void routeReferencesKernel(LevelArgs a, TriangleMeshView mesh,
+                                      const BuildCounters* counters, const Ref* cur,
+                                      const LargeNode* large, Ref* d, uint8_t* dKeep) {
+  const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex();
-  if (i < count)
-    stepRouteReference<StreamingClip>(i, mesh, clipEpsilon(counters->rawBounds), cur, count, level,
-                                      numNodes, d, dKeep);
+  if (i < c.refs) {
+    stepRouteReference<StreamingClip>(i, mesh, clipEpsilon(counters->rawBounds), cur, c.refs,
+                                      large + c.base, c.nodes, d, dKeep);
+  } else if (i < a.caps.refs) {
+    dKeep[c.refs + i] = 0;
+    dKeep[a.caps.refs + i] = 0;
+  }
 }
 
-__global__ void childStartsKernel(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
-                                  uint32_t numChildren, uint32_t* start) {
+__global__ void childStartsKernel(LevelArgs a, const Ref* ref, const uint32_t* numRefs,
+                                  uint32_t* start) {
+  const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex();
   const uint32_t n = *numRefs;
-  assert(n <= maxRefs);
-  if (i <= n) stepChildStarts(i, ref, n, numChildren, start);
+  assert(n <= 2 * a.caps.refs);
+  if (i <= n) stepChildStarts(i, ref, n, 2 * c.nodes, start);
 }
 
-__global__ void classifyChildrenKernel(const LargeNode* level, uint32_t numNodes,
-                                       const uint32_t* start, uint32_t threshold, int maxDepth,
-                                       ChildInfo* info, ChildScan* scanIn) {
-  const uint32_t c = globalIndex();
-  if (c < 2 * numNodes)
-    stepClassifyChild(c, level, numNodes, start, threshold, maxDepth, info, scanIn);
+// Children past the level's are zero in the scan (it runs over 2 caps.nodes). The depth limit
+// drops to 0 once the level holds more than kMaxReferenceGrowth references per triangle.
+__global__ void classifyChildrenKernel(LevelArgs a, const BuildCounters* counters,
+                                       const LargeNode* large, const uint32_t* start,
+                                       uint32_t threshold, int maxDepth, ChildInfo* info,
+                                       ChildScan* scanIn) {
+  const LevelCounts c = levelCounts(a);
+  const uint32_t k = globalIndex();
+  const int depthLimit = c.refs > kMaxReferenceGrowth * counters->numValid ? 0 : maxDepth;
+  if (k < 2 * c.nodes)
+    stepClassifyChild(k, large + c.base, c.nodes, start, threshold, depthLimit, info, scanIn);
+  else if (k < 2 * a.caps.nodes)
+    scanIn[k] = ChildScan{0u, 0u, 0u, 0u, 0u};
 }
 
 struct ChildScanSum {
   __device__ ChildScan operator()(const ChildScan& a, const ChildScan& b) const { return a + b; }
 };
 
-__global__ void assignChildrenKernel(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
-                                     const ChildScan* inclusive, uint32_t nextBase,
-                                     uint32_t termBase, uint32_t termRefBase, LevelNode* next,
-                                     Terminal* terms, uint32_t* handle, BuildCounters* counters) {
-  const uint32_t c = globalIndex();
-  if (c < 2 * numNodes)
-    stepAssignChild(c, level, numNodes, info, inclusive, nextBase, termBase, termRefBase, next,
-                    terms, handle);
-  if (c == 2 * numNodes - 1) {  // the scan's totals, for the host's round trip
-    const ChildScan last = inclusive[c];
-    counters->nextLarge = last.large;
-    counters->newTerms = last.terms;
-    counters->newTermRefs = last.termRefs;
-    counters->nextChunks = last.chunks;
+// Also writes the next level's counts from the scan's totals (its references again by the
+// compaction that forms them).
+__global__ void assignChildrenKernel(LevelArgs a, LargeNode* large, const ChildInfo* info,
+                                     const ChildScan* inclusive, LevelNode* next, Terminal* terms,
+                                     uint32_t* handle) {
+  const LevelCounts c = levelCounts(a);
+  const uint32_t k = globalIndex(), children = 2 * c.nodes, nextBase = c.base + c.nodes;
+  if (k < children)
+    stepAssignChild(k, large + c.base, c.nodes, info, inclusive, nextBase, c.termBase,
+                    c.termRefBase, next, terms, handle);
+  if (k == (children ? children - 1 : 0)) {
+    const ChildScan last = children ? inclusive[k] : ChildScan{0u, 0u, 0u, 0u, 0u};
+    *a.next = {last.large, last.largeRefs,          last.chunks,
+               nextBase,   c.termBase + last.terms, c.termRefBase + last.termRefs};
   }
 }
 
-__global__ void routeToChildrenKernel(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
+__global__ void routeToChildrenKernel(LevelArgs a, Ref* ref, const uint32_t* numRefs,
                                       const uint32_t* start, const uint32_t* handle,
-                                      uint32_t nextBase, const Terminal* terms, uint32_t* termTri,
-                                      Bounds3f* termBox, uint8_t* keep) {
+                                      const Terminal* terms, uint32_t* termTri, Bounds3f* termBox,
+                                      uint8_t* keep) {
+  const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex();
-  if (i < maxRefs)
-    stepRouteToChild(i, *numRefs, ref, start, handle, nextBase, terms, termTri, termBox, keep);
+  if (i < 2 * a.caps.refs)
+    stepRouteToChild(i, *numRefs, ref, start, handle, c.base + c.nodes, terms, termTri, termBox,
+                     keep);
 }
 
 __global__ void rootTerminalKernel(const Bounds3f* tight, uint32_t count, Terminal* terms) {
@@ -134,12 +162,10 @@ void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchUnpackLevel(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner,
-                       const LevelNode* nodes, uint32_t numNodes, uint32_t* offsets,
-                       cudaStream_t stream) {
-  const uint64_t threads = std::max<uint64_t>(count, uint64_t(numNodes) + 1);
-  unpackLevelKernel<<<blocks(threads), kBlock, 0, stream>>>(ref, count, box, owner, nodes, numNodes,
-                                                            offsets);
+void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32_t* owner,
+                       const LevelNode* nodes, uint32_t* offsets, cudaStream_t stream) {
+  const uint64_t threads = std::max<uint64_t>(a.caps.refs, uint64_t(a.caps.nodes) + 1);
+  unpackLevelKernel<<<blocks(threads), kBlock, 0, stream>>>(a, ref, box, owner, nodes, offsets);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
@@ -152,30 +178,26 @@ void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, T
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchRouteReferences(const TriangleMeshView& mesh, const BuildCounters* counters,
-                           const Ref* cur, uint32_t count, const LargeNode* level,
-                           uint32_t numNodes, bool streamingClip, Ref* d, uint8_t* dKeep,
-                           cudaStream_t stream) {
-  if (count == 0) return;
+void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
+                           const BuildCounters* counters, const Ref* cur, const LargeNode* large,
+                           bool streamingClip, Ref* d, uint8_t* dKeep, cudaStream_t stream) {
+  if (a.caps.refs == 0) return;
   auto* kernel = streamingClip ? routeReferencesKernel<true> : routeReferencesKernel<false>;
-  kernel<<<blocks(count), kBlock, 0, stream>>>(mesh, counters, cur, count, level, numNodes, d,
-                                               dKeep);
+  kernel<<<blocks(a.caps.refs), kBlock, 0, stream>>>(a, mesh, counters, cur, large, d, dKeep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchChildStarts(const Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
-                       uint32_t numChildren, uint32_t* start, cudaStream_t stream) {
-  childStartsKernel<<<blocks(uint64_t(maxRefs) + 1), kBlock, 0, stream>>>(ref, numRefs, maxRefs,
-                                                                          numChildren, start);
+void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs, uint32_t* start,
+                       cudaStream_t stream) {
+  childStartsKernel<<<blocks(2ull * a.caps.refs + 1), kBlock, 0, stream>>>(a, ref, numRefs, start);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchClassifyChildren(const LargeNode* level, uint32_t numNodes, const uint32_t* start,
-                            uint32_t threshold, int maxDepth, ChildInfo* info, ChildScan* scanIn,
-                            cudaStream_t stream) {
-  if (numNodes == 0) return;
-  classifyChildrenKernel<<<blocks(2ull * numNodes), kBlock, 0, stream>>>(
-      level, numNodes, start, threshold, maxDepth, info, scanIn);
+void launchClassifyChildren(const LevelArgs& a, const BuildCounters* counters,
+                            const LargeNode* large, const uint32_t* start, uint32_t threshold,
+                            int maxDepth, ChildInfo* info, ChildScan* scanIn, cudaStream_t stream) {
+  classifyChildrenKernel<<<blocks(2ull * a.caps.nodes), kBlock, 0, stream>>>(
+      a, counters, large, start, threshold, maxDepth, info, scanIn);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
@@ -200,24 +222,21 @@ size_t scanChildrenTempBytes(uint32_t n) {
   return bytes;
 }
 
-void launchAssignChildren(LargeNode* level, uint32_t numNodes, const ChildInfo* info,
-                          const ChildScan* inclusive, uint32_t nextBase, uint32_t termBase,
-                          uint32_t termRefBase, LevelNode* next, Terminal* terms, uint32_t* handle,
-                          BuildCounters* counters, cudaStream_t stream) {
-  if (numNodes == 0) return;
-  assignChildrenKernel<<<blocks(2ull * numNodes), kBlock, 0, stream>>>(
-      level, numNodes, info, inclusive, nextBase, termBase, termRefBase, next, terms, handle,
-      counters);
+void launchAssignChildren(const LevelArgs& a, LargeNode* large, const ChildInfo* info,
+                          const ChildScan* inclusive, LevelNode* next, Terminal* terms,
+                          uint32_t* handle, cudaStream_t stream) {
+  assignChildrenKernel<<<blocks(2ull * a.caps.nodes), kBlock, 0, stream>>>(
+      a, large, info, inclusive, next, terms, handle);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchRouteToChildren(Ref* ref, const uint32_t* numRefs, uint32_t maxRefs,
-                           const uint32_t* start, const uint32_t* handle, uint32_t nextBase,
-                           const Terminal* terms, uint32_t* termTri, Bounds3f* termBox,
-                           uint8_t* keep, cudaStream_t stream) {
-  if (maxRefs == 0) return;
-  routeToChildrenKernel<<<blocks(maxRefs), kBlock, 0, stream>>>(
-      ref, numRefs, maxRefs, start, handle, nextBase, terms, termTri, termBox, keep);
+void launchRouteToChildren(const LevelArgs& a, Ref* ref, const uint32_t* numRefs,
+                           const uint32_t* start, const uint32_t* handle, const Terminal* terms,
+                           uint32_t* termTri, Bounds3f* termBox, uint8_t* keep,
+                           cudaStream_t stream) {
+  if (a.caps.refs == 0) return;
+  routeToChildrenKernel<<<blocks(2ull * a.caps.refs), kBlock, 0, stream>>>(
+      a, ref, numRefs, start, handle, terms, termTri, termBox, keep);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

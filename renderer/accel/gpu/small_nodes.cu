@@ -62,14 +62,23 @@ constexpr int kSmallMinBlocks = StreamingClip ? 20 : 32;
 
 template <bool StreamingClip>
 __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
-    smallNodesKernel(const Terminal* terms, const uint32_t* termTri, const Bounds3f* termBox,
-                     int maxDepth, TriangleMeshView mesh, const BuildCounters* counters,
-                     SahParams sah, bool reuseBoxes, KdNode* scratchNodes, uint32_t* scratchRefs,
-                     uint32_t* termNodes, uint32_t* termRefs) {
+    smallNodesKernel(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
+                     uint32_t capTermRefs, uint32_t* overflow, const uint32_t* termTri,
+                     const Bounds3f* termBox, int maxDepth, TriangleMeshView mesh,
+                     const BuildCounters* counters, SahParams sah, bool reuseBoxes,
+                     KdNode* scratchNodes, uint32_t* scratchRefs, uint32_t* termNodes,
+                     uint32_t* termRefs) {
   // Raw storage: Bounds3f's initialisers would be a dynamic initialisation of shared memory.
   __shared__ alignas(SmallShared) unsigned char sharedStorage[sizeof(SmallShared)];
   SmallShared& shared = *reinterpret_cast<SmallShared*>(sharedStorage);
   const uint32_t t = blockIdx.x;
+  if (*overflow || t >= totals->termBase) return;
+  if (totals->nodes > 0 || totals->termBase > capTerms || totals->termRefBase > capTermRefs) {
+    // Large nodes left after the last replayed level, or more terminals than the scratch was
+    // sized for: the host rebuilds with sync levels.
+    *overflow = 1;
+    return;
+  }
   const Terminal term = terms[t];
   const size_t base = size_t(kScratchPerRef) * term.refStart;
   const SmallOutput out{scratchNodes + base + t, kScratchPerRef * term.refCount + 1,
@@ -82,20 +91,21 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
 
 }  // namespace
 
-void launchSmallNodes(const Terminal* terms, uint32_t numTerms, const uint32_t* termTri,
+void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
+                      uint32_t capTermRefs, uint32_t* overflow, const uint32_t* termTri,
                       const Bounds3f* termBox, int maxDepth, const TriangleMeshView& mesh,
                       const BuildCounters* counters, const SahParams& sah,
                       const SmallVariant& variant, KdNode* scratchNodes, uint32_t* scratchRefs,
                       uint32_t* termNodes, uint32_t* termRefs, cudaStream_t stream) {
-  if (numTerms == 0) return;
+  if (capTerms == 0) return;
   auto* kernel = variant.streamingClip ? smallNodesKernel<true> : smallNodesKernel<false>;
   // A preference the driver may round; -1 is cudaSharedmemCarveoutDefault. Set on every launch:
   // the attribute stays with the kernel, and builders in one process may differ.
   SRT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       variant.carveout));
-  kernel<<<numTerms, 32, 0, stream>>>(terms, termTri, termBox, maxDepth, mesh, counters, sah,
-                                      variant.reuseBoxes, scratchNodes, scratchRefs, termNodes,
-                                      termRefs);
+  kernel<<<capTerms, 32, 0, stream>>>(terms, totals, capTerms, capTermRefs, overflow, termTri,
+                                      termBox, maxDepth, mesh, counters, sah, variant.reuseBoxes,
+                                      scratchNodes, scratchRefs, termNodes, termRefs);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
