@@ -20,16 +20,11 @@ namespace srt::kdgpu {
 constexpr uint32_t kTerminalBit = 0x80000000u;  // child handle: terminal index, else large index
 constexpr int kSmallMax = 64;                   // bitmask width of the small-node stage
 constexpr int kCandidatesPerTri = 6;            // lo and hi of the clipped box on each axis
-// Scratch a terminal of n triangles may use: nodes 16n + 1 at 16 * refStart + terminalIndex, leaf
-// references 16n at 16 * refStart (the builder stops splitting before it would overflow). With 8
-// the budget, not the SAH, ended subtrees: Conference Room's tree cost 1.07x the CPU builder's by
-// the SAH, 1.01x with 16 (its CPU tree references each triangle 11 times).
-// SRT_KD_SCRATCH_PER_REF at compile time overrides it (a build to compare; 32 on the host: Sponza's
-// triangle tests per random ray 1.093x -> 0.991x the CPU tree's, bench/accel/RESULTS.md).
-#ifndef SRT_KD_SCRATCH_PER_REF
-#define SRT_KD_SCRATCH_PER_REF 16
-#endif
-constexpr uint32_t kScratchPerRef = SRT_KD_SCRATCH_PER_REF;
+// Scratch a terminal of n triangles may use (GpuKdBuildOptions::scratchPerRef, S): nodes S n + 1
+// at S * refStart + terminalIndex, leaf references S n at S * refStart (the builder stops
+// splitting before it would overflow). The budget, not the SAH, ends subtrees when it is short:
+// with 8 the Conference Room's tree cost 1.07x the CPU builder's by the SAH, 1.01x with 16; with
+// 16 Sponza's took 1.093x the CPU tree's triangle tests per random ray, 0.991x with 32.
 // Once a large level holds more references than this many per triangle (triangles straddling
 // every split, e.g. long slivers), its children all go to the small-node stage: the reference
 // count would otherwise double per level.

@@ -32,6 +32,9 @@ void validateNumbers(const GpuKdBuildOptions& o) {
   if (o.replaySlack < 0 || o.replaySlack > 100)
     throw std::invalid_argument("GpuKdBuildOptions: replaySlack " + std::to_string(o.replaySlack) +
                                 " outside [0, 100]");
+  if (o.scratchPerRef < 4 || o.scratchPerRef > 64)
+    throw std::invalid_argument("GpuKdBuildOptions: scratchPerRef " +
+                                std::to_string(o.scratchPerRef) + " outside [4, 64]");
   if (!(o.emptyBonus >= 0 && o.emptyBonus < 1))
     throw std::invalid_argument("GpuKdBuildOptions: emptyBonus " + std::to_string(o.emptyBonus) +
                                 " outside [0, 1)");
@@ -104,6 +107,7 @@ GpuKdBuildOptions withEnvironment(GpuKdBuildOptions o) {
     o.levels = GpuKdLevels(c);
   envInt("SRT_KD_SMALL_CARVEOUT", -1, 100, &o.smallCarveout);
   envInt("SRT_KD_REPLAY_SLACK", 0, 100, &o.replaySlack);
+  envInt("SRT_KD_SCRATCH_PER_REF", 4, 64, &o.scratchPerRef);
   return o;
 }
 

@@ -76,6 +76,7 @@ void launchChooseSplits(const LevelArgs& a, const LevelNode* nodes, const Bounds
 struct SmallVariant {
   bool reuseBoxes, streamingClip;  // GpuKdBuildOptions::smallReuseBoxes, streamingClip
   int carveout;                    // GpuKdBuildOptions::smallCarveout
+  uint32_t scratchPerRef;          // GpuKdBuildOptions::scratchPerRef
 };
 // One warp per terminal of totals->termBase (the launch covers `capTerms`); nothing when the
 // build overflowed or the terminals pass the scratch's capacities (then it sets *overflow).
@@ -107,7 +108,7 @@ void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint
                           const uint32_t* overflow, const uint32_t* termNodes,
                           const uint32_t* termRefs, const uint32_t* termOffset,
                           const uint32_t* termPrimOffset, const KdNode* scratchNodes,
-                          const uint32_t* scratchRefs, KdNode* outNodes, uint32_t* outPrims,
-                          cudaStream_t stream);
+                          const uint32_t* scratchRefs, uint32_t scratchPerRef, KdNode* outNodes,
+                          uint32_t* outPrims, cudaStream_t stream);
 
 }  // namespace srt::kdgpu

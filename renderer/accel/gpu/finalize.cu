@@ -44,14 +44,15 @@ __global__ void placeTerminalsKernel(const Terminal* terms, const LevelCounts* t
                                      const uint32_t* overflow, Sizes sizes,
                                      const uint32_t* termOffset, const uint32_t* termPrimOffset,
                                      const KdNode* scratchNodes, const uint32_t* scratchRefs,
-                                     KdNode* outNodes, uint32_t* outPrims) {
+                                     uint32_t scratchPerRef, KdNode* outNodes,
+                                     uint32_t* outPrims) {
   const uint32_t t = blockIdx.x, handle = kTerminalBit | t;
   if (*overflow || t >= totals->termBase) return;
   const uint32_t nodes = sizes.nodes(handle), prims = sizes.prims(handle);
   const uint32_t items = nodes > prims ? nodes : prims;
   for (uint32_t k = threadIdx.x; k < items; k += blockDim.x)
     stepPlaceTerminalItem(t, k, terms, sizes, termOffset, termPrimOffset, scratchNodes, scratchRefs,
-                          outNodes, outPrims);
+                          scratchPerRef, outNodes, outPrims);
 }
 
 }  // namespace
@@ -95,13 +96,13 @@ void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint
                           const uint32_t* overflow, const uint32_t* termNodes,
                           const uint32_t* termRefs, const uint32_t* termOffset,
                           const uint32_t* termPrimOffset, const KdNode* scratchNodes,
-                          const uint32_t* scratchRefs, KdNode* outNodes, uint32_t* outPrims,
-                          cudaStream_t stream) {
+                          const uint32_t* scratchRefs, uint32_t scratchPerRef, KdNode* outNodes,
+                          uint32_t* outPrims, cudaStream_t stream) {
   if (capTerms == 0) return;
   const Sizes sizes{termNodes, termRefs, nullptr, nullptr};
   placeTerminalsKernel<<<capTerms, 64, 0, stream>>>(terms, totals, overflow, sizes, termOffset,
                                                     termPrimOffset, scratchNodes, scratchRefs,
-                                                    outNodes, outPrims);
+                                                    scratchPerRef, outNodes, outPrims);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

@@ -70,11 +70,11 @@ SRT_CPU_GPU inline void stepPlaceTerminalItem(uint32_t t, uint32_t k, const Term
                                               const Sizes& sizes, const uint32_t* termOffset,
                                               const uint32_t* termPrimOffset,
                                               const KdNode* scratchNodes,
-                                              const uint32_t* scratchRefs, KdNode* outNodes,
-                                              uint32_t* outPrims) {
-  const size_t base = size_t(kScratchPerRef) * terms[t].refStart;
+                                              const uint32_t* scratchRefs, uint32_t scratchPerRef,
+                                              KdNode* outNodes, uint32_t* outPrims) {
+  const size_t base = size_t(scratchPerRef) * terms[t].refStart;
   const uint32_t handle = kTerminalBit | t;
-  assert(sizes.nodes(handle) <= kScratchPerRef * terms[t].refCount + 1);
+  assert(sizes.nodes(handle) <= scratchPerRef * terms[t].refCount + 1);
   if (k < sizes.nodes(handle))
     outNodes[termOffset[t] + k] =
         relocate(scratchNodes[base + t + k], termOffset[t], termPrimOffset[t]);

@@ -207,8 +207,8 @@ class HostBuild {
   // Terminals are independent (one warp each on the device): one thread each here.
   void smallStage() {
     const size_t R = numTermRefs_;
-    scratchNodes_.resize(kScratchPerRef * R + numTerms_);
-    scratchRefs_.resize(kScratchPerRef * R + 1);
+    scratchNodes_.resize(size_t(o_.scratchPerRef) * R + numTerms_);
+    scratchRefs_.resize(size_t(o_.scratchPerRef) * R + 1);
     termNodes_.resize(numTerms_);
     termRefs_.resize(numTerms_);
 #pragma omp parallel
@@ -218,9 +218,10 @@ class HostBuild {
 #pragma omp for schedule(dynamic, 64)
       for (int64_t t = 0; t < int64_t(numTerms_); ++t) {
         const Terminal& term = terms_[size_t(t)];
-        const size_t n0 = kScratchPerRef * size_t(term.refStart);
-        SmallOutput out{scratchNodes_.data() + n0 + t, kScratchPerRef * term.refCount + 1,
-                        scratchRefs_.data() + n0, kScratchPerRef * term.refCount};
+        const uint32_t perRef = uint32_t(o_.scratchPerRef);
+        const size_t n0 = size_t(perRef) * term.refStart;
+        SmallOutput out{scratchNodes_.data() + n0 + t, perRef * term.refCount + 1,
+                        scratchRefs_.data() + n0, perRef * term.refCount};
         const uint32_t* tris = termTri_.data() + term.refStart;
         const Bounds3f* boxes = termBox_.data() + term.refStart;
         uint32_t* nodesUsed = &termNodes_[size_t(t)];
@@ -257,7 +258,8 @@ class HostBuild {
       const uint32_t items = std::max(termNodes_[t], termRefs_[t]);
       for (uint32_t k = 0; k < items; ++k)
         stepPlaceTerminalItem(t, k, terms_.data(), sizes, termOffset.data(), termPrimOffset.data(),
-                              scratchNodes_.data(), scratchRefs_.data(), tree.nodes.data(),
+                              scratchNodes_.data(), scratchRefs_.data(),
+                              uint32_t(o_.scratchPerRef), tree.nodes.data(),
                               tree.primIndices.data());
     }
   }

@@ -98,7 +98,7 @@ class BuildScratch {
       return false;
     const LevelCounts& t = plan_.totals();
     const uint64_t refs = withSlack(t.termRefBase, o_.replaySlack);
-    return refs * kScratchPerRef + withSlack(t.termBase, o_.replaySlack) <= kKdMaxField;
+    return refs * uint64_t(o_.scratchPerRef) + withSlack(t.termBase, o_.replaySlack) <= kKdMaxField;
   }
 
   // Empty when a replayed build outgrew its launches.
@@ -219,7 +219,7 @@ class BuildScratch {
       largeLevel(l, caps);
       readLevel(l + 1);
       cur = hostState_[0].levels[l + 1];
-      if (size_t(cur.termRefBase) * kScratchPerRef + cur.termBase > kKdMaxField)
+      if (size_t(cur.termRefBase) * size_t(o_.scratchPerRef) + cur.termBase > kKdMaxField)
         throw std::length_error("GpuKdTreeBuilder: scratch would pass 2^30 entries");
       std::swap(a_.levelIn, a_.levelNext);
     }
@@ -348,7 +348,7 @@ class BuildScratch {
   // The terminals after the last large level (its counts' totals), up to the caps.
   void smallStage() {
     timer_.mark(kSmall);
-    const size_t refs = size_t(kScratchPerRef) * capTermRefs_;
+    const size_t refs = size_t(o_.scratchPerRef) * capTermRefs_;
     launchSmallNodes(a_.terms.data(), &state_->levels[levels_.size()], capTerms_, capTermRefs_,
                      &state_->overflow, a_.termTri.data(), a_.termBox.data(), maxDepth_, mesh_,
                      counters_, sah(), smallVariant(),
@@ -396,7 +396,8 @@ class BuildScratch {
                        termOffset, termPrimOffset, nodes.data(), stream_);
     launchPlaceTerminals(a_.terms.data(), &state_->levels[levels_.size()], numTerms, overflow,
                          termNodes, termRefs, termOffset, termPrimOffset, a_.scratchNodes.data(),
-                         a_.scratchRefs.data(), nodes.data(), prims.data(), stream_);
+                         a_.scratchRefs.data(), uint32_t(o_.scratchPerRef), nodes.data(),
+                         prims.data(), stream_);
     timer_.mark(kIdle);
     SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return DeviceKdTree(std::move(nodes), std::move(prims), canonical(host().rootCell));
@@ -414,7 +415,7 @@ class BuildScratch {
 
   SahParams sah() const { return {o_.traversalCost, o_.intersectCost, o_.emptyBonus}; }
   SmallVariant smallVariant() const {
-    return {o_.smallReuseBoxes, o_.streamingClip, o_.smallCarveout};
+    return {o_.smallReuseBoxes, o_.streamingClip, o_.smallCarveout, uint32_t(o_.scratchPerRef)};
   }
 
   const GpuKdBuildOptions o_;

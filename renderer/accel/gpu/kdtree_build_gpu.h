@@ -67,8 +67,11 @@ struct GpuKdBuildOptions {
   int smallCarveout = 25;  // SRT_KD_SMALL_CARVEOUT=-1..100
   // Replay and Graph size the levels by the previous build of as many triangles (its counts
   // plus replaySlack percent); the first build, and one that outgrows them, runs sync levels.
-  GpuKdLevels levels = GpuKdLevels::Sync;  // SRT_KD_LEVELS=sync|replay|graph
+  GpuKdLevels levels = GpuKdLevels::Graph;  // SRT_KD_LEVELS=sync|replay|graph
   int replaySlack = 10;                    // SRT_KD_REPLAY_SLACK=0..100
+  // Scratch of the small-node stage, per reference of a terminal (build_common.h): a subtree
+  // that would outgrow it stops splitting. Memory: 4 + 12 bytes x this x terminal references.
+  int scratchPerRef = 32;  // SRT_KD_SCRATCH_PER_REF=4..64
 };
 
 const char* toString(GpuKdLevels levels);  // "sync", "replay", "graph"

@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
                      uint32_t capTermRefs, uint32_t* overflow, const uint32_t* termTri,
                      const Bounds3f* termBox, int maxDepth, TriangleMeshView mesh,
                      const BuildCounters* counters, SahParams sah, bool reuseBoxes,
-                     KdNode* scratchNodes, uint32_t* scratchRefs, uint32_t* termNodes,
+                     uint32_t scratchPerRef, KdNode* scratchNodes, uint32_t* scratchRefs, uint32_t* termNodes,
                      uint32_t* termRefs) {
   // Raw storage: Bounds3f's initialisers would be a dynamic initialisation of shared memory.
   __shared__ alignas(SmallShared) unsigned char sharedStorage[sizeof(SmallShared)];
@@ -80,9 +80,9 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
     return;
   }
   const Terminal term = terms[t];
-  const size_t base = size_t(kScratchPerRef) * term.refStart;
-  const SmallOutput out{scratchNodes + base + t, kScratchPerRef * term.refCount + 1,
-                        scratchRefs + base, kScratchPerRef * term.refCount};
+  const size_t base = size_t(scratchPerRef) * term.refStart;
+  const SmallOutput out{scratchNodes + base + t, scratchPerRef * term.refCount + 1,
+                        scratchRefs + base, scratchPerRef * term.refCount};
   WarpTeam team;
   buildSmallSubtree<StreamingClip>(
       team, shared, term, termTri + term.refStart, termBox + term.refStart, maxDepth, mesh,
@@ -105,7 +105,8 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
                                       variant.carveout));
   kernel<<<capTerms, 32, 0, stream>>>(terms, totals, capTerms, capTermRefs, overflow, termTri,
                                       termBox, maxDepth, mesh, counters, sah, variant.reuseBoxes,
-                                      scratchNodes, scratchRefs, termNodes, termRefs);
+                                      variant.scratchPerRef, scratchNodes, scratchRefs, termNodes,
+                                      termRefs);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
