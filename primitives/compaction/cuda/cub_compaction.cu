@@ -5,9 +5,8 @@
 #include <cub/device/device_select.cuh>
 #include <cuda/std/iterator>
 
-#include <stdexcept>
-
 #include "primitives/compaction/cuda/cuda_compactors.h"
+#include "primitives/compaction/cuda/field_set.cuh"
 
 namespace srt::compaction {
 namespace {
@@ -35,9 +34,7 @@ class CubCompactor final : public Compactor {
   }
 
   void compact(const Request& r) override {
-    validate(r);
-    if (r.memory != MemorySpace::Cuda)
-      throw std::invalid_argument("compaction 'cub' needs streams in CUDA memory");
+    gpu::requireCuda(r, "cub");
     if (r.numFields == 0) {
       selectIndices(r);
       return;
@@ -85,10 +82,10 @@ class CubCompactor final : public Compactor {
     if (temp_.bytes() < bytes) temp_ = RawBuffer(MemorySpace::Cuda, bytes);
   }
 
-  template <typename T>
-  void select(const Request& r, const Field& fd) {
-    const T* in = static_cast<const T*>(fd.src);
-    T* out = static_cast<T*>(fd.dst);
+  // cub::DeviceSelect::Flagged from `in` to `out`: one call sizes its temporary storage, the
+  // next runs.
+  template <typename In, typename T>
+  void selectFlagged(const Request& r, In in, T* out) {
     size_t bytes = 0;
     SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, in, r.keep, out, r.numKept,
                                               int64_t(r.count), r.stream));
@@ -96,16 +93,13 @@ class CubCompactor final : public Compactor {
     SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, in, r.keep, out, r.numKept,
                                               int64_t(r.count), r.stream));
   }
-
+  template <typename T>
+  void select(const Request& r, const Field& fd) {
+    selectFlagged(r, static_cast<const T*>(fd.src), static_cast<T*>(fd.dst));
+  }
   void selectIndices(const Request& r) {
     if (index_.size() < r.count) index_ = Buffer<uint32_t>(MemorySpace::Cuda, r.count);
-    thrust::counting_iterator<uint32_t> iota(0);
-    size_t bytes = 0;
-    SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, iota, r.keep, index_.data(),
-                                              r.numKept, int64_t(r.count), r.stream));
-    growTemp(bytes);
-    SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, iota, r.keep, index_.data(),
-                                              r.numKept, int64_t(r.count), r.stream));
+    selectFlagged(r, thrust::counting_iterator<uint32_t>(0), index_.data());
   }
 
   void gather(const Request& r, const Field& fd) {
