@@ -42,30 +42,10 @@ class CubCompactor final : public Compactor {
     bool gathered = false;
     for (int f = 0; f < r.numFields; ++f) {
       const Field& fd = r.fields[f];
-      switch (fd.bytes) {
-        case 4:
-          select<Record<1>>(r, fd);
-          break;
-        case 8:
-          select<Record<2>>(r, fd);
-          break;
-        case 12:
-          select<Record<3>>(r, fd);
-          break;
-        case 16:
-          select<Record<4>>(r, fd);
-          break;
-        case 32:
-          select<Record<8>>(r, fd);
-          break;
-        case 64:
-          select<Record<16>>(r, fd);
-          break;
-        default:
-          if (!gathered) selectIndices(r);
-          gathered = true;
-          gather(r, fd);
-      }
+      if (selectRecord<1, 2, 3, 4, 8, 16>(r, fd)) continue;
+      if (!gathered) selectIndices(r);
+      gathered = true;
+      gather(r, fd);
     }
   }
 
@@ -92,6 +72,12 @@ class CubCompactor final : public Compactor {
     growTemp(bytes);
     SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, in, r.keep, out, r.numKept,
                                               int64_t(r.count), r.stream));
+  }
+  // Selects the field as Record<W> for the W of these (in words) that is its size; false when
+  // none is.
+  template <int... Words>
+  bool selectRecord(const Request& r, const Field& fd) {
+    return ((fd.bytes == Words * 4u && (select<Record<Words>>(r, fd), true)) || ...);
   }
   template <typename T>
   void select(const Request& r, const Field& fd) {
