@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "renderer/wavefront/dual_tree_check.h"
 #include "renderer/wavefront/scene_data_motion.h"
 
 namespace srt {
@@ -48,6 +49,11 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
                 uint32_t(3 * triangles_));
   keepAnimatedInstances(scene);
   buildAccel(geo.positions.data(), /*withStats=*/true);
+  const TriangleMeshView deviceMesh{positions_.data(), indices_.data(), uint32_t(triangles_)};
+  dualCheck_ = DualTreeCheck::fromEnvironment(
+      backend, {accel_.builder, tree_.get(),
+                TriangleMeshView{geo.positions.data(), geo.indices.data(), uint32_t(triangles_)},
+                deviceMesh, view_.accel.mesh, accel_.sah, gpuOptions(accel_)});
 
   const PackedTextures packed = packTextures(scene.textures);
   if (!packed.texels.empty()) texels_ = Buffer<Vec3f>(space, packed.texels);
@@ -66,7 +72,7 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   view_.textures = textures_.data();
   view_.environment = scene.environment;
   uploadEnvironment(scene);
-  view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (offsetOrigin)
+  view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (hitPointMagnitude)
 }
 
 SceneData::~SceneData() = default;
@@ -75,6 +81,7 @@ void SceneData::setTime(const Scene& scene, float time) {
   if (scene.triangleCount() != triangles_)
     throw std::logic_error("SceneData::setTime: the scene's topology changed");
   moveAnimatedInstances(scene, time);
+  dualCheck_.reset();  // its second tree is of the first frame's geometry
   std::vector<Vec3f> downloaded;
   const Vec3f* hostPositions = positions_.data();
   if (!gpuBuilder_ && backend_.isCuda()) {  // the CPU builder reads the host's copy
