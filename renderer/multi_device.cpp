@@ -99,32 +99,23 @@ void waitAll(std::vector<std::future<void>>& futures) {
   if (first) std::rethrow_exception(first);
 }
 
+// a.f += b.f for every member f listed.
+template <typename S, typename... M>
+void addFields(S& a, const S& b, M S::*... fields) {
+  ((a.*fields += b.*fields), ...);
+}
+
 void addBounce(BounceStats& a, const BounceStats& b) {
-  a.raysIn += b.raysIn;
-  a.lanes += b.lanes;
-  a.raysAlive += b.raysAlive;
-  a.shadowRays += b.shadowRays;
-  a.compactionMs += b.compactionMs;
-  a.transferMs += b.transferMs;
-  a.traceMs += b.traceMs;
-  a.shadeMs += b.shadeMs;
-  a.shadowMs += b.shadowMs;
-  a.compactionBytes += b.compactionBytes;
+  using B = BounceStats;
+  addFields(a, b, &B::raysIn, &B::lanes, &B::raysAlive, &B::shadowRays, &B::compactionMs,
+            &B::transferMs, &B::traceMs, &B::shadeMs, &B::shadowMs, &B::compactionBytes);
 }
 
 void addIteration(IterationStats& a, const IterationStats& b) {
-  a.lanes += b.lanes;
-  a.alive += b.alive;
-  a.regenerated += b.regenerated;
-  a.idle += b.idle;
-  a.traceMs += b.traceMs;
-  a.shadeMs += b.shadeMs;
-  a.shadowMs += b.shadowMs;
-  a.compactionMs += b.compactionMs;
-  a.regenerateMs += b.regenerateMs;
-  a.transferMs += b.transferMs;
-  a.idleMs += b.idleMs;
-  a.compactionBytes += b.compactionBytes;
+  using I = IterationStats;
+  addFields(a, b, &I::lanes, &I::alive, &I::regenerated, &I::idle, &I::traceMs, &I::shadeMs,
+            &I::shadowMs, &I::compactionMs, &I::regenerateMs, &I::transferMs, &I::idleMs,
+            &I::compactionBytes);
 }
 
 }  // namespace

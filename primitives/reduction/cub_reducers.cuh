@@ -13,11 +13,19 @@
 
 namespace srt::reduction::detail {
 
+// What the CUB baselines share: their registry entry (for validate's messages) and CUB's
+// temporary storage, grown as needed and kept for the next reduction.
 template <typename T, typename Op>
-class CubTemp {
+class CubBase : public Reducer<T, Op> {
+ public:
+  explicit CubBase(Info info) : info_(std::move(info)) {}
+
  protected:
-  // CUB's two calls of `call(storage, bytes)`: without storage it sizes the temporary storage
-  // (grown here, kept for the next reduction), with it it runs.
+  void check(const Request<T>& r) const {
+    validate(info_, r.in, r.count, r.out, r.numSegments, r.owners, r.offsets);
+  }
+  // CUB's two calls of `call(storage, bytes)`: without storage it sizes the temporary storage,
+  // with it it runs.
   template <typename Call>
   void runCub(Call call) {
     size_t bytes = 0;
@@ -25,41 +33,31 @@ class CubTemp {
     if (temp_.bytes() < bytes) temp_ = RawBuffer(MemorySpace::Cuda, bytes);
     SRT_CUDA_CHECK(call(temp_.data(), bytes));
   }
+
+ private:
+  Info info_;
   RawBuffer temp_;
 };
 
-template <typename T, typename Op>
-class CubReducer final : public Reducer<T, Op>, CubTemp<T, Op> {
+// cub::DeviceReduce::Reduce over the whole input, or (Segmented) cub::DeviceSegmentedReduce::Reduce
+// over the offsets.
+template <typename T, typename Op, bool Segmented>
+class CubReducer final : public CubBase<T, Op> {
  public:
-  explicit CubReducer(Info info) : info_(std::move(info)) {}
+  using CubBase<T, Op>::CubBase;
   void reduce(const Request<T>& r) override {
-    validate(info_, r.in, r.count, r.out, r.numSegments, r.owners, r.offsets);
+    this->check(r);
+    if (Segmented && r.numSegments == 0) return;
     this->runCub([&](void* storage, size_t& bytes) {
-      return cub::DeviceReduce::Reduce(storage, bytes, r.in, r.out, int64_t(r.count), Op{},
-                                       Op::identity(), r.stream);
+      if constexpr (Segmented)
+        return cub::DeviceSegmentedReduce::Reduce(storage, bytes, r.in, r.out,
+                                                  int64_t(r.numSegments), r.offsets, r.offsets + 1,
+                                                  Op{}, Op::identity(), r.stream);
+      else
+        return cub::DeviceReduce::Reduce(storage, bytes, r.in, r.out, int64_t(r.count), Op{},
+                                         Op::identity(), r.stream);
     });
   }
-
- private:
-  Info info_;
-};
-
-template <typename T, typename Op>
-class CubSegmentedReducer final : public Reducer<T, Op>, CubTemp<T, Op> {
- public:
-  explicit CubSegmentedReducer(Info info) : info_(std::move(info)) {}
-  void reduce(const Request<T>& r) override {
-    validate(info_, r.in, r.count, r.out, r.numSegments, r.owners, r.offsets);
-    if (r.numSegments == 0) return;
-    this->runCub([&](void* storage, size_t& bytes) {
-      return cub::DeviceSegmentedReduce::Reduce(storage, bytes, r.in, r.out, int64_t(r.numSegments),
-                                                r.offsets, r.offsets + 1, Op{}, Op::identity(),
-                                                r.stream);
-    });
-  }
-
- private:
-  Info info_;
 };
 
 template <typename T>
@@ -71,9 +69,9 @@ __global__ void scatterRuns(const uint32_t* __restrict__ keys, const T* __restri
 }
 
 template <typename T, typename Op>
-class CubReduceByKeyReducer final : public Reducer<T, Op>, CubTemp<T, Op> {
+class CubReduceByKeyReducer final : public CubBase<T, Op> {
  public:
-  explicit CubReduceByKeyReducer(Info info) : info_(std::move(info)) {}
+  using CubBase<T, Op>::CubBase;
   void reserve(uint32_t maxCount, uint32_t maxSegments) override {
     const size_t runs = std::min(maxCount, maxSegments);
     grow(keys_, runs);
@@ -81,7 +79,7 @@ class CubReduceByKeyReducer final : public Reducer<T, Op>, CubTemp<T, Op> {
     grow(numRuns_, 1);
   }
   void reduce(const Request<T>& r) override {
-    validate(info_, r.in, r.count, r.out, r.numSegments, r.owners, r.offsets);
+    this->check(r);
     fill(r.out, r.numSegments, Op::identity(), r.stream);
     if (r.count == 0) return;
     reserve(r.count, r.numSegments);
@@ -97,7 +95,6 @@ class CubReduceByKeyReducer final : public Reducer<T, Op>, CubTemp<T, Op> {
   }
 
  private:
-  Info info_;
   Buffer<uint32_t> keys_;
   Buffer<T> values_;
   Buffer<uint32_t> numRuns_;

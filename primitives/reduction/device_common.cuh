@@ -16,24 +16,28 @@ namespace srt::reduction::detail {
 constexpr uint32_t kFullMask = 0xffffffffu;
 
 // Word-by-word shuffles, so Aabb (24 B) and Mat2u (16 B) travel like floats.
-template <typename T>
-__device__ __forceinline__ T shflDown(const T& v, int delta) {
+template <bool Down, typename T>
+__device__ __forceinline__ T shflWords(const T& v, int delta) {
   static_assert(sizeof(T) % 4 == 0, "shuffled values must be a multiple of 4 bytes");
   T r;
   const int* s = reinterpret_cast<const int*>(&v);
   int* d = reinterpret_cast<int*>(&r);
 #pragma unroll
-  for (int k = 0; k < int(sizeof(T) / 4); ++k) d[k] = __shfl_down_sync(kFullMask, s[k], delta);
+  for (int k = 0; k < int(sizeof(T) / 4); ++k) {
+    if constexpr (Down)
+      d[k] = __shfl_down_sync(kFullMask, s[k], delta);
+    else
+      d[k] = __shfl_up_sync(kFullMask, s[k], delta);
+  }
   return r;
 }
 template <typename T>
+__device__ __forceinline__ T shflDown(const T& v, int delta) {
+  return shflWords<true>(v, delta);
+}
+template <typename T>
 __device__ __forceinline__ T shflUp(const T& v, int delta) {
-  T r;
-  const int* s = reinterpret_cast<const int*>(&v);
-  int* d = reinterpret_cast<int*>(&r);
-#pragma unroll
-  for (int k = 0; k < int(sizeof(T) / 4); ++k) d[k] = __shfl_up_sync(kFullMask, s[k], delta);
-  return r;
+  return shflWords<false>(v, delta);
 }
 
 // Where a segmented kernel sends a piece whose segment continues elsewhere (the paper's g_output

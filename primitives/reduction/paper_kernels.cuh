@@ -19,6 +19,22 @@ namespace srt::reduction::detail {
 
 enum class PaperAlg { Tb2, Tb4Warp, Matrix };
 
+// A block's (value, owner) result, by the thread that holds it: the carry of this pass, or on the
+// single-block last pass the result (unsegmented) or its flush into the output (segmented). The
+// owner is read only when segmented.
+template <Dir D, bool Seg, typename T, typename Op>
+__device__ __forceinline__ void storeBlockResult(const T& v, const uint32_t& o, T* carryV,
+                                                 uint32_t* carryO, T* out, bool last, Op op) {
+  if (!last) {
+    carryV[blockIdx.x] = v;
+    if constexpr (Seg) carryO[blockIdx.x] = o;
+  } else if constexpr (Seg) {
+    flushPiece<D>(out, o, v, op);
+  } else {
+    out[0] = v;
+  }
+}
+
 // ---- TB2: B = 256, D = 512 --------------------------------------------------------------------
 constexpr int kTb2Threads = 256;
 constexpr int kTb2Items = 2 * kTb2Threads;
@@ -57,16 +73,7 @@ __global__ void __launch_bounds__(kTb2Threads)
     }
     stride <<= 1;
   }
-  if (tid == 0) {
-    if (!last) {
-      carryV[blockIdx.x] = sv[0];
-      if constexpr (Seg) carryO[blockIdx.x] = so[0];
-    } else if constexpr (Seg) {
-      flushPiece<Dir::Left>(out, so[0], sv[0], op);
-    } else {
-      out[0] = sv[0];
-    }
-  }
+  if (tid == 0) storeBlockResult<Dir::Left, Seg>(sv[0], so[0], carryV, carryO, out, last, op);
 }
 
 // ---- TB4-warp: B = 256, D = 1024 --------------------------------------------------------------
@@ -116,16 +123,7 @@ __global__ void __launch_bounds__(kTb4Threads)
     T v = sRes[lane];
     uint32_t o = sResO[lane];
     warpReduceLeft<T, Op, Seg>(v, o, lane, out, op);
-    if (lane == 0) {
-      if (!last) {
-        carryV[blockIdx.x] = v;
-        if constexpr (Seg) carryO[blockIdx.x] = o;
-      } else if constexpr (Seg) {
-        flushPiece<Dir::Left>(out, o, v, op);
-      } else {
-        out[0] = v;
-      }
-    }
+    if (lane == 0) storeBlockResult<Dir::Left, Seg>(v, o, carryV, carryO, out, last, op);
   }
 }
 
@@ -264,16 +262,8 @@ __global__ void __launch_bounds__(MatrixShape<W, ProdCons>::kThreads)
     }
     if (warp == 0) consume((count - 1) & 1);
   }
-  if (warp == 0 && lane == 31) {
-    if (!last) {
-      carryV[blockIdx.x] = rv;
-      if constexpr (Seg) carryO[blockIdx.x] = ro;
-    } else if constexpr (Seg) {
-      flushPiece<Dir::Right>(out, ro, rv, op);
-    } else {
-      out[0] = rv;
-    }
-  }
+  if (warp == 0 && lane == 31)
+    storeBlockResult<Dir::Right, Seg>(rv, ro, carryV, carryO, out, last, op);
 }
 
 // ---- Host: the multi-pass loop ----------------------------------------------------------------

@@ -29,12 +29,15 @@
 #include <string_view>
 #include <vector>
 
+#include "primitives/common/enum_names.h"
 #include "primitives/reduction/operators.h"
 
 namespace srt::reduction {
 
 enum class Layout { None, Owners, Offsets };
-const char* toString(Layout l);
+constexpr EnumNames<Layout, 3> enumNames(Layout) {
+  return {{{{Layout::None, "none"}, {Layout::Owners, "owners"}, {Layout::Offsets, "offsets"}}}};
+}
 
 // All pointers are CUDA device memory.
 template <typename T>

@@ -1,21 +1,9 @@
-// Validation, names and the owners <-> offsets conversions on the GPU.
+// Validation and the owners <-> offsets conversions on the GPU.
 #include <stdexcept>
 
 #include "primitives/reduction/device_common.cuh"
 
 namespace srt::reduction {
-
-const char* toString(Layout l) {
-  switch (l) {
-    case Layout::None:
-      return "none";
-    case Layout::Owners:
-      return "owners";
-    case Layout::Offsets:
-      return "offsets";
-  }
-  return "?";
-}
 
 void validate(const Info& info, const void* in, uint32_t count, const void* out,
               uint32_t numSegments, const uint32_t* owners, const uint32_t* offsets) {

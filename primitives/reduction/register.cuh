@@ -28,7 +28,7 @@ void registerAll(Registry<T, Op>& r) {
       r, {"persistent-matrix", false, kNone, false, "matrix, grid = SMs x resident blocks"});
   addVariant<T, Op, PaperReducer<T, Op, false, A::Matrix, 32, true, true>>(
       r, {"diffwarps", false, kNone, false, "persistent matrix, 1 consumer + 8 producer warps"});
-  addVariant<T, Op, CubReducer<T, Op>>(
+  addVariant<T, Op, CubReducer<T, Op, false>>(
       r, {"cub", false, kNone, true, "cub::DeviceReduce::Reduce (baseline)"});
   // Segmented with an owner array (paper §IV).
   addVariant<T, Op, PaperReducer<T, Op, true, A::Tb2>>(
@@ -51,7 +51,7 @@ void registerAll(Registry<T, Op>& r) {
       r, {"mergepath-fused", true, kOff, false,
           "mergepath with its per-tile fix-up in one single-block launch (ablation)"});
   // Baselines.
-  addVariant<T, Op, CubSegmentedReducer<T, Op>>(
+  addVariant<T, Op, CubReducer<T, Op, true>>(
       r, {"cub-segmented", true, kOff, true, "cub::DeviceSegmentedReduce::Reduce (baseline)"});
   addVariant<T, Op, CubReduceByKeyReducer<T, Op>>(
       r, {"cub-reduce-by-key", true, kOwn, false,

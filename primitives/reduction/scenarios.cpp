@@ -7,26 +7,10 @@
 
 namespace srt::reduction {
 
-const char* toString(Scenario s) {
-  switch (s) {
-    case Scenario::OneSegment:
-      return "one";
-    case Scenario::Random10To50:
-      return "random";
-    case Scenario::Fixed:
-      return "fixed";
-    case Scenario::WithEmpty:
-      return "empty";
-  }
-  return "?";
-}
-
 Scenario scenarioFromString(const std::string& name) {
-  for (Scenario s :
-       {Scenario::OneSegment, Scenario::Random10To50, Scenario::Fixed, Scenario::WithEmpty})
-    if (name == toString(s)) return s;
-  throw std::invalid_argument("unknown segment scenario '" + name +
-                              "' (one, random, fixed, empty)");
+  if (const std::optional<Scenario> s = enumFromString<Scenario>(name)) return *s;
+  throw std::invalid_argument("unknown segment scenario '" + name + "' (" +
+                              enumChoiceList<Scenario>() + ")");
 }
 
 std::vector<uint32_t> ownersFromOffsets(const std::vector<uint32_t>& offsets) {

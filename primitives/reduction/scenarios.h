@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "primitives/common/enum_names.h"
+
 namespace srt::reduction {
 
 struct Segments {
@@ -22,7 +24,12 @@ enum class Scenario {
   WithEmpty,     // random sizes 0-5, about a third of them empty, empty first and last too
 };
 
-const char* toString(Scenario s);
+constexpr EnumNames<Scenario, 4> enumNames(Scenario) {
+  return {{{{Scenario::OneSegment, "one"},
+            {Scenario::Random10To50, "random"},
+            {Scenario::Fixed, "fixed"},
+            {Scenario::WithEmpty, "empty"}}}};
+}
 // Throws std::invalid_argument on an unknown name (one, random, fixed, empty).
 Scenario scenarioFromString(const std::string& name);
 

@@ -2,7 +2,6 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "renderer/shading/material.h"
 #include "renderer/shading/texture.h"
@@ -20,6 +19,20 @@ bool finiteNonNegative(Vec3f v) {
          v.y >= 0.f && v.z >= 0.f;
 }
 
+// A material's texture slots, each the same index in both forms: checked against the scene's
+// textures and copied, slot by slot.
+struct TextureSlot {
+  const char* name;
+  int Material::*host;
+  int DeviceMaterial::*device;
+};
+constexpr TextureSlot kTextureSlots[] = {
+    {"kdTexture", &Material::kdTexture, &DeviceMaterial::kdTexture},
+    {"alphaTexture", &Material::alphaTexture, &DeviceMaterial::alphaTexture},
+    {"keTexture", &Material::keTexture, &DeviceMaterial::keTexture},
+    {"bumpTexture", &Material::bumpTexture, &DeviceMaterial::bumpTexture},
+    {"normalTexture", &Material::normalTexture, &DeviceMaterial::normalTexture}};
+
 }  // namespace
 
 DeviceMaterial toDevice(const Material& m) {
@@ -34,13 +47,9 @@ DeviceMaterial toDevice(const Material& m) {
   DeviceMaterial d;
   d.type = m.type;
   d.kd = m.kd;
-  d.kdTexture = m.kdTexture;
-  d.alphaTexture = m.alphaTexture;
-  d.keTexture = m.keTexture;
-  d.bumpTexture = m.bumpTexture;
-  d.bumpScale = std::isfinite(m.bumpScale) ? m.bumpScale : 1.f;
-  d.normalTexture = m.normalTexture;
   d.ks = m.ks;
+  for (const TextureSlot& t : kTextureSlots) d.*t.device = m.*t.host;
+  d.bumpScale = std::isfinite(m.bumpScale) ? m.bumpScale : 1.f;
   const float ns = m.ns >= 0.f ? m.ns : 0.f;
   d.alpha = std::fmin(1.f, std::fmax(kMinAlpha, std::sqrt(2.f / (ns + 2.f))));
   d.ior = m.ior;
@@ -53,15 +62,13 @@ std::vector<DeviceMaterial> toDevice(const std::vector<Material>& materials, siz
   out.reserve(materials.size());
   for (size_t i = 0; i < materials.size(); ++i) {
     const Material& m = materials[i];
-    for (const auto& [name, index] : {std::pair<const char*, int>{"kdTexture", m.kdTexture},
-                                      {"alphaTexture", m.alphaTexture},
-                                      {"keTexture", m.keTexture},
-                                      {"bumpTexture", m.bumpTexture},
-                                      {"normalTexture", m.normalTexture}})
+    for (const TextureSlot& t : kTextureSlots) {
+      const int index = m.*t.host;
       if (index < -1 || (index >= 0 && size_t(index) >= textureCount))
-        throw std::invalid_argument(describe(m) + " (index " + std::to_string(i) + "): " + name +
+        throw std::invalid_argument(describe(m) + " (index " + std::to_string(i) + "): " + t.name +
                                     " " + std::to_string(index) + " out of range, the scene has " +
                                     std::to_string(textureCount) + " textures");
+    }
     out.push_back(toDevice(m));
   }
   return out;

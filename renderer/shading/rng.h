@@ -6,19 +6,15 @@
 
 #include <cstdint>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
+#include "primitives/common/mix.h"
 
 namespace srt {
 
 // SplitMix64's finaliser (Stafford's "Mix13"): a bijective 64-bit avalanche mix.
 SRT_CPU_GPU SRT_INLINE uint64_t mixBits(uint64_t v) {
-  v ^= v >> 30;
-  v *= 0xbf58476d1ce4e5b9ull;
-  v ^= v >> 27;
-  v *= 0x94d049bb133111ebull;
-  v ^= v >> 31;
-  return v;
+  return xorShiftMultiply<uint64_t, 30, 0xbf58476d1ce4e5b9ull, 27, 0x94d049bb133111ebull, 31>(v);
 }
 
 // The top 24 bits as a float in [0, 1): exact, so identical on every backend.

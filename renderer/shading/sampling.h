@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "primitives/common/host_device.h"
 #include "base/math.h"
+#include "primitives/common/host_device.h"
 
 namespace srt {
 
@@ -34,12 +34,17 @@ SRT_CPU_GPU inline float cosineHemispherePdf(float cosTheta) {
   return fmaxf(cosTheta, 0.f) * kInvPi;
 }
 
+// The point of the unit sphere at height z and azimuth 2 pi v: uniform over the zone z spans
+// when z and v are (Archimedes' hat-box theorem).
+SRT_CPU_GPU inline Vec3f spherePointAt(float z, float v) {
+  const float r = sqrtf(fmaxf(0.f, 1.f - z * z));
+  const float phi = 2.f * kPi * v;
+  return Vec3f(r * cosf(phi), r * sinf(phi), z);
+}
+
 // Uniform over the hemisphere around +z: pdf = 1 / (2 pi).
 SRT_CPU_GPU inline Vec3f sampleUniformHemisphere(Vec2f u) {
-  const float z = u.x;
-  const float r = sqrtf(fmaxf(0.f, 1.f - z * z));
-  const float phi = 2.f * kPi * u.y;
-  return Vec3f(r * cosf(phi), r * sinf(phi), z);
+  return spherePointAt(u.x, u.y);
 }
 SRT_CPU_GPU inline float uniformHemispherePdf() {
   return 0.5f * kInvPi;
@@ -47,10 +52,7 @@ SRT_CPU_GPU inline float uniformHemispherePdf() {
 
 // Uniform over the unit sphere: pdf = 1 / (4 pi).
 SRT_CPU_GPU inline Vec3f sampleUniformSphere(Vec2f u) {
-  const float z = 1.f - 2.f * u.x;
-  const float r = sqrtf(fmaxf(0.f, 1.f - z * z));
-  const float phi = 2.f * kPi * u.y;
-  return Vec3f(r * cosf(phi), r * sinf(phi), z);
+  return spherePointAt(1.f - 2.f * u.x, u.y);
 }
 SRT_CPU_GPU inline float uniformSpherePdf() {
   return 0.25f * kInvPi;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <stdexcept>
+#include <type_traits>
 
 #include "renderer/backend/stage_clock.h"
 #include "renderer/wavefront/render_stats.h"
@@ -21,21 +22,20 @@ struct Stage {
   StageColumn column;
 };
 
-// Every stage an integrator runs, in one place.
+// Every stage an integrator runs, in one place, by the column its time counts towards.
 namespace stage {
 inline constexpr Stage kTrace{"trace", StageColumn::Trace};
-inline constexpr Stage kShade{"shade", StageColumn::Shade};
-inline constexpr Stage kCompactShadows{"compact shadow rays", StageColumn::Compaction};
-// Without a compacting primitive, counting the flags stands in for compaction.
-inline constexpr Stage kCountShadows{"count shadow rays", StageColumn::Compaction};
+inline constexpr Stage kShade{"shade", StageColumn::Shade}, kFilm{"film", StageColumn::Shade};
 inline constexpr Stage kTraceShadows{"trace shadow rays", StageColumn::Shadow};
-inline constexpr Stage kFilm{"film", StageColumn::Shade};
-inline constexpr Stage kCompactPaths{"compact paths", StageColumn::Compaction};
-inline constexpr Stage kCountPaths{"count paths", StageColumn::Compaction};
-inline constexpr Stage kRefill{"refill", StageColumn::Regenerate};
-inline constexpr Stage kCompactIndex{"compact index stream", StageColumn::Compaction};
-inline constexpr Stage kPartitionOctants{"partition by octant", StageColumn::Compaction};
-inline constexpr Stage kEndPass{"end pass", StageColumn::Regenerate};
+// Without a compacting primitive, counting the flags stands in for compaction.
+inline constexpr Stage kCompactShadows{"compact shadow rays", StageColumn::Compaction},
+    kCountShadows{"count shadow rays", StageColumn::Compaction},
+    kCompactPaths{"compact paths", StageColumn::Compaction},
+    kCountPaths{"count paths", StageColumn::Compaction},
+    kCompactIndex{"compact index stream", StageColumn::Compaction},
+    kPartitionOctants{"partition by octant", StageColumn::Compaction};
+inline constexpr Stage kRefill{"refill", StageColumn::Regenerate},
+    kEndPass{"end pass", StageColumn::Regenerate};
 }  // namespace stage
 
 // The named stages of one pass. Each stage is timed from the end of the one before (the pass's
@@ -102,21 +102,17 @@ class PassTimer {
   int count_ = 0;
 };
 
-// Adds a pass's stage times to per-pass statistics (refills included) or per-bounce ones.
-inline void addStageTimes(const PassTimer& t, IterationStats& s) {
+// Adds a pass's stage times to per-pass statistics (refills included) or per-bounce ones (which
+// have no refill column).
+template <typename Stats>
+void addStageTimes(const PassTimer& t, Stats& s) {
   const std::array<double, kColumns> ms = t.columnMs();
   s.traceMs += ms[size_t(StageColumn::Trace)];
   s.shadeMs += ms[size_t(StageColumn::Shade)];
   s.shadowMs += ms[size_t(StageColumn::Shadow)];
   s.compactionMs += ms[size_t(StageColumn::Compaction)];
-  s.regenerateMs += ms[size_t(StageColumn::Regenerate)];
-}
-inline void addStageTimes(const PassTimer& t, BounceStats& s) {
-  const std::array<double, kColumns> ms = t.columnMs();
-  s.traceMs += ms[size_t(StageColumn::Trace)];
-  s.shadeMs += ms[size_t(StageColumn::Shade)];
-  s.shadowMs += ms[size_t(StageColumn::Shadow)];
-  s.compactionMs += ms[size_t(StageColumn::Compaction)];
+  if constexpr (std::is_same_v<Stats, IterationStats>)
+    s.regenerateMs += ms[size_t(StageColumn::Regenerate)];
 }
 
 }  // namespace srt

@@ -14,16 +14,9 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
                 uint32_t seed, uint32_t maxDepth, const ShadeOutputs& out) {
   parallelFor(b, paths.count, [=] SRT_CPU_GPU(uint32_t i) {
     out.shadowKeep[i] = 0;
-    if (!paths.inStream(i)) {
-      if (!paths.slots) out.keep[i] = 0;  // past the stream: no stale flag for the compaction
-      return;
-    }
+    uint32_t s;
+    if (!paths.liveSlot(i, out.keep, s)) return;
     const PathState st = paths.state;
-    const uint32_t s = paths.slot(i);
-    if (!paths.live(i)) {
-      out.keep[s] = 0;  // a dead lane stays dead (nothing is compacted)
-      return;
-    }
     const Vec3fAnd originPixel = st.originPixel[s], directionSample = st.directionSample[s];
     const Vec3fAnd throughputPdf = st.throughputPdf[s], radianceDepth = st.radianceDepth[s];
     const uint32_t bounce = radianceDepth.u;

@@ -57,16 +57,9 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& ra
   const bool deferred = out.shadowKeep != nullptr;
   parallelFor(b, rays.count, [=] SRT_CPU_GPU(uint32_t i) {
     if (deferred) out.shadowKeep[i] = 0;
-    if (!rays.inStream(i)) {
-      if (!rays.slots) out.keep[i] = 0;  // past the stream: no stale flag for the compaction
-      return;
-    }
+    uint32_t s;
+    if (!rays.liveSlot(i, out.keep, s)) return;
     const PathState st = rays.state;
-    const uint32_t s = rays.slot(i);
-    if (!rays.live(i)) {
-      out.keep[s] = 0;  // a dead lane stays dead (nothing is compacted)
-      return;
-    }
     const Vec3fAnd originPixel = st.originPixel[s], directionSample = st.directionSample[s];
     const Vec3fAnd weightDepth = st.throughputPdf[s];
     const uint32_t pixel = originPixel.u, sample = directionSample.u, bounce = weightDepth.u;

@@ -25,6 +25,20 @@ struct PathStream {
   SRT_CPU_GPU bool inStream(uint32_t i) const { return !deviceCount || i < *deviceCount; }
   SRT_CPU_GPU bool live(uint32_t i) const { return !lanes || lanes[i]; }
   SRT_CPU_GPU uint32_t slot(uint32_t i) const { return slots ? slots[i] : i; }
+  // True, with its slot in s, when position i holds a live path. Otherwise the shading stages'
+  // per-slot keep flag of i is cleared where i has one: a dead lane stays dead, and past the
+  // stream (a slot only when slots are positions) a compaction over the launch size sees no
+  // stale flag.
+  SRT_CPU_GPU bool liveSlot(uint32_t i, uint8_t* keep, uint32_t& s) const {
+    if (!inStream(i)) {
+      if (!slots) keep[i] = 0;
+      return false;
+    }
+    s = slot(i);
+    if (live(i)) return true;
+    keep[s] = 0;
+    return false;
+  }
 };
 
 // The rays of a stream, whatever else its elements carry (paths or Whitted rays): origin and

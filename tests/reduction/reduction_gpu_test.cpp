@@ -42,26 +42,37 @@ std::vector<Case> segmentedCases() {
   return c;
 }
 
+// A device copy of `values`, at least one element long (a variant may reject null inputs).
+template <typename T>
+Buffer<T> deviceCopy(const std::vector<T>& values) {
+  Buffer<T> b(MemorySpace::Cuda, std::max<size_t>(values.size(), 1));
+  if (!values.empty()) b.upload(values);
+  return b;
+}
+
+// Reduces `values` into `outputs` values (garbage first: every one must be written), with the
+// segment description of `seg` when there is one.
 template <typename T, typename Op>
-std::vector<T> runSegmented(Reducer<T, Op>& red, const std::vector<T>& values,
-                            const Segments& seg) {
-  Buffer<T> in(MemorySpace::Cuda, std::max<size_t>(values.size(), 1));
-  if (!values.empty()) in.upload(values);
-  Buffer<uint32_t> owners(MemorySpace::Cuda, std::max<size_t>(seg.owners.size(), 1));
-  if (!seg.owners.empty()) owners.upload(seg.owners);
-  Buffer<uint32_t> offsets(MemorySpace::Cuda, seg.offsets);
-  Buffer<T> out(MemorySpace::Cuda, std::max<uint32_t>(seg.numSegments(), 1));
-  out.fillBytes(0xAB);  // garbage: every segment must be written
+std::vector<T> run(Reducer<T, Op>& red, const std::vector<T>& values, uint32_t outputs,
+                   const Segments* seg = nullptr) {
+  const Buffer<T> in = deviceCopy(values);
+  Buffer<T> out(MemorySpace::Cuda, std::max<uint32_t>(outputs, 1));
+  out.fillBytes(0xAB);
+  Buffer<uint32_t> owners, offsets;
   Request<T> r;
   r.in = in.data();
-  r.count = seg.count();
+  r.count = uint32_t(values.size());
   r.out = out.data();
-  r.numSegments = seg.numSegments();
-  r.owners = owners.data();
-  r.offsets = offsets.data();
+  if (seg) {
+    owners = deviceCopy(seg->owners);
+    offsets = deviceCopy(seg->offsets);
+    r.numSegments = seg->numSegments();
+    r.owners = owners.data();
+    r.offsets = offsets.data();
+  }
   red.reduce(r);
   SRT_CUDA_CHECK(cudaDeviceSynchronize());
-  return out.download(seg.numSegments());
+  return out.download(outputs);
 }
 
 template <typename T, typename Op>
@@ -74,7 +85,7 @@ void checkAllSegmented(bool nonCommutative) {
       SCOPED_TRACE("segmented '" + e.info.name + "', " + c.name);
       const auto values = test::randomValues<T>(c.segments.count(), 42);
       const auto expected = referenceSegmentedReduce<T, Op>(values, c.segments.offsets);
-      const auto got = runSegmented(*red, values, c.segments);
+      const auto got = run(*red, values, c.segments.numSegments(), &c.segments);
       ASSERT_EQ(got.size(), expected.size());
       size_t bad = 0, firstBad = 0;
       for (size_t s = 0; s < got.size(); ++s) {
@@ -94,17 +105,7 @@ void checkAllUnsegmented(bool nonCommutative) {
     for (uint32_t n : {0u, 1u, 31u, 511u, 512u, 513u, 1023u, 1025u, 100003u, 3000017u}) {
       SCOPED_TRACE("reduction '" + e.info.name + "', n = " + std::to_string(n));
       const auto values = test::randomValues<T>(n, n + 1);
-      Buffer<T> in(MemorySpace::Cuda, std::max<size_t>(n, 1));
-      if (n) in.upload(values);
-      Buffer<T> out(MemorySpace::Cuda, 1);
-      out.fillBytes(0xAB);
-      Request<T> r;
-      r.in = in.data();
-      r.count = n;
-      r.out = out.data();
-      red->reduce(r);
-      SRT_CUDA_CHECK(cudaDeviceSynchronize());
-      const T got = out.download()[0];
+      const T got = run(*red, values, 1)[0];
       EXPECT_TRUE(test::close(got, referenceReduce<T, Op>(values), n));
     }
   }

@@ -9,8 +9,8 @@
 // 32 masks of a group with one coalesced store instead of 32 single-lane stores.
 #include <cub/device/device_scan.cuh>
 
+#include "primitives/compaction/cuda/atomic_count.cuh"
 #include "primitives/compaction/cuda/cuda_compactors.h"
-#include "primitives/compaction/cuda/field_set.cuh"
 
 namespace srt::compaction {
 namespace {
@@ -127,30 +127,17 @@ class BmMultilevel final : public Compactor {
   RawBuffer temp_;
 };
 
-class BmHybrid final : public Compactor {
- public:
-  explicit BmHybrid(int block) : block_(block) {}
-  void compact(const Request& r) override {
-    gpu::requireCuda(r, "bm-hybrid");
-    gpu::writeZeroCount(r);  // the counter every group adds to
-    if (r.count == 0) return;
-    const uint32_t groups = uint32_t((uint64_t(r.count) + kGroup - 1) / kGroup);
-    hybridKernel<<<blocksFor(groups, block_), block_, 0, r.stream>>>(
-        r.keep, r.count, groups, gpu::makeFieldSet(r), r.numKept);
-    SRT_CUDA_CHECK_LAUNCH();
-  }
-
- private:
-  int block_;
-};
-
 }  // namespace
 
 std::unique_ptr<Compactor> makeBmMultilevel(OptionReader& o) {
   return std::make_unique<BmMultilevel>(o.getInt("block", 128));  // the paper's best on its GPUs
 }
 std::unique_ptr<Compactor> makeBmHybrid(OptionReader& o) {
-  return std::make_unique<BmHybrid>(o.getInt("block", 128));
+  return gpu::makeAtomicCount("bm-hybrid", o.getInt("block", 128), [](const Request& r, int block) {
+    const uint32_t groups = uint32_t((uint64_t(r.count) + kGroup - 1) / kGroup);
+    hybridKernel<<<blocksFor(groups, block), block, 0, r.stream>>>(r.keep, r.count, groups,
+                                                                   gpu::makeFieldSet(r), r.numKept);
+  });
 }
 
 }  // namespace srt::compaction

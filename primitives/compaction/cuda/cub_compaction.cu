@@ -5,9 +5,8 @@
 #include <cub/device/device_select.cuh>
 #include <cuda/std/iterator>
 
-#include <stdexcept>
-
 #include "primitives/compaction/cuda/cuda_compactors.h"
+#include "primitives/compaction/cuda/field_set.cuh"
 
 namespace srt::compaction {
 namespace {
@@ -35,9 +34,7 @@ class CubCompactor final : public Compactor {
   }
 
   void compact(const Request& r) override {
-    validate(r);
-    if (r.memory != MemorySpace::Cuda)
-      throw std::invalid_argument("compaction 'cub' needs streams in CUDA memory");
+    gpu::requireCuda(r, "cub");
     if (r.numFields == 0) {
       selectIndices(r);
       return;
@@ -45,30 +42,10 @@ class CubCompactor final : public Compactor {
     bool gathered = false;
     for (int f = 0; f < r.numFields; ++f) {
       const Field& fd = r.fields[f];
-      switch (fd.bytes) {
-        case 4:
-          select<Record<1>>(r, fd);
-          break;
-        case 8:
-          select<Record<2>>(r, fd);
-          break;
-        case 12:
-          select<Record<3>>(r, fd);
-          break;
-        case 16:
-          select<Record<4>>(r, fd);
-          break;
-        case 32:
-          select<Record<8>>(r, fd);
-          break;
-        case 64:
-          select<Record<16>>(r, fd);
-          break;
-        default:
-          if (!gathered) selectIndices(r);
-          gathered = true;
-          gather(r, fd);
-      }
+      if (selectRecord<1, 2, 3, 4, 8, 16>(r, fd)) continue;
+      if (!gathered) selectIndices(r);
+      gathered = true;
+      gather(r, fd);
     }
   }
 
@@ -85,10 +62,10 @@ class CubCompactor final : public Compactor {
     if (temp_.bytes() < bytes) temp_ = RawBuffer(MemorySpace::Cuda, bytes);
   }
 
-  template <typename T>
-  void select(const Request& r, const Field& fd) {
-    const T* in = static_cast<const T*>(fd.src);
-    T* out = static_cast<T*>(fd.dst);
+  // cub::DeviceSelect::Flagged from `in` to `out`: one call sizes its temporary storage, the
+  // next runs.
+  template <typename In, typename T>
+  void selectFlagged(const Request& r, In in, T* out) {
     size_t bytes = 0;
     SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, in, r.keep, out, r.numKept,
                                               int64_t(r.count), r.stream));
@@ -96,16 +73,19 @@ class CubCompactor final : public Compactor {
     SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, in, r.keep, out, r.numKept,
                                               int64_t(r.count), r.stream));
   }
-
+  // Selects the field as Record<W> for the W of these (in words) that is its size; false when
+  // none is.
+  template <int... Words>
+  bool selectRecord(const Request& r, const Field& fd) {
+    return ((fd.bytes == Words * 4u && (select<Record<Words>>(r, fd), true)) || ...);
+  }
+  template <typename T>
+  void select(const Request& r, const Field& fd) {
+    selectFlagged(r, static_cast<const T*>(fd.src), static_cast<T*>(fd.dst));
+  }
   void selectIndices(const Request& r) {
     if (index_.size() < r.count) index_ = Buffer<uint32_t>(MemorySpace::Cuda, r.count);
-    thrust::counting_iterator<uint32_t> iota(0);
-    size_t bytes = 0;
-    SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, iota, r.keep, index_.data(),
-                                              r.numKept, int64_t(r.count), r.stream));
-    growTemp(bytes);
-    SRT_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, iota, r.keep, index_.data(),
-                                              r.numKept, int64_t(r.count), r.stream));
+    selectFlagged(r, thrust::counting_iterator<uint32_t>(0), index_.data());
   }
 
   void gather(const Request& r, const Field& fd) {

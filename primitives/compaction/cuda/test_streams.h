@@ -11,6 +11,7 @@
 
 #include "primitives/common/enum_names.h"
 #include "primitives/common/host_device.h"
+#include "primitives/common/mix.h"
 
 namespace srt::compaction::testing {
 
@@ -35,12 +36,7 @@ struct FlagSpec {
 };
 
 SRT_CPU_GPU inline uint32_t hash32(uint32_t x) {  // lowbias32 (Wellons)
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
+  return xorShiftMultiply<uint32_t, 16, 0x7feb352du, 15, 0x846ca68bu, 16>(x);
 }
 SRT_CPU_GPU inline uint32_t hash32(uint32_t a, uint32_t b) {
   return hash32(a ^ hash32(b + 0x9e3779b9u));

@@ -2,8 +2,8 @@
 // Atomics", reference [1] of Bakunas-Milanowski 2017): one thread per element, one atomicAdd per
 // warp on the output count (ballot, popc, shuffle broadcast of the warp's base). Unordered: warps
 // reserve their slots in whatever order they reach the atomic.
+#include "primitives/compaction/cuda/atomic_count.cuh"
 #include "primitives/compaction/cuda/cuda_compactors.h"
-#include "primitives/compaction/cuda/field_set.cuh"
 
 namespace srt::compaction {
 namespace {
@@ -22,27 +22,16 @@ __global__ void warpAggregatedKernel(const uint8_t* __restrict__ keep, uint32_t 
   if (live) gpu::copyElement(fs, i, base + __popc(mask & gpu::lanesBelow()));
 }
 
-class WarpAggregated final : public Compactor {
- public:
-  explicit WarpAggregated(int block) : block_(block) {}
-  void compact(const Request& r) override {
-    gpu::requireCuda(r, "warp-aggregated");
-    gpu::writeZeroCount(r);  // the counter every warp adds to
-    if (r.count == 0) return;
-    const uint32_t blocks = uint32_t((uint64_t(r.count) + block_ - 1) / block_);
-    warpAggregatedKernel<<<blocks, block_, 0, r.stream>>>(r.keep, r.count, gpu::makeFieldSet(r),
-                                                          r.numKept);
-    SRT_CUDA_CHECK_LAUNCH();
-  }
-
- private:
-  int block_;
-};
-
 }  // namespace
 
 std::unique_ptr<Compactor> makeWarpAggregated(OptionReader& o) {
-  return std::make_unique<WarpAggregated>(o.getInt("block", 256));  // checked by its registration
+  // The block size is checked by its registration.
+  return gpu::makeAtomicCount(
+      "warp-aggregated", o.getInt("block", 256), [](const Request& r, int block) {
+        const uint32_t blocks = uint32_t((uint64_t(r.count) + block - 1) / block);
+        warpAggregatedKernel<<<blocks, block, 0, r.stream>>>(r.keep, r.count, gpu::makeFieldSet(r),
+                                                             r.numKept);
+      });
 }
 
 }  // namespace srt::compaction
