@@ -73,7 +73,7 @@ void printSummary(const std::vector<FrameTimes>& frames, double wallMs, const Re
     std::printf(
         "  kd-tree: %s; built beside the render %.3f ms a frame (its wait is the build column);"
         " setTime on the host %.3f\n",
-        last.accel.overlapped ? "overlapped (SRT_KD_OVERLAP)" : "serial", mean.besideMs / n,
+        last.accel.overlapped ? "overlapped (--kd-overlap)" : "serial", mean.besideMs / n,
         mean.setTimeMs / n);
   std::fflush(stdout);
 }

@@ -109,8 +109,8 @@ void SceneData::prefetch(const Scene& scene, float time) {
   }
   const int back = 1 - front_;
   // The back copy's last reader is a render already queued: the build's stream waits for it by
-  // an event. Its tree is freed here, before this frame's render is queued (cudaFree waits for
-  // the whole device: here only for the tail of the last frame, not for this frame's render).
+  // an event. Its tree is already gone after a swap; after a serial frame it goes here, before
+  // this frame's render is queued (cudaFree waits for the whole device).
   sets_[back].tree.reset();
   if (backend_.isCuda()) {
     o.renderQueued.record(backend_.stream);
@@ -144,6 +144,9 @@ bool SceneData::takePrefetched(float time) {
   if (!match) return false;
   front_ = 1 - front_;
   frontTime_ = time;
+  // The old front's tree goes now, while the device is all but idle (its render has finished and
+  // the build has): cudaFree waits for the whole device, so not once this frame's render is queued.
+  sets_[1 - front_].tree.reset();
   pendingTreeStats_ = {};
   report_ = sets_[front_].report;
   report_.overlapped = true;
