@@ -457,7 +457,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
   WhittedRaysStorage spill_;  // Whitted: a stack of capacity_ rays per depth 1..maxDepth
   Buffer<uint8_t> shadowKeep_;
   Buffer<unsigned long long> film_;
-  mutable Buffer<Vec3f> mean_;  // image()'s scratch, kept across frames
+  mutable Buffer<Vec3f> mean_;              // image()'s scratch, kept across frames
   Buffer<unsigned long long> depthCounts_;  // rays in, alive, shadow rays per depth (striped)
   std::vector<compaction::Field> fields_;
   std::array<PassRecord, kRing> passes_;

@@ -79,7 +79,10 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   startOverlap(overlap);
 }
 
-SceneData::~SceneData() { waitForOverlap(); }  // its thread writes members destroyed before it
+// Its build thread writes members destroyed before the overlap itself.
+SceneData::~SceneData() {
+  waitForOverlap();
+}
 
 void SceneData::setTime(const Scene& scene, float time) {
   if (scene.triangleCount() != triangles_)
@@ -142,7 +145,8 @@ void SceneData::keepAnimatedInstances(const Scene& scene) {
 std::vector<Transform> SceneData::animatedTransforms(const Scene& scene, float time) const {
   std::vector<Transform> xs;
   xs.reserve(animated_.size());
-  for (const AnimatedInstance& a : animated_) xs.push_back(scene.instances[a.instance].transformAt(time));
+  for (const AnimatedInstance& a : animated_)
+    xs.push_back(scene.instances[a.instance].transformAt(time));
   return xs;
 }
 
@@ -169,8 +173,8 @@ const AccelBuildReport& SceneData::accelReport() const {
   return report_;
 }
 
-void SceneData::buildAccel(MovingGeometry& g, const Backend& backend,
-                           const Vec3f* hostPositions, bool withStats, bool asyncStats) {
+void SceneData::buildAccel(MovingGeometry& g, const Backend& backend, const Vec3f* hostPositions,
+                           bool withStats, bool asyncStats) {
   const TriangleMeshView mesh{g.positions.data(), indices_.data(), uint32_t(triangles_)};
   if (asyncStats) pendingTreeStats_ = {};  // a statistics walk still running is waited for
   AccelBuildReport& report = g.report;

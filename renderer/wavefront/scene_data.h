@@ -210,7 +210,7 @@ class SceneData {
   mutable std::future<KdTreeStats> pendingTreeStats_;
   MovingGeometry sets_[2];
   int front_ = 0;
-  float frontTime_ = 0.f;                 // the time sets_[front_] shows
+  float frontTime_ = 0.f;                  // the time sets_[front_] shows
   std::unique_ptr<BuildOverlap> overlap_;  // null: every setTime() moves and builds in place
   Buffer<Vec2f> uvs_;
   Buffer<uint32_t> indices_, materialIds_;

@@ -119,14 +119,14 @@ void SceneData::prefetch(const Scene& scene, float time) {
   if (sets_[back].positions.empty()) makeBackSet();
   const bool stats = accel_.rebuildTreeStats;
   o.pendingTime = time;
-  o.pending = std::async(std::launch::async,
-                         [this, &o, back, stats, xs = animatedTransforms(scene, time)] {
-                           if (o.device >= 0) SRT_CUDA_CHECK(cudaSetDevice(o.device));
-                           MovingGeometry& g = sets_[back];
-                           moveAnimatedInstances(xs, g, o.build);
-                           buildAccel(g, o.build, g.positions.data(), stats, /*asyncStats=*/false);
-                           if (o.build.isCuda()) o.built.record(o.build.stream);
-                         });
+  o.pending =
+      std::async(std::launch::async, [this, &o, back, stats, xs = animatedTransforms(scene, time)] {
+        if (o.device >= 0) SRT_CUDA_CHECK(cudaSetDevice(o.device));
+        MovingGeometry& g = sets_[back];
+        moveAnimatedInstances(xs, g, o.build);
+        buildAccel(g, o.build, g.positions.data(), stats, /*asyncStats=*/false);
+        if (o.build.isCuda()) o.built.record(o.build.stream);
+      });
 }
 
 bool SceneData::takePrefetched(float time) {

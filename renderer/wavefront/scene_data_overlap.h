@@ -24,8 +24,8 @@ struct BuildOverlap {
   // Waits for the pending build, if any, and drops its result and its error.
   void discard() noexcept;
 
-  Backend build;           // the render's backend on the build's stream
-  int device = -1;         // the CUDA device, set on the build's host thread
+  Backend build;    // the render's backend on the build's stream
+  int device = -1;  // the CUDA device, set on the build's host thread
   bool highPriority = true;
   CudaEvent renderQueued;  // (CUDA) the render work queued before a prefetch started
   CudaEvent built;         // (CUDA) the prefetched tree is complete on the build's stream

@@ -145,9 +145,9 @@ struct PlayedFrames {
   std::vector<bool> overlapped;
 };
 
-inline PlayedFrames playFrames(const Backend& backend, AccelOptions accel, const std::string& overlap,
-                               const std::vector<float>& times, const std::vector<float>& announced,
-                               bool movingLight = false) {
+inline PlayedFrames playFrames(const Backend& backend, AccelOptions accel,
+                               const std::string& overlap, const std::vector<float>& times,
+                               const std::vector<float>& announced, bool movingLight = false) {
   unsetenv("SRT_KD_OVERLAP");
   accel.overlap = overlap;
   RenderOptions o;
