@@ -39,6 +39,41 @@ Buffer<T> copyOf(const Buffer<T>& from, const Backend& backend) {
 
 }  // namespace
 
+BuildThread::~BuildThread() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+std::future<void> BuildThread::run(std::function<void()> job) {
+  std::packaged_task<void()> task(std::move(job));
+  std::future<void> done = task.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = std::move(task);
+    hasJob_ = true;
+  }
+  wake_.notify_one();
+  return done;
+}
+
+void BuildThread::loop() {
+  for (;;) {
+    std::packaged_task<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return hasJob_ || stop_; });
+      if (!hasJob_) return;
+      job = std::move(job_);
+      hasJob_ = false;
+    }
+    job();  // its exception goes to the future
+  }
+}
+
 std::string overlapMode(const std::string& option) {
   const char* env = std::getenv("SRT_KD_OVERLAP");
   const bool fromEnv = env && *env;
@@ -119,14 +154,13 @@ void SceneData::prefetch(const Scene& scene, float time) {
   if (sets_[back].positions.empty()) makeBackSet();
   const bool stats = accel_.rebuildTreeStats;
   o.pendingTime = time;
-  o.pending =
-      std::async(std::launch::async, [this, &o, back, stats, xs = animatedTransforms(scene, time)] {
-        if (o.device >= 0) SRT_CUDA_CHECK(cudaSetDevice(o.device));
-        MovingGeometry& g = sets_[back];
-        moveAnimatedInstances(xs, g, o.build);
-        buildAccel(g, o.build, g.positions.data(), stats, /*asyncStats=*/false);
-        if (o.build.isCuda()) o.built.record(o.build.stream);
-      });
+  o.pending = o.thread.run([this, &o, back, stats, xs = animatedTransforms(scene, time)] {
+    if (o.device >= 0) SRT_CUDA_CHECK(cudaSetDevice(o.device));
+    MovingGeometry& g = sets_[back];
+    moveAnimatedInstances(xs, g, o.build);
+    buildAccel(g, o.build, g.positions.data(), stats, /*asyncStats=*/false);
+    if (o.build.isCuda()) o.built.record(o.build.stream);
+  });
 }
 
 bool SceneData::takePrefetched(float time) {

@@ -3,13 +3,36 @@
 // builder waits for its stream once per level and the render for its own passes.
 #pragma once
 
+#include <condition_variable>
+#include <functional>
 #include <future>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "primitives/common/cuda_resources.h"
 #include "renderer/backend/backend.h"
 
 namespace srt {
+
+// One host thread that runs the builds one after another: a thread started per frame would cost
+// its start on every frame's critical path. One job at a time (the caller waits for the last).
+class BuildThread {
+ public:
+  BuildThread() : thread_([this] { loop(); }) {}
+  ~BuildThread();  // runs a job already given, then joins
+  BuildThread(const BuildThread&) = delete;
+  BuildThread& operator=(const BuildThread&) = delete;
+  std::future<void> run(std::function<void()> job);
+
+ private:
+  void loop();
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::packaged_task<void()> job_;
+  bool hasJob_ = false, stop_ = false;
+  std::thread thread_;  // last: it starts once the members it reads are made
+};
 
 struct BuildOverlap {
   // On CUDA: a non-blocking stream (the render's is the legacy default stream, which would
@@ -29,6 +52,7 @@ struct BuildOverlap {
   bool highPriority = true;
   CudaEvent renderQueued;  // (CUDA) the render work queued before a prefetch started
   CudaEvent built;         // (CUDA) the prefetched tree is complete on the build's stream
+  BuildThread thread;
   std::future<void> pending;
   float pendingTime = 0.f;
 };
