@@ -192,8 +192,10 @@ void SceneData::buildAccel(MovingGeometry& g, const Backend& backend, const Vec3
     if (withStats && asyncStats)
       pendingTreeStats_ =
           std::async(std::launch::async, [tree = g.tree->toHost()] { return computeStats(tree); });
-    else if (withStats)
+    else if (withStats) {  // on the build's own stream: toHost() copies on the default one
+      backend.synchronize();
       report.tree = computeStats(g.tree->toHost());
+    }
   } else {
     // The CPU builder reads host pointers, then the tree is copied to the backend.
     const uint32_t* hostIndices = backend.isCuda() ? hostIndices_.data() : indices_.data();

@@ -46,7 +46,9 @@ TEST(AnimatedSceneGpu, OverlappedRebuildKeepsEveryFrame) {
   const Backend cuda = selectBackend("cuda");
   expectOverlapKeepsTheFrames(cuda, gpuBuild(), "auto");
   setenv("SRT_KD_BUILD_PRIORITY", "normal", 1);
-  expectOverlapKeepsTheFrames(cuda, gpuBuild(), "on");
+  AccelOptions withStats = gpuBuild();  // the tree copied back on the build's thread too
+  withStats.rebuildTreeStats = true;
+  expectOverlapKeepsTheFrames(cuda, withStats, "on");
   unsetenv("SRT_KD_BUILD_PRIORITY");
   // The CPU builder on CUDA keeps the serial path.
   EXPECT_FALSE(playFrames(cuda, {}, "on", {0.2f, 0.4f}, {0.4f}).overlapped[1]);
