@@ -88,6 +88,7 @@ RenderResult Renderer::render(float time, const ProgressFn& progress, const Stop
   const auto t0 = std::chrono::steady_clock::now();
   integrator_->render(st, progress, stop);
   const auto t1 = std::chrono::steady_clock::now();
+  integrator_->persist();  // auto's calibration, before a quick exit can skip the destructors
   // After the render: the tree's statistics are computed on the host meanwhile.
   if (rebuilt_) st.accel = data_->accelReport();
   rebuilt_ = false;

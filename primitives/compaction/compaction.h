@@ -84,6 +84,9 @@ class Compactor {
   // What a primitive that chooses among others (auto) chose so far, for --stats; empty for the
   // rest.
   virtual std::string choiceSummary() const { return {}; }
+  // Saves what the primitive learned that outlives the process (auto's calibration cache). Called
+  // after each render, outside its timing: a process that ends with _Exit runs no destructor.
+  virtual void persist() {}
 };
 
 // One option a primitive takes after the colon ("block=128"): described where the primitive is

@@ -55,6 +55,8 @@ class Integrator {
   // The next render() takes samples [firstSample, firstSample + spp): the streams stay as they
   // are (a viewer's progressive frames).
   virtual void setSampleRange(uint32_t firstSample, int spp) = 0;
+  // Saves what the compaction primitive learned (Compactor::persist), after a timed render.
+  virtual void persist() {}
 };
 
 // Checks the options against the backend (a primitive or option that cannot run there, sizes

@@ -14,6 +14,7 @@ namespace srt {
 // camera; and the one way they call the primitive.
 class WavefrontIntegrator : public Integrator {
  public:
+  void persist() override { compactor_->persist(); }
   void setSampleRange(uint32_t firstSample, int spp) override {
     opt_.firstSample = firstSample;
     opt_.spp = spp;

@@ -339,7 +339,6 @@ void run(AdaptiveCompactor& a, HostStream& s, int calls) {
 
 TEST(AdaptiveCompactor, ShortStreamsAreNeitherExploredNorTimed) {
   TestRegistry t;
-  const TempCache& cache = t.cache;
   t.slow.sleepUs = 3000;
   auto a = t.create("auto:candidates=fast+slow,tiny=2048");
   HostStream s(1000, 0.5, 1);
@@ -394,6 +393,36 @@ TEST(AdaptiveCompactor, CalibrationCacheSkipsTheExplorationOfAFreshProcess) {
   auto other = t.create("auto:candidates=slow+fast");
   run(*other, s, 5);
   EXPECT_FALSE(other->shapeStats()[0].calibrated);
+}
+
+// A process that ends with _Exit runs no destructor: persist(), called after every render, must
+// leave the cache written, even when the render ended before exploration did.
+TEST(AdaptiveCompactor, PersistWritesTheCacheWithoutTheDestructor) {
+  TestRegistry t;
+  const TempCache& cache = t.cache;
+  t.slow.sleepUs = 3000;
+  HostStream s(1000, 0.5, 1);
+  auto a = t.create("auto:candidates=slow+fast");
+  run(*a, s, 1);
+  a->persist();
+  EXPECT_FALSE(std::filesystem::exists(cache.file())) << "one candidate timed: nothing to save";
+  run(*a, s, 1);
+  ASSERT_TRUE(a->shapeStats()[0].exploring) << "a second round of samples is still due";
+  a->persist();
+  ASSERT_TRUE(std::filesystem::exists(cache.file())) << "both timed once: worth an entry";
+
+  // A fresh process reads what persist() wrote (a's destructor has not run).
+  const int before = t.slow.calls;
+  auto b = t.create("auto:candidates=slow+fast");
+  run(*b, s, 20);
+  EXPECT_TRUE(b->shapeStats()[0].calibrated);
+  EXPECT_EQ(t.slow.calls, before + 1) << "its warm-up only: the cached costs say it loses";
+  EXPECT_EQ(b->lastChoice(), "fast");
+
+  std::filesystem::remove(cache.file());
+  run(*a, s, 5);
+  a->persist();
+  EXPECT_FALSE(std::filesystem::exists(cache.file())) << "nothing newly measured: no rewrite";
 }
 
 TEST(AdaptiveCompactor, CorruptOrOtherVersionCacheIsIgnoredAndReplaced) {

@@ -122,6 +122,22 @@ TEST(ChoicePolicy, SamplesInFlightAreNotExploredTwice) {
   EXPECT_EQ(p.choice(), 1);
 }
 
+TEST(ChoicePolicy, ARoundIssuesEveryContenderInOneCall) {
+  ChoiceParams params;
+  params.samples = 1;
+  ChoicePolicy p(4, params, {1.0, 5.0, 1.1, 1.2});  // 1 is no contender by its prior
+  const auto first = p.next();
+  EXPECT_EQ(first.candidate, 0);
+  std::vector<int> round;
+  for (int e; (e = p.issueExploration()) >= 0;) round.push_back(e);
+  EXPECT_EQ(round, (std::vector<int>{2, 3})) << "the rest by prior, the clear loser left out";
+  EXPECT_EQ(p.calls(), 1u);
+  EXPECT_FALSE(p.exploring());
+  p.record(0, 1.0), p.record(2, 0.7), p.record(3, 0.9);
+  EXPECT_EQ(p.next().candidate, 2);
+  EXPECT_EQ(p.issueExploration(), -1);
+}
+
 TEST(ChoicePolicy, UntimedRunsDoNotCountAsSamples) {
   ChoicePolicy p(2, ChoiceParams{});
   const auto first = p.next();

@@ -60,14 +60,17 @@ std::vector<std::string> candidatesFor(const Registry& registry, const AdaptiveO
   return specs;
 }
 
-// Where nothing was measured: the single-pass designs first (cub's per-call cost shows on short
-// streams, bench/compaction/RESULTS.md), then registration order.
+// Where nothing was measured: the single-pass designs first, the rest in registration order, and
+// cub, the baseline, past the contention threshold: its per-call cost shows on short streams
+// (bench/compaction/RESULTS.md) and it made every bench scene's render 1.1-1.2x slower, so a
+// fresh process does not spend a round on it (`auto:candidates=...` can still name it).
 std::vector<double> defaultPrior(const std::vector<std::string>& specs) {
   std::vector<double> prior(specs.size(), 1.1);
   for (size_t i = 0; i < specs.size(); ++i) {
     const std::string_view name = Registry::nameOf(specs[i]);
     if (name == "lookback") prior[i] = 1.0;
     if (name == "tile-atomic") prior[i] = 1.01;
+    if (name == "cub") prior[i] = 1.3;
   }
   return prior;
 }
@@ -108,6 +111,16 @@ struct AdaptiveCompactor::Shape {
   ChoicePolicy policy;
   bool calibrated = false;  // started from the cache
   bool tiny = false;        // never explored nor timed
+  bool persisted = false;   // in the cache file as of the last save
+  bool round = false;       // its first call times every contender on the same stream
+  // Worth a cache entry: two candidates timed at least. A short render may end before exploration
+  // does; the next process starts from what this one measured (the rest keep their prior).
+  bool measured() const {
+    if (tiny || policy.best() < 0 || policy.numCandidates() < 2) return false;
+    int timed = 0;
+    for (int c = 0; c < policy.numCandidates(); ++c) timed += policy.samples(c) > 0;
+    return timed >= 2;
+  }
   bool same(MemorySpace m, int c, int f, uint32_t b) const {
     return memory == m && countLog2 == c && numFields == f && bytes == b;
   }
@@ -143,8 +156,15 @@ AdaptiveCompactor::AdaptiveCompactor(const Registry& registry, AdaptiveOptions o
 
 AdaptiveCompactor::~AdaptiveCompactor() {
   try {
-    saveCalibration();
+    saveCalibration(false);
   } catch (...) {  // a cache that cannot be written never fails a render
+  }
+}
+
+void AdaptiveCompactor::persist() {
+  try {
+    saveCalibration(true);
+  } catch (...) {
   }
 }
 
@@ -157,17 +177,23 @@ CalibrationCache* AdaptiveCompactor::cache() {
   return cache_->path().empty() ? nullptr : cache_.get();
 }
 
-// Shapes explored to the end (not tiny, not still exploring, every candidate's cost known) go to
-// the cache, keyed by the device their memory runs on.
-void AdaptiveCompactor::saveCalibration() {
+// Measured shapes (Shape::measured) go to the cache, keyed by the device their memory runs on.
+// onlyNew: write only when a shape was measured since the last save, so that a viewer calling
+// this every frame writes the file a few times, not every frame.
+void AdaptiveCompactor::saveCalibration(bool onlyNew) {
   if (!timings_.empty()) {
-    cudaDeviceSynchronize();  // the samples still in flight count too
+    // At the end, the samples still in flight count too; after a render (a viewer frame) only
+    // those complete, so that a frame never waits here.
+    if (!onlyNew) cudaDeviceSynchronize();
     harvest();
   }
+  if (onlyNew && std::none_of(shapes_.begin(), shapes_.end(),
+                              [](const auto& s) { return s->measured() && !s->persisted; }))
+    return;
   bool any = false;
   for (const auto& s : shapes_) {
-    if (s->tiny || s->policy.exploring() || s->policy.best() < 0) continue;
-    if (s->policy.numCandidates() < 2) continue;
+    if (!s->measured()) continue;
+    s->persisted = true;
     CalibrationCache* c = cache();
     if (!c) return;
     const std::string device = CalibrationCache::deviceIdentity(s->memory);
@@ -250,14 +276,18 @@ AdaptiveCompactor::Shape& AdaptiveCompactor::shape(const Request& r, Family& f) 
     if (!cached.empty()) prior = std::move(cached), calibrated = true;
   }
   if (calibrated) params.samples = 0;  // exploit at once; probes still follow the workload
+  // On the device, one round on one stream replaces a sample a call over the first passes.
+  const bool round = !calibrated && !tiny && r.memory == MemorySpace::Cuda && n > 1;
+  if (round) params.samples = 1;
+  if (prior.empty()) prior = defaultPrior(f.specs);
   if (tiny) {
     // Exploring a short stream costs more than the best choice saves: run the likeliest.
     params.samples = 0, params.measureEvery = 0, params.probeEvery = 0;
-    if (prior.empty()) prior = defaultPrior(f.specs);
   }
   shapes_.push_back(
       std::make_unique<Shape>(Shape{r.memory, c, r.numFields, bytes, &f,
                                     ChoicePolicy(n, params, std::move(prior)), calibrated, tiny}));
+  shapes_.back()->round = round;
   return *shapes_.back();
 }
 
@@ -288,10 +318,20 @@ void AdaptiveCompactor::compact(const Request& r) {
     f.warmed.push_back(layout);
   }
   const ChoicePolicy::Pick pick = s.policy.next();
-  Compactor& c = *f.compactors[pick.candidate];
-  lastChoice_ = f.specs[pick.candidate];
+  run(r, s, pick.candidate, pick.timed);
+  if (s.round) {
+    // The shape's one round of exploration: every other contender timed on this same stream (a
+    // later pass has another count and survival, which would rank the candidates unfairly). The
+    // last run's output stands: every candidate writes a valid compaction of the stream.
+    s.round = false;
+    for (int e; (e = s.policy.issueExploration()) >= 0;) run(r, s, e, true);
+  }
+}
 
-  if (!pick.timed) {
+void AdaptiveCompactor::run(const Request& r, Shape& s, int candidate, bool timed) {
+  Compactor& c = *s.family->compactors[candidate];
+  lastChoice_ = s.family->specs[candidate];
+  if (!timed) {
     c.compact(r);
   } else if (r.memory == MemorySpace::Host) {
     // Host candidates (and the OpenGL family) are synchronous on host memory.
@@ -299,7 +339,7 @@ void AdaptiveCompactor::compact(const Request& r) {
     c.compact(r);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    s.policy.record(pick.candidate, ms * 1e6 / std::max<uint32_t>(r.count, 1));
+    s.policy.record(candidate, ms * 1e6 / std::max<uint32_t>(r.count, 1));
   } else {
     Timing* t = nullptr;
     for (auto& x : timings_)
@@ -310,7 +350,7 @@ void AdaptiveCompactor::compact(const Request& r) {
       timings_.push_back(std::move(fresh));
     }
     if (!t) {  // every timer still in flight: run without one rather than wait
-      s.policy.untimed(pick.candidate);
+      s.policy.untimed(candidate);
       c.compact(r);
     } else {
       t->start.record(r.stream);
@@ -318,7 +358,7 @@ void AdaptiveCompactor::compact(const Request& r) {
       t->stop.record(r.stream);
       t->pending = true;
       t->shape = &s;
-      t->candidate = pick.candidate;
+      t->candidate = candidate;
       t->count = r.count;
     }
   }

@@ -98,6 +98,8 @@ class AdaptiveCompactor final : public Compactor {
   // One line per shape: "cuda 2^19 x 12 fields 96 B: tile-atomic (120 calls; tile-atomic 0.21
   // ns/el, lookback 0.25, ...)"; times still in flight are not included.
   std::string choiceSummary() const override;
+  // Writes the calibration of shapes measured since the last write (the destructor writes all).
+  void persist() override;
 
  private:
   struct Family;  // the candidates of one memory space
@@ -106,8 +108,9 @@ class AdaptiveCompactor final : public Compactor {
   Family& family(MemorySpace m);
   Shape& shape(const Request& r, Family& f);
   void harvest();
+  void run(const Request& r, Shape& s, int candidate, bool timed);
   CalibrationCache* cache();
-  void saveCalibration();
+  void saveCalibration(bool onlyNew);
 
   const Registry& registry_;
   AdaptiveOptions options_;

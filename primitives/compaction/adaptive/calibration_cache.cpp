@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -101,9 +103,17 @@ std::string CalibrationCache::deviceIdentity(MemorySpace m) {
   std::string id;
   if (m == MemorySpace::Cuda) {
     int device = 0, driver = 0, runtime = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+      cudaGetLastError();
+      return {};
+    }
+    // Asked once a device, not once a stream shape: cudaGetDeviceProperties reads every attribute.
+    static std::mutex mutex;
+    static std::map<int, std::string> known;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(device); it != known.end()) return it->second;
     cudaDeviceProp prop{};
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
       cudaGetLastError();
       return {};
     }
@@ -111,6 +121,9 @@ std::string CalibrationCache::deviceIdentity(MemorySpace m) {
     cudaRuntimeGetVersion(&runtime);
     id = std::string(prop.name) + " | driver " + std::to_string(driver) + " | runtime " +
          std::to_string(runtime);
+    for (char& c : id)
+      if (c == '\t' || c == '\n') c = ' ';
+    return known[device] = id + " | streamrt " SRT_VERSION;
   } else {
     id = "host " + std::to_string(std::thread::hardware_concurrency()) + " threads";
   }

@@ -97,6 +97,13 @@ ChoicePolicy::Pick ChoicePolicy::next() {
   return {chosen, timed};
 }
 
+int ChoicePolicy::issueExploration() {
+  if (numCandidates() == 1) return -1;
+  const int e = explorationPick();
+  if (e >= 0) ++issued_[e], ++runs_[e];
+  return e;
+}
+
 int ChoicePolicy::probePick(int chosen, bool wantDropped) {
   const int n = numCandidates(), b = best();
   for (int step = 0; step < n; ++step) {

@@ -44,6 +44,10 @@ class ChoicePolicy {
   // The candidate to run on this call. `timed` picks are counted as issued runs at once, so a
   // sample still in flight (a CUDA event not yet complete) does not trigger a second exploration.
   Pick next();
+  // Within the same call as next(): the next contender still owed a sample, issued (timed) but
+  // not counted as a call; -1 when none is owed. A caller times a round of candidates on one
+  // input with it.
+  int issueExploration();
   // A timed pick could not be timed after all (no free timer): the run is not counted.
   void untimed(int candidate);
   // A completed timing of `candidate`, in any unit proportional to cost (ns per element).
