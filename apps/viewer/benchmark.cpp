@@ -48,7 +48,7 @@ void printSummary(const std::vector<FrameTimes>& frames, double wallMs, const Re
     mean.shadowMs += f.shadowMs, mean.compactionMs += f.compactionMs;
     mean.displayMs += f.displayMs, mean.otherMs += f.otherMs;
     mean.refillMs += f.refillMs, mean.idleMs += f.idleMs, mean.outsideMs += f.outsideMs;
-    mean.besideMs += f.besideMs, mean.setTimeMs += f.setTimeMs;
+    mean.besideMs += f.besideMs, mean.setTimeMs += f.setTimeMs, mean.freeMs += f.freeMs;
     frameMs.push_back(f.frameMs);
   }
   const double n = double(frames.size());
@@ -72,9 +72,9 @@ void printSummary(const std::vector<FrameTimes>& frames, double wallMs, const Re
   if (rebuilt)
     std::printf(
         "  kd-tree: %s; built beside the render %.3f ms a frame (its wait is the build column);"
-        " setTime on the host %.3f\n",
+        " setTime on the host %.3f, of which freeing the last tree %.3f\n",
         last.accel.overlapped ? "overlapped (--kd-overlap)" : "serial", mean.besideMs / n,
-        mean.setTimeMs / n);
+        mean.setTimeMs / n, mean.freeMs / n);
   std::fflush(stdout);
 }
 

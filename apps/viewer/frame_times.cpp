@@ -13,6 +13,7 @@ FrameTimes splitFrame(const RenderStats& stats, double frameMs, double displayMs
     f.buildMs = a.overlapped ? a.waitMs : a.buildMs;
     f.besideMs = a.overlapped ? a.buildMs : 0;
     f.setTimeMs = a.setTimeMs;
+    f.freeMs = a.freeMs;
   }
   f.traceMs = t.traceMs, f.shadeMs = t.shadeMs, f.shadowMs = t.shadowMs;
   f.compactionMs = t.compactionMs;

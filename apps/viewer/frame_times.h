@@ -17,6 +17,7 @@ struct FrameTimes {
   double buildMs = 0;
   double besideMs = 0;   // a tree built beside the last frame's render: its build time there
   double setTimeMs = 0;  // host time of SceneData::setTime (move, build or its wait, swap)
+  double freeMs = 0;     // the part of it freeing the previous tree
   double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0;
   double displayMs = 0;  // the viewer's part: adding the frame to the sum, the mean to the texture
   double otherMs = 0;    // the rest: regeneration, launches, the film, copies

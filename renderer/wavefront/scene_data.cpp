@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 #include "renderer/wavefront/scene_data_motion.h"
 #include "renderer/wavefront/scene_data_overlap.h"
@@ -101,8 +102,12 @@ void SceneData::setTime(const Scene& scene, float time) {
     downloaded = g.positions.download();
     hostPositions = downloaded.data();
   }
-  buildAccel(g, backend_, hostPositions, accel_.rebuildTreeStats, /*asyncStats=*/true);
+  std::unique_ptr<DeviceKdTree> old =
+      buildAccel(g, backend_, hostPositions, accel_.rebuildTreeStats, /*asyncStats=*/true);
+  const auto f0 = std::chrono::steady_clock::now();
+  old.reset();  // after the build, so a failed one leaves the tree the view points to
   report_ = g.report;
+  report_.freeMs = msSince(f0);
   frontTime_ = time;
   showFront();
   for (const AnimatedInstance& a : animated_)
@@ -173,8 +178,10 @@ const AccelBuildReport& SceneData::accelReport() const {
   return report_;
 }
 
-void SceneData::buildAccel(MovingGeometry& g, const Backend& backend, const Vec3f* hostPositions,
-                           bool withStats, bool asyncStats) {
+std::unique_ptr<DeviceKdTree> SceneData::buildAccel(MovingGeometry& g, const Backend& backend,
+                                                    const Vec3f* hostPositions, bool withStats,
+                                                    bool asyncStats) {
+  std::unique_ptr<DeviceKdTree> old;
   const TriangleMeshView mesh{g.positions.data(), indices_.data(), uint32_t(triangles_)};
   if (asyncStats) pendingTreeStats_ = {};  // a statistics walk still running is waited for
   AccelBuildReport& report = g.report;
@@ -185,7 +192,8 @@ void SceneData::buildAccel(MovingGeometry& g, const Backend& backend, const Vec3
   if (gpuBuilder_) {
     // Built where the geometry already is; the tree crosses to the host only for its statistics.
     GpuKdBuildStats stages;
-    g.tree = std::make_unique<DeviceKdTree>(gpuBuilder_->build(mesh, backend.stream, &stages));
+    old = std::exchange(
+        g.tree, std::make_unique<DeviceKdTree>(gpuBuilder_->build(mesh, backend.stream, &stages)));
     report.gpuStages = stages;
     report.buildMs = stages.totalMs;
     // The download is on the stream, before any render work; the walk over the tree is not.
@@ -207,9 +215,10 @@ void SceneData::buildAccel(MovingGeometry& g, const Backend& backend, const Vec3
                             : buildKdTreeSah(hostMesh, accel_.sah);
     report.buildMs = msSince(t0);
     if (withStats) report.tree = computeStats(tree);
-    g.tree = std::make_unique<DeviceKdTree>(tree, backend.memory());
+    old = std::exchange(g.tree, std::make_unique<DeviceKdTree>(tree, backend.memory()));
   }
   report.tree.buildSeconds = report.buildMs / 1e3;
+  return old;
 }
 
 void SceneData::showFront() {

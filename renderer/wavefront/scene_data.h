@@ -138,6 +138,7 @@ struct AccelBuildReport {
   bool overlapped = false;
   double waitMs = 0;
   double setTimeMs = 0;  // host time of setTime() (the move, the build or its wait, the swap)
+  double freeMs = 0;     // host time of freeing the tree before (cudaFree waits for the device)
 };
 
 struct BuildOverlap;  // scene_data_overlap.h
@@ -190,8 +191,10 @@ class SceneData {
   void moveAnimatedInstances(const std::vector<Transform>& xs, MovingGeometry& g,
                              const Backend& backend) const;
   // Builds g's tree on `backend`'s stream; statistics on a host thread (`asyncStats`) or here.
-  void buildAccel(MovingGeometry& g, const Backend& backend, const Vec3f* hostPositions,
-                  bool withStats, bool asyncStats);
+  // Returns the tree it replaced, for the caller to free where a cudaFree costs least.
+  std::unique_ptr<DeviceKdTree> buildAccel(MovingGeometry& g, const Backend& backend,
+                                           const Vec3f* hostPositions, bool withStats,
+                                           bool asyncStats);
   void showFront();  // view_ reads sets_[front_]
   // scene_data_overlap.cpp
   void startOverlap(const std::string& mode);  // after the first build; mode: overlapMode()

@@ -180,9 +180,12 @@ bool SceneData::takePrefetched(float time) {
   frontTime_ = time;
   // The old front's tree goes now, while the device is all but idle (its render has finished and
   // the build has): cudaFree waits for the whole device, so not once this frame's render is queued.
+  const auto f0 = std::chrono::steady_clock::now();
   sets_[1 - front_].tree.reset();
+  const auto f1 = std::chrono::steady_clock::now();
   pendingTreeStats_ = {};
   report_ = sets_[front_].report;
+  report_.freeMs = std::chrono::duration<double, std::milli>(f1 - f0).count();
   report_.overlapped = true;
   report_.waitMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
