@@ -241,17 +241,17 @@ ImageEncoding imageEncoding(const RenderCommand& cmd) {
   return encoding;
 }
 
-// A frame's statistics once its image is written: `json` with the time to image, the write's
-// times and the wall clock of that moment (on the writer thread for a sequence: all by value).
-// `startup`: exec to `start`, the command's start.
-FrameStats frameStats(std::string json, const TimeToImage& times, double startup,
+// A frame's statistics once its image is written: `stats` with the write's times and the wall
+// clock of that moment (on the writer thread for a sequence: all by value). `startup`: exec to
+// `start`, the command's start.
+FrameStats frameStats(RenderStats stats, double startup,
                       std::chrono::steady_clock::time_point start) {
-  return [json = std::move(json), times, startup, start](const FrameWrite& w) {
-    TimeToImage t = times;
-    t.encodeSeconds = w.encodeSeconds, t.writeSeconds = w.writeSeconds;
-    t.wallSeconds = startup + secondsSince(start);
+  return [stats = std::move(stats), startup, start](const FrameWrite& w) {
+    RenderStats s = stats;
+    s.timeToImage.encodeSeconds = w.encodeSeconds, s.timeToImage.writeSeconds = w.writeSeconds;
+    s.wallSeconds = startup + secondsSince(start);
     process::markStatsMade();
-    return withTimeToImage(json, t);
+    return statsToJson(s);
   };
 }
 
@@ -321,14 +321,16 @@ int runRender(const RenderCommand& cmd) {
   SplitRenderer renderer(std::move(scene), backend, cmd.options, accel, time0, cmd.devices);
   times.setupSeconds = secondsSince(setup0);
   std::deque<RenderStats> announced;  // frames queued for writing, to say when they are written
-  TimeToImage first = times;          // the first frame's phases, for -v
-  RenderStats firstStats;
+  RenderStats firstStats;             // the first frame's, with its phases, for -v
+  firstStats.timeToImage = times;
   auto announce = [&] {
     for (const FrameWrite& w : outputs.takeWritten()) {
       if (!cmd.quiet)
         std::fputs(wroteLine(outputs.imagePath(w.frame), announced.front()).c_str(), stderr);
       announced.pop_front();
-      if (w.frame == 0) first.encodeSeconds = w.encodeSeconds, first.writeSeconds = w.writeSeconds;
+      if (w.frame == 0)
+        firstStats.timeToImage.encodeSeconds = w.encodeSeconds,
+        firstStats.timeToImage.writeSeconds = w.writeSeconds;
     }
   };
   int signal = 0;
@@ -338,12 +340,12 @@ int runRender(const RenderCommand& cmd) {
     RenderResult result = renderFrame(cmd, renderer, frameTime(f), f, times);
     result.stats.sceneLoadSeconds = loadSeconds;
     result.stats.wallSeconds = startup + secondsSince(start);  // the file's is when it is made
+    result.stats.timeToImage = times;
     if (cmd.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
-    if (f == 0) first = times, firstStats = result.stats;
+    if (f == 0) firstStats = result.stats;
     announced.push_back(result.stats);
     outputs.writeFrame(f, std::move(result.image), cmd.exposure,
-                       frameStats(cmd.statsGiven ? statsToJson(result.stats) : std::string(), times,
-                                  startup, start));
+                       frameStats(result.stats, startup, start));
     announce();
     // The phases before the first frame are reported with it alone.
     times.startupSeconds = times.deviceStartSeconds = times.deviceWaitSeconds = 0;
@@ -355,8 +357,8 @@ int runRender(const RenderCommand& cmd) {
   process::markOutputsDone();
   announce();
   if (cmd.verbose) {
-    first.wallSeconds = startup + secondsSince(start);
-    std::fputs(timeToImageLine(first, firstStats, cmd.frames > 1).c_str(), stdout);
+    firstStats.wallSeconds = startup + secondsSince(start);
+    std::fputs(timeToImageLine(firstStats, cmd.frames > 1).c_str(), stdout);
   }
   int status = 0;
   if (signal) {

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace srt {
@@ -28,25 +27,8 @@ double secondsSinceProcessStart() {
   return since > 0 ? since : 0;
 }
 
-std::string withTimeToImage(const std::string& statsJson, const TimeToImage& t) {
-  nlohmann::json j = nlohmann::json::parse(statsJson);
-  nlohmann::json& totals = j["totals"];
-  totals["wall_seconds"] = t.wallSeconds;
-  totals["startup_seconds"] = t.startupSeconds;
-  totals["device_start_seconds"] = t.deviceStartSeconds;
-  totals["device_wait_seconds"] = t.deviceWaitSeconds;
-  totals["device_select_seconds"] = t.deviceSelectSeconds;
-  totals["device_context_seconds"] = t.deviceContextSeconds;
-  totals["device_check_seconds"] = t.deviceCheckSeconds;
-  totals["setup_seconds"] = t.setupSeconds;
-  totals["first_pass_ms"] = t.firstPassSeconds * 1e3;
-  totals["image_readback_seconds"] = t.readbackSeconds;
-  totals["image_encode_seconds"] = t.encodeSeconds;
-  totals["image_write_seconds"] = t.encodeSeconds + t.writeSeconds;
-  return j.dump(2) + "\n";
-}
-
-std::string timeToImageLine(const TimeToImage& t, const RenderStats& s, bool sequence) {
+std::string timeToImageLine(const RenderStats& s, bool sequence) {
+  const TimeToImage& t = s.timeToImage;
   char line[768];
   std::snprintf(line, sizeof line,
                 "time to %s: start %.3f s, device %.3f s (select %.3f, context %.3f, checks "
@@ -57,7 +39,7 @@ std::string timeToImageLine(const TimeToImage& t, const RenderStats& s, bool seq
                 t.deviceSelectSeconds, t.deviceContextSeconds, t.deviceCheckSeconds,
                 t.deviceWaitSeconds, s.sceneLoadSeconds, t.setupSeconds, s.accel.buildMs,
                 t.firstPassSeconds * 1e3, s.renderSeconds, t.readbackSeconds, t.encodeSeconds,
-                t.writeSeconds, t.wallSeconds, sequence ? " (every frame)" : "");
+                t.writeSeconds, s.wallSeconds, sequence ? " (every frame)" : "");
   return line;
 }
 

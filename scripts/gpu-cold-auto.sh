@@ -12,7 +12,7 @@
 #   [STREAMRT=build/apps/streamrt] [SCENES="a.json cornell"] [REPEATS=3] [FLAGS=...] \
 #       scripts/gpu-cold-auto.sh
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-gpu-results}
 res=$OUT/cold-auto
 rm -rf "$res" && mkdir -p "$res"
@@ -21,6 +21,8 @@ if [ -z "${STREAMRT:-}" ]; then
   source scripts/gpu-bundle-env.sh
   STREAMRT=$B/bin/streamrt
 fi
+# shellcheck source=scripts/cold-render-lib.sh
+source scripts/cold-render-lib.sh
 W=${W:-1920} H=${H:-1080} SPP=${SPP:-16} REPEATS=${REPEATS:-3}
 scenes=${SCENES:-scenes/examples/conference-room.json cornell bench/tracer/scenes/sponza-lit.json bench/tracer/scenes/teapot-env.json}
 # The primitives auto runs on CUDA memory: compacting, on the CUDA device (not the GL family).
@@ -28,21 +30,10 @@ prims=${PRIMS:-$("$STREAMRT" list | awk '/^Compaction/{on=1; next} /^$/{on=0} on
 [ -n "$prims" ] || { echo "gpu-cold-auto: no CUDA primitive listed" >&2; exit 1; }
 echo "primitives: $prims" | tee "$res/primitives.txt"
 
-# run NAME SCENE CACHE_DIR COMPACTION REPEAT: one cold process, its line into runs.txt.
+# run NAME SCENE CACHE_DIR COMPACTION REPEAT: one cold process with that calibration cache.
 run() {
-  local name=$1 scene=$2 cache=$3 comp=$4 r=$5 sname
-  sname=$(basename "$scene" .json)
-  local stats="$res/$sname-$name-$r.json"
-  local t0 t1 rc
-  t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  XDG_CACHE_HOME=$cache "$STREAMRT" render "$scene" -o "$res/$sname-$name.png" --width "$W" \
-    --height "$H" --spp "$SPP" --compaction "$comp" --stats "$stats" -q ${FLAGS:-} \
-    2>"$res/$sname-$name-$r.err"
-  rc=$?
-  t1=$(date +%s.%N)
-  echo "$sname $name $r $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}') $stats" \
-    >>"$res/runs.txt"
+  cold_render "$res" "$1" "$2" "$5" XDG_CACHE_HOME="$3" -- --compaction "$4" ${FLAGS:-}
 }
 
 for scene in $scenes; do
@@ -51,6 +42,7 @@ for scene in $scenes; do
     # Interleaved, so drift (clocks, temperature) spreads over every configuration alike.
     for p in $prims; do run "$p" "$scene" "$fixedCache" "$p" "$r"; done
     warm=$(mktemp -d)
+    # shellcheck disable=SC2086
     XDG_CACHE_HOME=$warm "$STREAMRT" render "$scene" -o "$res/calibrate.png" --width "$W" \
       --height "$H" --spp "$SPP" --compaction auto -q ${FLAGS:-} 2>/dev/null
     run auto-warm "$scene" "$warm" auto "$r"
@@ -61,18 +53,13 @@ for scene in $scenes; do
   rm -rf "$fixedCache"
 done
 
-python3 - "$res" <<'PY' | tee "$res/summary.txt"
-import json, os, statistics, sys
-res = sys.argv[1]
+PYTHONPATH=scripts python3 - "$res" <<'PY' | tee "$res/summary.txt"
+import statistics, sys
+from cold_runs import read_runs
 runs = {}
-for line in open(os.path.join(res, "runs.txt")):
-    scene, name, r, rc, wall, stats = line.split()
-    if int(rc) != 0:
-        err = open(stats.replace(".json", ".err")).read().strip()[:300]
-        print(f"{scene} {name} run {r}: exit {rc}: {err}")
-        continue
-    t = json.load(open(stats))["totals"]
-    runs.setdefault(scene, {}).setdefault(name, []).append((t["render_seconds"], float(wall)))
+for scene, name, r, t0, t1, t in read_runs(sys.argv[1]):
+    if t is not None:
+        runs.setdefault(scene, {}).setdefault(name, []).append((t["render_seconds"], t1 - t0))
 ok = True
 print(f"{'scene':<18} {'config':<22} {'render s':>9} {'process s':>9} {'vs best':>8}")
 for scene, configs in runs.items():

@@ -9,8 +9,11 @@
 # (STREAMRT_EXIT_TRACE, apps/process_exit.h), which splits the time outside the process into
 # launch to main(), main() to the outputs, the teardown after them and the kernel's exit.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 source scripts/gpu-bundle-env.sh
+# shellcheck source=scripts/cold-render-lib.sh
+source scripts/cold-render-lib.sh
+STREAMRT=${STREAMRT:-$B/bin/streamrt}
 res=$OUT/cold
 mkdir -p "$res"
 W=${W:-1920} H=${H:-1080} SPP=${SPP:-16} REPEATS=${REPEATS:-3} EXT=${EXT:-png}
@@ -28,23 +31,20 @@ for scene in $scenes; do
     for r in $(seq 1 "$REPEATS"); do
       trace=$res/$sname-$name-$r.trace
       rm -f "$trace"
-      t0=$EPOCHREALTIME
-      env "${envs[@]}" STREAMRT_EXIT_TRACE="$trace" "${STREAMRT:-$B/bin/streamrt}" render "$scene" \
-        -o "$res/$sname-$name.$EXT" --width "$W" --height "$H" --spp "$SPP" \
-        --stats "$res/$sname-$name-$r.json" -q "${args[@]}" 2>"$res/$sname-$name-$r.err"
-      rc=$?
-      t1=$EPOCHREALTIME
-      echo "$sname $name $r $rc $t0 $t1" >>"$res/walls.txt"
+      cold_render "$res" "$name" "$scene" "$r" "${envs[@]}" STREAMRT_EXIT_TRACE="$trace" -- \
+        "${args[@]}"
     done
   done
 done
-python3 - "$res" <<'PY' | tee "$res/summary.txt"
+PYTHONPATH=scripts python3 - "$res" <<'PY' | tee "$res/summary.txt"
 import json, os, statistics, sys
+from cold_runs import read_runs
 res = sys.argv[1]
 rows = {}
-for line in open(os.path.join(res, "walls.txt")):
-    scene, name, r, rc, t0, t1 = line.split()
-    rows.setdefault((scene, name), []).append((int(r), int(rc), float(t0), float(t1)))
+for scene, name, r, t0, t1, totals in read_runs(res):
+    group = rows.setdefault((scene, name), [])  # a configuration that always failed: a row of nan
+    if totals is not None:
+        group.append((r, t0, t1, totals))
 # (column, key in the stats' totals or a derived value, scale)
 cols = [("outside s", "outside", 1), ("wall_seconds", "wall_seconds", 1),
         ("gap ms", "gap", 1e3), ("launch>main ms", "launch_main", 1e3),
@@ -63,12 +63,8 @@ print("(destructors, CUDA's teardown; 0 on a quick exit); kernel exit: that to t
 print(f"{'scene':<16} {'config':<12} " + " ".join(f"{c[0]:>14}" for c in cols))
 for (scene, name), runs in rows.items():
     vals = {c[1]: [] for c in cols}
-    for r, rc, t0, t1 in runs:
-        if rc != 0:
-            print(f"{scene} {name} run {r}: exit {rc}: " +
-                  open(os.path.join(res, f"{scene}-{name}-{r}.err")).read().strip()[:300])
-            continue
-        t = dict(json.load(open(os.path.join(res, f"{scene}-{name}-{r}.json")))["totals"])
+    for r, t0, t1, totals in runs:
+        t = dict(totals)
         t["outside"] = t1 - t0
         if "wall_seconds" in t:
             t["gap"] = t["outside"] - t["wall_seconds"]

@@ -15,13 +15,6 @@ using svg::escapeXml;
 const char* const kColorA = "#999999";
 const char* const kColorB = "#0072B2";
 
-std::string fixed(double v, int digits) {
-  if (!std::isfinite(v)) return "–";
-  char b[48];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
-
 // "1.25× faster" in green, "0.80× (slower)" in red: b against a.
 std::string speedupCell(double s) {
   if (!std::isfinite(s)) return "<td>–</td>";

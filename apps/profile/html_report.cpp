@@ -17,13 +17,6 @@ const char* const kShadowColor = "#009E73";
 const char* const kCompactionColor = "#D55E00";
 const char* const kTransferColor = "#CC79A7";
 
-std::string fixed(double v, int digits) {
-  if (!std::isfinite(v)) return "–";
-  char b[48];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
-
 std::vector<std::string> bounceNames(size_t n) {
   std::vector<std::string> names;
   for (size_t d = 0; d < n; ++d) names.push_back(std::to_string(d));
@@ -365,6 +358,13 @@ details summary { cursor: pointer; font-size: 13px; margin: 8px 0; }
 
 const char* reportStyle() {
   return kStyleText;
+}
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "–";
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
 }
 
 std::string htmlReport(const Result& r) {

@@ -11,5 +11,7 @@ namespace srt::profile {
 std::string htmlReport(const Result& result);
 // The report's style sheet (the comparison report shares it).
 const char* reportStyle();
+// A table cell's number with `digits` decimals, or "–" where it is not finite (not measured).
+std::string fixed(double v, int digits);
 
 }  // namespace srt::profile

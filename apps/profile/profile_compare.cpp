@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace srt::profile {
 namespace {
@@ -140,6 +141,18 @@ const SavedPrimitive* SavedProfile::find(const std::string& name) const {
   return nullptr;
 }
 
+// The settings read alike, each from its key in the file (in this order, so the first bad one
+// is named).
+const std::pair<std::string SavedProfile::*, const char*> kTextSettings[] = {
+    {&SavedProfile::scene, "scene"},         {&SavedProfile::integrator, "integrator"},
+    {&SavedProfile::backend, "backend"},     {&SavedProfile::device, "device"},
+    {&SavedProfile::payload, "payload"},     {&SavedProfile::schedule, "schedule"},
+    {&SavedProfile::traversal, "traversal"}, {&SavedProfile::kdBuild, "kd_build"}};
+const std::pair<long long SavedProfile::*, const char*> kIntegerSettings[] = {
+    {&SavedProfile::seed, "seed"},
+    {&SavedProfile::poolSize, "pool_size"},
+    {&SavedProfile::triangles, "triangles"}};
+
 SavedProfile readProfile(const std::string& given) {
   struct stat st {};
   const bool folder = stat(given.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -156,23 +169,14 @@ SavedProfile readProfile(const std::string& given) {
   }
   if (!j.is_object() || !j.contains("tool") || j["tool"] != "streamrt profile")
     r.fail("not a streamrt profile.json (no \"tool\": \"streamrt profile\")");
-  s.scene = r.text(j, "scene");
-  s.integrator = r.text(j, "integrator");
-  s.backend = r.text(j, "backend");
-  s.device = r.text(j, "device");
-  s.payload = r.text(j, "payload");
-  s.schedule = r.text(j, "schedule");
-  s.traversal = r.text(j, "traversal");
-  s.kdBuild = r.text(j, "kd_build");
+  for (const auto& [field, key] : kTextSettings) s.*field = r.text(j, key);
   const json& res = r.array(j, "resolution");
   if (res.size() != 2 || !res[0].is_number_integer() || !res[1].is_number_integer())
     r.fail("\"resolution\" is not [width, height]");
   s.width = res[0].get<int>(), s.height = res[1].get<int>();
   s.spp = int(r.integer(j, "spp"));
   s.maxDepth = int(r.integer(j, "max_depth"));
-  s.seed = r.integer(j, "seed");
-  s.poolSize = r.integer(j, "pool_size");
-  s.triangles = r.integer(j, "triangles");
+  for (const auto& [field, key] : kIntegerSettings) s.*field = r.integer(j, key);
   s.referenceHash = r.text(j, "reference_image_hash");
   s.imagesIdentical = r.flag(j, "images_identical");
   const json& primitives = r.array(j, "primitives");

@@ -25,6 +25,7 @@
 
 #include "bench/accel/bench_mesh.h"
 #include "primitives/common/cuda_check.h"
+#include "primitives/common/cuda_resources.h"
 #include "primitives/common/memory.h"
 #include "primitives/compaction/compaction.h"
 #include "renderer/accel/device_kdtree.h"
@@ -47,21 +48,15 @@ double median(std::vector<double> v) {
 // Device-to-device copy of the mesh's bytes: the floor any build reading the mesh pays.
 double copyMs(size_t bytes, int repeats) {
   Buffer<uint8_t> a(MemorySpace::Cuda, bytes), b(MemorySpace::Cuda, bytes);
-  cudaEvent_t e0, e1;
-  SRT_CUDA_CHECK(cudaEventCreate(&e0));
-  SRT_CUDA_CHECK(cudaEventCreate(&e1));
+  CudaEvent e0(cudaEventDefault), e1(cudaEventDefault);  // owned: freed on a throw too
   std::vector<double> ms;
   for (int r = 0; r < repeats + 2; ++r) {
-    SRT_CUDA_CHECK(cudaEventRecord(e0));
+    e0.record(nullptr);
     SRT_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice));
-    SRT_CUDA_CHECK(cudaEventRecord(e1));
-    SRT_CUDA_CHECK(cudaEventSynchronize(e1));
-    float t = 0;
-    SRT_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-    if (r >= 2) ms.push_back(t);
+    e1.record(nullptr);
+    e1.synchronize();
+    if (r >= 2) ms.push_back(CudaEvent::elapsedMs(e0, e1));
   }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   return median(ms);
 }
 

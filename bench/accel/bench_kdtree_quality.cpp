@@ -19,6 +19,7 @@
 #include "bench/accel/bench_mesh.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "tests/accel/kdtree_trace_util.h"
 
 namespace {
 
@@ -32,11 +33,7 @@ struct TraceResult {
 
 TraceResult traceAll(const KdTree& tree, const TriangleMeshView& mesh, const std::vector<Ray>& rays,
                      int repeats) {
-  KdTreeView v;
-  v.nodes = tree.nodes.data();
-  v.primIndices = tree.primIndices.data();
-  v.bounds = tree.bounds;
-  v.mesh = mesh;
+  const KdTreeView v = test::hostView(tree, mesh);
   TraceResult r;
   r.ms = 1e30;
   for (int k = 0; k < repeats; ++k) {
@@ -55,6 +52,76 @@ TraceResult traceAll(const KdTree& tree, const TriangleMeshView& mesh, const std
     r.tSum = tSum;
   }
   return r;
+}
+
+// Work per ray of the closest-hit traversal (traverseKdTree's loop, counted): interior nodes,
+// leaves and triangle tests. Independent of the machine's load, unlike the trace times, and what
+// a GPU's time follows more closely than a CPU's time (no caches deep enough to hide node
+// fetches).
+struct VisitCounts {
+  double interior = 0, leaves = 0, tests = 0;
+};
+
+VisitCounts countVisits(const KdTree& tree, const TriangleMeshView& mesh,
+                        const std::vector<Ray>& rays) {
+  KdTreeView v{tree.nodes.data(), tree.primIndices.data(), tree.bounds, mesh};
+  double interior = 0, leaves = 0, tests = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : interior, leaves, tests)
+  for (int64_t i = 0; i < int64_t(rays.size()); ++i) {
+    const Ray& ray = rays[size_t(i)];
+    float tMin, tMax;
+    if (!detail::clipRayToBounds(v.bounds, ray, &tMin, &tMax)) continue;
+    const Vec3f invDir(1.f / ray.d.x, 1.f / ray.d.y, 1.f / ray.d.z);
+    const WatertightRay shear = watertightRay(ray.d);
+    float closest = ray.tMax;
+    Hit best;
+    detail::KdStackEntry stack[kKdMaxDepth];
+    int top = 0;
+    uint32_t index = 0;
+    for (;;) {
+      const KdNode node = v.nodes[index];
+      if (closest >= tMin && !node.isLeaf()) {
+        ++interior;
+        const int axis = node.axis();
+        const float split = node.split, o = ray.o[axis], d = ray.d[axis];
+        const uint32_t below = index + 1, above = node.aboveChild();
+        if (d == 0.f) {
+          if (o <= split && o >= split && top < kKdMaxDepth) stack[top++] = {above, tMin, tMax};
+          index = o > split ? above : below;
+          continue;
+        }
+        const float tPlane = (split - o) * invDir[axis];
+        const bool belowFirst = o < split || (o == split && d < 0.f);
+        const uint32_t first = belowFirst ? below : above, second = belowFirst ? above : below;
+        if (tPlane <= 0.f || tPlane > tMax * (1.f + kKdIntervalSlack)) {
+          index = first;
+        } else if (tPlane < tMin * (1.f - kKdIntervalSlack)) {
+          index = second;
+        } else {
+          if (top < kKdMaxDepth)
+            stack[top++] = {second, std::max(tMin, tPlane * (1.f - kKdIntervalSlack)), tMax};
+          index = first;
+          tMax = std::min(tMax, tPlane * (1.f + kKdIntervalSlack));
+        }
+        continue;
+      }
+      if (closest >= tMin) {
+        ++leaves;
+        const uint32_t count = node.primitiveCount();
+        tests += count;
+        for (uint32_t k = 0; k < count; ++k) {
+          const uint32_t tri =
+              count == 1 ? node.onePrimitive : v.primIndices[node.primitiveOffset + k];
+          if (updateClosestBelow(mesh, tri, ray, shear, closest, &best)) closest = best.t;
+        }
+      }
+      if (top == 0) break;
+      --top;
+      index = stack[top].node, tMin = stack[top].tMin, tMax = stack[top].tMax;
+    }
+  }
+  const double n = double(rays.size());
+  return {interior / n, leaves / n, tests / n};
 }
 
 nlohmann::json row(const char* name, const KdTreeStats& s, const TraceResult& t, double buildMs,
@@ -112,6 +179,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   app.add_option("--empty-space-ratio", gpu.emptySpaceRatio, "GPU algorithm: empty-space cut-off")
       ->check(CLI::Range(0.f, 1.f));
+  app.add_option("--small-node-threshold", gpu.smallNodeThreshold,
+                 "GPU algorithm: nodes of at most this many references go to the exact-SAH stage")
+      ->check(CLI::Range(1, 64));
   app.add_option("--json", jsonPath, "where to write the results");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -147,11 +217,23 @@ int main(int argc, char** argv) {
       printRow(c);
       printRow(g);
       printRatios(g, c);
+      const VisitCounts vc = countVisits(cpuTree, mesh.view(), rays),
+                        vg = countVisits(gpuTree, mesh.view(), rays);
+      std::printf(
+          "per ray: interior nodes %.2f / %.2f (%.3f), leaves %.2f / %.2f (%.3f), "
+          "triangle tests %.2f / %.2f (%.3f) (cpu / gpu-algorithm (ratio))\n",
+          vc.interior, vg.interior, vg.interior / vc.interior, vc.leaves, vg.leaves,
+          vg.leaves / vc.leaves, vc.tests, vg.tests, vg.tests / vc.tests);
       if (tc.hits != tg.hits)
         std::printf("warning: the trees disagree on %lld hits\n",
                     (long long)tg.hits - (long long)tc.hits);
-      out["meshes"].push_back(
-          {{"mesh", mesh.name}, {"triangles", mesh.triangleCount()}, {"trees", {c, g}}});
+      out["meshes"].push_back({{"mesh", mesh.name},
+                               {"triangles", mesh.triangleCount()},
+                               {"trees", {c, g}},
+                               {"perRay",
+                                {{"interior", {vc.interior, vg.interior}},
+                                 {"leaves", {vc.leaves, vg.leaves}},
+                                 {"tests", {vc.tests, vg.tests}}}}});
     }
     std::ofstream(jsonPath) << out.dump(2) << "\n";
     std::printf("\nwrote %s\n", jsonPath.c_str());

@@ -1,21 +1,23 @@
 // Device trace time of a kd-tree for the kd benches: closest hits of random rays, one thread per
-// ray through the renderer's traversal (kdtree.h), timed with CUDA events.
+// ray through the renderer's traversal (the kd-tree tests' kernel), timed with CUDA events.
 #include <algorithm>
 
 #include "bench/accel/bench_mesh.h"
 #include "primitives/common/cuda_check.h"
 #include "primitives/common/cuda_resources.h"
 #include "primitives/common/memory.h"
+#include "tests/accel/kdtree_trace_util.cuh"
 
 namespace srt::bench {
 namespace {
 
-__global__ void closestHitsKernel(KdTreeView tree, const Ray* rays, uint32_t n, uint32_t* hits) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Hit h;
-  if (intersectClosest(tree, rays[i], &h)) atomicAdd(hits, 1u);
-}
+// Only how many rays hit: the trace is timed without writing its hits out.
+struct CountHits {
+  uint32_t* count;
+  __device__ void operator()(uint32_t, bool hit, const Hit&) const {
+    if (hit) atomicAdd(count, 1u);
+  }
+};
 
 }  // namespace
 
@@ -28,8 +30,7 @@ double traceOnDevice(const KdTreeView& tree, const Ray* rays, uint32_t n, int re
   for (int r = 0; r < repeats + 1; ++r) {  // the first pass warms the caches
     SRT_CUDA_CHECK(cudaMemset(count.data(), 0, sizeof(uint32_t)));
     start.record(nullptr);
-    closestHitsKernel<<<(n + 127) / 128, 128>>>(tree, rays, n, count.data());
-    SRT_CUDA_CHECK_LAUNCH();
+    test::launchClosestHits(tree, rays, n, CountHits{count.data()});
     stop.record(nullptr);
     stop.synchronize();
     if (r > 0) best = std::min(best, double(CudaEvent::elapsedMs(start, stop)));

@@ -5,13 +5,14 @@
 # build/bench/gl/streamrt-bench-gl" scripts/gpu-bundle.sh .gpu-gl). In this order, so that nothing
 # that can wedge GL (an external-memory hand-off that never arrives) runs before the rest:
 #   1. test_gl (SRT_GL_LARGE=1) and test_viewer_interop;
-#   2. streamrt-bench-gl at 1M, 4M, 16M: roof lines, times, Table I with roof ratios, bytes and
-#      roof per step at 4M, the interop section (registered buffers held or mapped per use, host
+#   2. streamrt-bench-gl at 1M, 4M, 16M: roof lines (bytes, and the fragment stage's ALU, bit-op
+#      and fetch rates), times, Table I with roof ratios, bytes and both roofs per step at 4M, the interop section (registered buffers held or mapped per use, host
 #      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
 #      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
-#      radix=8, search=next with indices=texture, count=device (the gather reads the count GL
-#      packed; no host wait), and gl-roger/cub with --payload index;
+#      radix=8, search=plain (every position searched; next is the default), offsets=aligned
+#      and wide (the concatenation fetches one texel per output texel), count=device (the
+#      gather reads the count GL packed; no host wait), and gl-roger/cub with --payload index;
 #      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
 #      with cub's (before the images are deleted);
 #   4. unless EXTERNAL= (empty): external memory (VMM, Vulkan) with host fences, each in a
@@ -43,7 +44,9 @@ nosweeps=
 [ -z "${SWEEPS-1}" ] && nosweeps=--no-sweeps
 timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 \
   --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
-  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 gl-roger:search=next \
+  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 gl-roger:search=plain \
+  gl-roger:offsets=aligned gl-roger:offsets=wide gl-roger:offsets=wide,radix=8 \
+  gl-roger:offsets=wide,wrap=draw-twice \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
@@ -62,7 +65,9 @@ render roger-call gl-roger:map=call
 render roger-tex gl-roger:indices=texture
 render roger-payload-gl gl-roger:payload=gl
 render roger-radix8 gl-roger:radix=8
-render roger-next gl-roger:search=next,indices=texture
+render roger-plain gl-roger:search=plain
+render roger-aligned gl-roger:offsets=aligned
+render roger-wide gl-roger:offsets=wide
 render roger-count gl-roger:indices=texture,count=device
 render roger-index gl-roger --payload index
 render cub-index cub --payload index

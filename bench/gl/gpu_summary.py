@@ -47,21 +47,27 @@ else:
     for r in bench.get("table", []):
         rows.setdefault(r["algorithm"], {})[r["n"]] = r
     sizes = sorted({r["n"] for r in bench.get("table", [])})
-    print("== GL passes | roof | x roof | with copies (ms), keep ratio 0.6")
-    print("  %-17s" % "algorithm" + "".join("%34s" % size(n) for n in sizes))
+    ops = bench.get("op_ns", {})
+    if ops:
+        print("== work rates of the fragment stage: " + ", ".join(
+            "%s %.4f ns (%.0f G/s)" % (k, v, 1 / v if v > 0 else 0) for k, v in ops.items()))
+    print("== GL passes | byte roof | x roof | with copies (ms) [x max(bytes, work) roof],"
+          " keep ratio 0.6")
+    print("  %-30s" % "algorithm" + "".join("%42s" % size(n) for n in sizes))
     for algo, by in rows.items():
         cells = []
         for n in sizes:
             r = by.get(n)
             if r is None:
-                cells.append("%34s" % "-")
+                cells.append("%42s" % "-")
             elif "gl_ms" in r:
                 x = r["gl_ms"] / r["roof_ms"] if r.get("roof_ms") else 0
-                cells.append("%9.3f |%7.3f |%5.2f |%8.3f" %
-                             (r["gl_ms"], r["roof_ms"], x, r["total_ms"]))
+                w = r["gl_ms"] / r["work_roof_ms"] if r.get("work_roof_ms") else 0
+                cells.append("%9.3f |%7.3f |%5.2f |%8.3f [%5.2f]" %
+                             (r["gl_ms"], r["roof_ms"], x, r["total_ms"], w))
             else:
-                cells.append("%34s" % ("%.3f (d2d %.3f)" % (r["total_ms"], r.get("d2d_copy_ms", 0))))
-        print("  %-17s" % algo + "".join(cells))
+                cells.append("%42s" % ("%.3f (d2d %.3f)" % (r["total_ms"], r.get("d2d_copy_ms", 0))))
+        print("  %-30s" % algo + "".join(cells))
     print("== Table I: speed-up of gl-roger (GL passes) [ratio of roofs]; paper 1M 7.8/3.7/1.9,"
           " 4M 9.1/3.6/2.0, 16M -/4.8/-")
     for row in bench.get("table1", []):
@@ -84,30 +90,64 @@ else:
                 parts.append("%s Horn %5.2f [%5.2f] Blelloch %5.2f [%5.2f]" %
                              (size(n), h["gl_ms"] / r["gl_ms"], h["roof_ms"] / r["roof_ms"],
                               b["gl_ms"] / r["gl_ms"], b["roof_ms"] / r["roof_ms"]))
-        print("  %s: %s" % (algo, "; ".join(parts)))
-    for algo4 in ("gl-roger", "gl-roger:search=next"):  # per step at 4M
-        roger4 = rows.get(algo4, {}).get(1 << 22)
-        if roger4:
-            print("== %s at 4M per step: passes, MB read/written, roof ms, GL (or host) ms" %
-                  algo4)
-            steps = roger4.get("steps", {})
-            order = []  # the passes' order (the JSON object's keys are sorted), then the rest
-            for p in roger4.get("passes", []):
-                if p["step"] not in order:
-                    order.append(p["step"])
-            order += [k for k in steps if k not in order]
-            for step in order:
-                ms = steps.get(step, 0)
-                if step.startswith("host: ") and ms == 0:
+        if parts:
+            print("  %s: %s" % (algo, "; ".join(parts)))
+    def step_order(r):  # the passes' order (the JSON object's keys are sorted), then the rest
+        order = []
+        for p in r.get("passes", []):
+            if p["step"] not in order:
+                order.append(p["step"])
+        return order + [k for k in r.get("steps", {}) if k not in order]
+
+    def step_sums(r, step):
+        ps = [p for p in r.get("passes", []) if p["step"] == step]
+        most = max(ps, key=lambda p: p.get("alu", 0) + p.get("bit_ops", 0) + p.get("fetches", 0),
+                   default={})
+        return (ps, sum(p["roof_ms"] for p in ps), sum(p.get("work_roof_ms", 0) for p in ps), most)
+
+    roger4 = rows.get("gl-roger", {}).get(1 << 22)
+    if roger4:  # every step of the default at 4M, with both roofs
+        print("== gl-roger at 4M per step: passes, MB read/written, fragments, alu/bit/fetch a"
+              " fragment, byte roof, max(bytes, work) roof (bound by), GL (or host) ms; the"
+              " driver's static alu/bit/fetch/control where it gives them")
+        steps = roger4.get("steps", {})
+        for step in step_order(roger4):
+            ms = steps.get(step, 0)
+            if step.startswith("host: ") and ms == 0:
+                continue
+            ps, rf, wf, most = step_sums(roger4, step)
+            rd = sum(p["read"] for p in ps) / 1e6
+            wr = sum(p["written"] for p in ps) / 1e6
+            fr = sum(p.get("fragments", 0) for p in ps)
+            drv = most.get("driver")
+            print("  %-24s %3d %6.2f %6.2f %8d %12s %7.4f %7.4f %-6s %7.4f%s" %
+                  (step, len(ps), rd, wr, fr, "%.0f/%.0f/%.0f" % (most.get("alu", 0),
+                   most.get("bit_ops", 0), most.get("fetches", 0)), rf, wf,
+                   most.get("binding", ""), ms,
+                   "  driver %d/%d/%d/%d" % (drv["alu"], drv["bit_ops"], drv["fetches"],
+                                             drv["control"]) if drv else ""))
+        print("  %-24s %3d byte roof %.4f (x%.2f), max roof %.4f (x%.2f), GL %.4f"
+              "  (target <= 1.2 ms, <= 2x roof)" %
+              ("GL passes", len(roger4.get("passes", [])), roger4["roof_ms"],
+               roger4["gl_ms"] / roger4["roof_ms"], roger4.get("work_roof_ms", 0),
+               roger4["gl_ms"] / roger4["work_roof_ms"] if roger4.get("work_roof_ms") else 0,
+               roger4["gl_ms"]))
+    variants = [a for a in rows if a.startswith("gl-roger") and (1 << 22) in rows[a]]
+    if variants:  # the variants at 4M: GL ms (byte roof, max roof) of each step
+        print("== gl-roger variants at 4M: step GL ms (byte roof / max roof); GL passes x roof, x max")
+        for algo in variants:
+            r = rows[algo][1 << 22]
+            parts = []
+            for step in step_order(r):
+                if step.startswith("host: ") or step in ("readback", "upload") or \
+                        step.startswith("payload gather"):
                     continue
-                ps = [p for p in roger4.get("passes", []) if p["step"] == step]
-                rd = sum(p["read"] for p in ps) / 1e6
-                wr = sum(p["written"] for p in ps) / 1e6
-                rf = sum(p["roof_ms"] for p in ps)
-                print("  %-26s %3d %8.2f %8.2f %8.4f %8.4f" % (step, len(ps), rd, wr, rf, ms))
-            print("  %-26s %3d %26s %8.4f  (target <= 1.2 ms, <= 2x roof)" %
-                  ("GL passes", len(roger4.get("passes", [])), "roof %.4f" % roger4["roof_ms"],
-                   roger4["gl_ms"]))
+                ps, rf, wf, _ = step_sums(r, step)
+                parts.append("%s %.3f (%.3f/%.3f)" % (step.split(" ")[0], r["steps"].get(step, 0),
+                                                      rf, wf))
+            print("  %-30s %s; %.3f x%.2f x%.2f" % (algo, ", ".join(parts), r["gl_ms"],
+                  r["gl_ms"] / r["roof_ms"] if r.get("roof_ms") else 0,
+                  r["gl_ms"] / r["work_roof_ms"] if r.get("work_roof_ms") else 0))
     inter = bench.get("interop", [])
     if inter:
         print("== interop section (%s, CUDA memory): total | GL | interop | gather | share;"
@@ -161,7 +201,10 @@ for line in text("renders.list"):
            xfer, 100 * xfer / comp if comp else 0, same))
     for l in text(f"render-{name}.txt"):
         if l.startswith("streamrt: GL compaction,") or "note:" in l:
-            print("    " + l[:700])
+            # In full for the default and the variants this branch adds; the rest shortened, so
+            # the summary fits the 12,000 characters a run's tail shows.
+            full = name in ("roger", "roger-aligned", "roger-wide", "roger-plain")
+            print("    " + l[:700 if full else 260])
 
 for name, n in (("bench_interop_external.txt", 30), ("interop_diagnose.txt", 25)):
     lines = text(name, n)

@@ -83,6 +83,19 @@ void printEnvironment() {
       std::string(haveGl && gl::vulkan::available(glUuid, true, &why) ? "yes" : "no: " + why));
 }
 
+// A request over CUDA memory on the default stream.
+Request cudaRequest(const uint8_t* keep, const Field* fields, int numFields, uint32_t count,
+                    uint32_t* numKept) {
+  Request r;
+  r.keep = keep;
+  r.fields = fields;
+  r.numFields = numFields;
+  r.count = count;
+  r.numKept = numKept;
+  r.memory = MemorySpace::Cuda;
+  return r;
+}
+
 // External memory alone, before any compaction: where CUDA's pointer lives, and whether a CUDA
 // kernel (the payload gather's) can read it after GL imported it.
 void checkExternalKernelAccess(gl::ExternalSource source) {
@@ -101,12 +114,7 @@ void checkExternalKernelAccess(gl::ExternalSource source) {
   Buffer<uint32_t> src(MemorySpace::Cuda, std::vector<uint32_t>(16, 7)), dst(MemorySpace::Cuda, 16);
   Buffer<uint32_t> kept(MemorySpace::Cuda, 1);
   Field f{src.data(), dst.data(), 4};
-  Request r;
-  r.fields = &f;
-  r.numFields = 1;
-  r.count = 16;
-  r.numKept = kept.data();
-  r.memory = MemorySpace::Cuda;
+  const Request r = cudaRequest(nullptr, &f, 1, 16, kept.data());
   compaction::gl::gatherOnCuda(r, static_cast<const uint32_t*>(buffer.pointer()), 16, nullptr);
   gl::waitCudaStream(nullptr, "the gather kernel reading indices from the external buffer");
   say("gather kernel reading it: ok");
@@ -131,13 +139,7 @@ bool checkStream(compaction::Compactor& c, uint32_t n, uint32_t fields, uint32_t
   for (uint32_t f = 0; f < fields; ++f) fs.push_back({src[f].data(), dst[f].data(), bytes});
   Buffer<uint8_t> dKeep(MemorySpace::Cuda, keep);
   Buffer<uint32_t> dKept(MemorySpace::Cuda, std::vector<uint32_t>{0xffffffffu});
-  Request r;
-  r.keep = dKeep.data();
-  r.fields = fs.data();
-  r.numFields = int(fields);
-  r.count = n;
-  r.numKept = dKept.data();
-  r.memory = MemorySpace::Cuda;
+  const Request r = cudaRequest(dKeep.data(), fs.data(), int(fields), n, dKept.data());
   const std::string what = "n = " + std::to_string(n) + ", " + std::to_string(fields) + " x " +
                            std::to_string(bytes) + " B";
   say("step: compact " + what);

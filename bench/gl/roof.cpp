@@ -145,6 +145,19 @@ struct Targets {
   }
 };
 
+// Makes `p` current over the empty vertex array and starts a line of `mode` in format f.
+RoofLine startLine(Program& p, GLuint vao, const std::string& mode, const Format& f,
+                   uint64_t fragments) {
+  p.use();
+  SRT_GL_CHECK(glBindVertexArray(vao));
+  RoofLine l;
+  l.mode = mode;
+  l.format = f.name;
+  l.texelBytes = f.bytes;
+  l.fragments = fragments;
+  return l;
+}
+
 RoofLine copyLine(const Format& f, const std::string& mode, uint32_t targets, uint64_t bytes,
                   int repeats, GLuint vao, Timer& timer) {
   const uint64_t texels = std::max<uint64_t>(1, bytes / f.bytes);
@@ -152,14 +165,8 @@ RoofLine copyLine(const Format& f, const std::string& mode, uint32_t targets, ui
   Program p("roof " + mode, {{GL_VERTEX_SHADER, kFullscreenVert},
                              {GL_FRAGMENT_SHADER, copyShader(f, mode, targets)}});
   t.bind(p);
-  p.use();
-  SRT_GL_CHECK(glBindVertexArray(vao));
-  RoofLine l;
-  l.mode = mode;
-  l.format = f.name;
-  l.texelBytes = f.bytes;
+  RoofLine l = startLine(p, vao, mode, f, uint64_t(t.width) * t.rows);
   l.targets = targets;
-  l.fragments = uint64_t(t.width) * t.rows;
   const uint64_t moved = l.fragments * f.bytes * targets;
   l.bytesRead = mode == "write" ? 0 : moved;
   l.bytesWritten = mode == "read" ? 0 : moved;
@@ -168,25 +175,38 @@ RoofLine copyLine(const Format& f, const std::string& mode, uint32_t targets, ui
   return l;
 }
 
-RoofLine linesLine(uint64_t bytes, int repeats, GLuint vao, Timer& timer) {
+// The concatenation's geometry stage: each line passed through (up to four vertices out, as the
+// wrap at row ends allows).
+const char* kLinesGeom = R"(#version 450 core
+layout(lines) in;
+layout(line_strip, max_vertices = 4) out;
+void main() {
+  for (int e = 0; e < 2; ++e) {
+    gl_Position = gl_in[e].gl_Position;
+    EmitVertex();
+  }
+  EndPrimitive();
+})";
+
+// Lines of `len` texels; `geometry`: through kLinesGeom ("gslines", whose two lengths give the
+// cost of a line beside its fragments' bytes).
+RoofLine linesLine(uint64_t bytes, uint32_t len, bool geometry, int repeats, GLuint vao,
+                   Timer& timer) {
   const Format& f = kFormats[2];  // R32UI
-  const uint32_t len = 128;
   Targets t(f, std::max<uint64_t>(len, bytes / 4), 1);
-  Program p("roof lines",
-            {{GL_VERTEX_SHADER, kLinesVert}, {GL_FRAGMENT_SHADER, copyShader(f, "rw", 1)}});
+  std::vector<Program::Stage> stages{{GL_VERTEX_SHADER, kLinesVert},
+                                     {GL_FRAGMENT_SHADER, copyShader(f, "rw", 1)}};
+  if (geometry) stages.push_back({GL_GEOMETRY_SHADER, kLinesGeom});
+  Program p("roof lines", stages);
   t.bind(p);
   p.set("log2w", uint32_t(__builtin_ctz(t.width)));
   p.set("rows", t.rows);
   p.set("len", len);
-  p.use();
-  SRT_GL_CHECK(glBindVertexArray(vao));
-  RoofLine l;
-  l.mode = "lines";
-  l.format = f.name;
-  l.texelBytes = 4;
-  l.fragments = uint64_t(t.width) * t.rows;
+  RoofLine l = startLine(p, vao, geometry ? "gslines" : "lines", f, uint64_t(t.width) * t.rows);
+  l.steps = len;
   l.bytesRead = l.bytesWritten = l.fragments * 4;
-  l.name = "lines rw R32UI (128 texels each)";
+  l.name = "lines rw R32UI (" + std::to_string(len) + " texels each" +
+           (geometry ? ", geometry shader)" : ")");
   const GLsizei vertices = GLsizei(l.fragments / len * 2);
   l.ms = timer.median(repeats, [&] { SRT_GL_CHECK(glDrawArrays(GL_LINES, 0, vertices)); });
   return l;
@@ -208,16 +228,44 @@ RoofLine gatherLine(uint64_t bytes, int repeats, GLuint vao, Timer& timer) {
             {{GL_VERTEX_SHADER, kFullscreenVert}, {GL_FRAGMENT_SHADER, kGatherFrag}});
   t.bind(p);
   p.bindTexture("values", 1, view.id());
-  p.use();
-  SRT_GL_CHECK(glBindVertexArray(vao));
-  RoofLine l;
-  l.mode = "gather";
-  l.format = f.name;
-  l.texelBytes = 4;
-  l.fragments = n;
+  RoofLine l = startLine(p, vao, "gather", f, n);
   l.bytesRead = 2 * n * 4;
   l.bytesWritten = n * 4;
   l.name = "gather R32UI (index, then its value)";
+  l.ms = timer.median(repeats, [&] { SRT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, 3)); });
+  return l;
+}
+
+// K operations of one kind per fragment, each fragment writing one R32UI texel: dependent
+// integer steps (a shift, an xor, a multiply: three ALU operations), dependent popcount steps (an
+// xor, a popcount, an add: the bit op and two ALU) or fetches (and an add) of a 64x64 RGBA8UI
+// texture that stays in cache (the offsets and bits the passes fetch are small and local).
+std::string opsShader(const std::string& mode, uint32_t steps) {
+  std::string s = "#version 450 core\n#pragma optionNV(unroll all)\nlayout(location = 0) out uint o0;\n";
+  if (mode == "fetch") s += "uniform usampler2D src0;\n";
+  s += "void main() {\n  uint x = uint(gl_FragCoord.x) * 65537u + uint(gl_FragCoord.y);\n";
+  s += "  int py = int(gl_FragCoord.y) & 63;\n";
+  s += "  for (uint k = 0u; k < " + std::to_string(steps) + "u; ++k) {\n";
+  if (mode == "alu") s += "    x = (x ^ (x >> 15u)) * (0x2c1b3c6du + 2u * k);\n";
+  if (mode == "bitops") s += "    x += uint(bitCount(x ^ (0x9e3779b9u * (k + 1u))));\n";
+  if (mode == "fetch") s += "    x += texelFetch(src0, ivec2(int(k) & 63, py), 0).x;\n";
+  return s + "  }\n  o0 = x;\n}\n";
+}
+
+RoofLine opsLine(const std::string& mode, uint32_t steps, uint64_t fragments, int repeats,
+                 GLuint vao, Timer& timer) {
+  const Format& f = kFormats[2];  // R32UI
+  Targets t(f, std::max<uint64_t>(1, fragments), 1);
+  Texture small(GL_RGBA8UI, 64, 64);
+  const GLuint fill[4] = {1, 2, 3, 4};
+  SRT_GL_CHECK(glClearTexImage(small.id(), 0, GL_RGBA_INTEGER, GL_UNSIGNED_INT, fill));
+  Program p("roof " + mode, {{GL_VERTEX_SHADER, kFullscreenVert},
+                             {GL_FRAGMENT_SHADER, opsShader(mode, steps)}});
+  if (mode == "fetch") p.bindTexture("src0", 0, small);
+  RoofLine l = startLine(p, vao, mode, f, uint64_t(t.width) * t.rows);
+  l.steps = steps;
+  l.bytesWritten = l.fragments * 4;
+  l.name = mode + " x" + std::to_string(steps) + " a fragment";
   l.ms = timer.median(repeats, [&] { SRT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, 3)); });
   return l;
 }
@@ -265,9 +313,14 @@ std::vector<RoofLine> measureRoof(uint64_t bytes, int repeats) {
       lines.push_back(copyLine(kFormats[2], mode, targets, bytes, repeats, vao, timer));
   for (const char* mode : {"write", "rw"})
     lines.push_back(copyLine(kFormats[6], mode, 4, bytes, repeats, vao, timer));
-  lines.push_back(linesLine(bytes, repeats, vao, timer));
+  lines.push_back(linesLine(bytes, 128, false, repeats, vao, timer));
+  for (uint32_t len : {16u, 128u}) lines.push_back(linesLine(bytes, len, true, repeats, vao, timer));
   lines.push_back(gatherLine(bytes, repeats, vao, timer));
   lines.push_back(computeLine(bytes, repeats, timer));
+  // A quarter of the copy lines' fragments: the longest line runs 64 operations on each.
+  for (const char* mode : {"alu", "bitops", "fetch"})
+    for (uint32_t steps : {16u, 64u})
+      lines.push_back(opsLine(mode, steps, std::max<uint64_t>(1, bytes / 16), repeats, vao, timer));
   glDeleteVertexArrays(1, &vao);
   return lines;
 }
@@ -296,10 +349,62 @@ double RoofModel::passMs(const compaction::gl::PassRecord& p) const {
   return emptyPassMs() + (gbs > 0 ? double(p.read + p.written) / (gbs * 1e6) : 0);
 }
 
+double RoofModel::opMs(const std::string& mode) const {
+  const RoofLine *lo = nullptr, *hi = nullptr;
+  for (const RoofLine& l : lines_) {
+    if (l.mode != mode) continue;
+    if (!lo || l.steps < lo->steps) lo = &l;
+    if (!hi || l.steps > hi->steps) hi = &l;
+  }
+  if (!lo || lo == hi) return 0;
+  // Lines: the same fragments in more, shorter lines; the time they add over the lines added.
+  if (mode == "gslines")
+    return std::max(0.0, lo->ms - hi->ms) /
+           (double(lo->fragments) / lo->steps - double(hi->fragments) / hi->steps);
+  // The alu line's step is three operations; the bitops line's is counted as its bit op.
+  const double ops = double(hi->steps - lo->steps) * hi->fragments * (mode == "alu" ? 3 : 1);
+  return std::max(0.0, hi->ms - lo->ms) / ops;
+}
+
+namespace {
+struct Work {
+  double alu, bitOps, fetches, lines;
+};
+Work workOf(const RoofModel& roof, const compaction::gl::PassRecord& p) {
+  const double n = double(p.fragments);
+  return {n * p.ops.alu * roof.opMs("alu"), n * p.ops.bitOps * roof.opMs("bitops"),
+          n * p.ops.fetches * roof.opMs("fetch"), double(p.primitives) * roof.opMs("gslines")};
+}
+}  // namespace
+
+double RoofModel::opsMs(const compaction::gl::PassRecord& p) const {
+  const Work w = workOf(*this, p);
+  const double most = std::max({w.alu, w.bitOps, w.fetches, w.lines});
+  return most > 0 ? emptyPassMs() + most : 0;
+}
+
+double RoofModel::workMs(const compaction::gl::PassRecord& p) const {
+  return std::max(passMs(p), opsMs(p));
+}
+
+std::string RoofModel::binding(const compaction::gl::PassRecord& p) const {
+  if (opsMs(p) <= passMs(p)) return "bytes";
+  const Work w = workOf(*this, p);
+  const double most = std::max({w.alu, w.bitOps, w.fetches, w.lines});
+  return most == w.alu ? "alu" : most == w.bitOps ? "bitops" : most == w.fetches ? "fetch" : "lines";
+}
+
 double roofMs(const RoofModel& roof, const std::vector<compaction::gl::PassRecord>& passes) {
   double ms = 0;
   for (const auto& p : passes)
     if (p.step != "upload" && p.step != "readback") ms += roof.passMs(p);
+  return ms;
+}
+
+double workRoofMs(const RoofModel& roof, const std::vector<compaction::gl::PassRecord>& passes) {
+  double ms = 0;
+  for (const auto& p : passes)
+    if (p.step != "upload" && p.step != "readback") ms += roof.workMs(p);
   return ms;
 }
 

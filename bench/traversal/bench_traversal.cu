@@ -66,7 +66,7 @@ __global__ void bounceKernel(SceneView scene, uint32_t n, const Vec3f* origin,
   const SurfaceHit sh = surfaceAt(scene, ray, hits[i]);
   Sampler sampler = Sampler::at(i, 0, 1, 1);
   const Vec3f d = Frame::fromNormal(sh.ng).toWorld(sampleCosineHemisphere(sampler.next2D()));
-  outOrigin[i] = offsetOrigin(scene, sh.p, sh.ng, d);
+  outOrigin[i] = offsetOrigin(scene, sh, d);
   outDirection[i] = d;
 }
 

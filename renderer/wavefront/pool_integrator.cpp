@@ -25,6 +25,7 @@
 #include <string>
 #include <utility>
 
+#include "renderer/wavefront/dual_tree_check.h"
 #include "renderer/wavefront/integrator_common.h"
 #include "renderer/wavefront/intersect_persistent.h"
 #include "renderer/wavefront/pool_stats.h"
@@ -260,6 +261,8 @@ class PoolIntegrator final : public WavefrontIntegrator {
       else
         traceClosest(backend_, scene, RayStreamRef::of(paths), hits_.data());
     });
+    if (DualTreeCheck* c = data_.dualTreeCheck())
+      c->closest(backend_, scene, RayStreamRef::of(paths), hits_.data());
     // No light to sample (a scene lit by a uniform environment alone): shading makes no shadow
     // rays, so there is nothing to compact or trace.
     const bool lights = hasSampledLights(scene);
@@ -333,6 +336,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
       else
         traceShadows(backend_, scene, shadows, state);
     });
+    if (DualTreeCheck* c = data_.dualTreeCheck()) c->shadows(backend_, scene, shadows, state);
   }
 
   // Tail: whether this pass compacts the paths (the others are hold passes). --compact-every N:

@@ -66,6 +66,67 @@ nlohmann::json passJson(const IterationStats& it) {
           {"compaction_bytes", it.compactionBytes}};
 }
 
+namespace {
+
+nlohmann::json accelJson(const AccelBuildReport& a) {
+  nlohmann::json accel = {{"builder", a.builder}, {"build_ms", a.buildMs}};
+  // Built beside the frame before (--kd-overlap): the frame paid only the wait.
+  if (a.overlapped) accel["overlapped_wait_ms"] = a.waitMs;
+  if (a.treeComputed) {  // a per-frame rebuild leaves them out unless asked for
+    accel["nodes"] = a.tree.nodes;
+    accel["leaves"] = a.tree.leaves;
+    accel["empty_leaves"] = a.tree.emptyLeaves;
+    accel["max_depth"] = a.tree.maxDepth;
+    accel["sah_cost"] = a.tree.sahCost;
+  }
+  if (a.builder == "gpu") {
+    const GpuKdBuildStats& g = a.gpuStages;
+    accel["stages_ms"] = {{"setup", g.setupMs},
+                          {"bounds_reduction", g.boundsMs},
+                          {"splitting", g.splitMs},
+                          {"list_compaction", g.compactionMs},
+                          {"small_node_sah", g.smallNodeMs},
+                          {"finalize", g.finalizeMs}};
+    accel["large_node_levels"] = g.largeNodeLevels;
+  }
+  return accel;
+}
+
+// The whole render's figures, and the time to image phase by phase.
+nlohmann::json totalsJson(const RenderStats& s) {
+  const StageTotals t = stageTotals(s);
+  const TimeToImage& image = s.timeToImage;
+  return {{"rays", s.totalRays()},
+          {"rays_per_second", s.raysPerSecond()},
+          {"samples_per_second", s.samplesPerSecond()},
+          {"render_seconds", s.renderSeconds},
+          {"wall_seconds", s.wallSeconds},
+          {"scene_load_seconds", s.sceneLoadSeconds},
+          {"accel_build_ms", s.accel.buildMs},
+          {"compaction_ms", t.compactionMs},
+          {"compaction_transfer_ms", t.transferMs},
+          {"compaction_bytes", t.compactionBytes},
+          {"trace_ms", t.traceMs},
+          {"shade_ms", t.shadeMs},
+          {"shadow_ms", t.shadowMs},
+          {"regenerate_ms", t.regenerateMs},
+          {"idle_ms", t.idleMs},
+          {"passes", s.iterations.size()},
+          {"startup_seconds", image.startupSeconds},
+          {"device_start_seconds", image.deviceStartSeconds},
+          {"device_wait_seconds", image.deviceWaitSeconds},
+          {"device_select_seconds", image.deviceSelectSeconds},
+          {"device_context_seconds", image.deviceContextSeconds},
+          {"device_check_seconds", image.deviceCheckSeconds},
+          {"setup_seconds", image.setupSeconds},
+          {"first_pass_ms", image.firstPassSeconds * 1e3},
+          {"image_readback_seconds", image.readbackSeconds},
+          {"image_encode_seconds", image.encodeSeconds},
+          {"image_write_seconds", image.encodeSeconds + image.writeSeconds}};
+}
+
+}  // namespace
+
 std::string statsToJson(const RenderStats& s) {
   nlohmann::json j;
   j["scene"] = s.scene;
@@ -93,30 +154,7 @@ std::string statsToJson(const RenderStats& s) {
   j["seed"] = s.seed;
   j["triangles"] = s.triangles;
   j["time"] = s.time;
-  if (!s.accel.builder.empty()) {
-    const AccelBuildReport& a = s.accel;
-    nlohmann::json accel = {{"builder", a.builder}, {"build_ms", a.buildMs}};
-    // Built beside the frame before (--kd-overlap): the frame paid only the wait.
-    if (a.overlapped) accel["overlapped_wait_ms"] = a.waitMs;
-    if (a.treeComputed) {  // a per-frame rebuild leaves them out unless asked for
-      accel["nodes"] = a.tree.nodes;
-      accel["leaves"] = a.tree.leaves;
-      accel["empty_leaves"] = a.tree.emptyLeaves;
-      accel["max_depth"] = a.tree.maxDepth;
-      accel["sah_cost"] = a.tree.sahCost;
-    }
-    if (a.builder == "gpu") {
-      const GpuKdBuildStats& g = a.gpuStages;
-      accel["stages_ms"] = {{"setup", g.setupMs},
-                            {"bounds_reduction", g.boundsMs},
-                            {"splitting", g.splitMs},
-                            {"list_compaction", g.compactionMs},
-                            {"small_node_sah", g.smallNodeMs},
-                            {"finalize", g.finalizeMs}};
-      accel["large_node_levels"] = g.largeNodeLevels;
-    }
-    j["accel"] = accel;
-  }
+  if (!s.accel.builder.empty()) j["accel"] = accelJson(s.accel);
   nlohmann::json bounces = nlohmann::json::array();
   for (size_t d = 0; d < s.bounces.size(); ++d)
     bounces.push_back(bounceJson(d, s.bounces[d], bounceTimesJson(s.bounces[d])));
@@ -126,23 +164,7 @@ std::string statsToJson(const RenderStats& s) {
     for (const IterationStats& it : s.iterations) passes.push_back(passJson(it));
     j["passes"] = passes;
   }
-  const StageTotals t = stageTotals(s);
-  j["totals"] = {{"rays", s.totalRays()},
-                 {"rays_per_second", s.raysPerSecond()},
-                 {"samples_per_second", s.samplesPerSecond()},
-                 {"render_seconds", s.renderSeconds},
-                 {"wall_seconds", s.wallSeconds},
-                 {"scene_load_seconds", s.sceneLoadSeconds},
-                 {"accel_build_ms", s.accel.buildMs},
-                 {"compaction_ms", t.compactionMs},
-                 {"compaction_transfer_ms", t.transferMs},
-                 {"compaction_bytes", t.compactionBytes},
-                 {"trace_ms", t.traceMs},
-                 {"shade_ms", t.shadeMs},
-                 {"shadow_ms", t.shadowMs},
-                 {"regenerate_ms", t.regenerateMs},
-                 {"idle_ms", t.idleMs},
-                 {"passes", s.iterations.size()}};
+  j["totals"] = totalsJson(s);
   return j.dump(2) + "\n";
 }
 

@@ -38,6 +38,25 @@ struct IterationStats {
   uint64_t compactionBytes = 0;  // as BounceStats::compactionBytes
 };
 
+// Where the user's wait for the image goes around the renderer's own timings (scene load,
+// kd-tree build, sample loop): the phases the render command measures (apps/time_to_image.h),
+// written into the JSON's "totals" beside them. All zero where nothing measured them.
+struct TimeToImage {
+  double startupSeconds = 0;        // exec to main(): loading the program and its libraries
+  double deviceStartSeconds = 0;    // CUDA: driver and context start, device query, render checks
+                                    // (on a thread of its own, during the scene load)
+  double deviceWaitSeconds = 0;     // the part of deviceStartSeconds the scene load did not hide
+  double deviceSelectSeconds = 0;   // its parts: the driver's start and the device count,
+  double deviceContextSeconds = 0;  // the primary context's creation,
+  double deviceCheckSeconds = 0;    // the render's checks (checkRender)
+  double setupSeconds = 0;          // the renderer built: scene upload, kd-tree, streams, primitive
+  double firstPassSeconds = 0;      // the render's first pass, where first-use costs show
+  double readbackSeconds = 0;       // the film resolved to an image on the host
+  double encodeSeconds = 0;         // the image encoded (PNG, EXR, PFM)
+  double writeSeconds = 0;          // its bytes written to the temporary file (flush and rename
+                                    // come after the statistics are made)
+};
+
 struct RenderStats {
   std::string scene, backend, device, compaction;
   IntegratorKind integrator = IntegratorKind::Path;
@@ -51,7 +70,8 @@ struct RenderStats {
   AccelBuildReport accel;  // the kd-tree build before this frame (builder empty: none)
   double sceneLoadSeconds = 0;
   double renderSeconds = 0;          // the sample loop alone, until the film holds every sample
-  double wallSeconds = 0;            // the whole command
+  double wallSeconds = 0;            // the whole command: process start to the statistics made
+  TimeToImage timeToImage;           // the command's other phases
   std::vector<BounceStats> bounces;  // per path depth (bounce 0: camera rays)
   std::vector<IterationStats> iterations;  // per pass over the pool (path tracer)
   // The path pool's (poolSize > 0): the schedule, and the traversal as "auto" resolved.

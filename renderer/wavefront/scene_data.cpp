@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "renderer/wavefront/dual_tree_check.h"
 #include "renderer/wavefront/scene_data_motion.h"
 #include "renderer/wavefront/scene_data_overlap.h"
 
@@ -59,6 +60,11 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   report_ = g.report;
   frontTime_ = time;
   showFront();
+  const TriangleMeshView deviceMesh{g.positions.data(), indices_.data(), uint32_t(triangles_)};
+  dualCheck_ = DualTreeCheck::fromEnvironment(
+      backend, {accel_.builder, g.tree.get(),
+                TriangleMeshView{geo.positions.data(), geo.indices.data(), uint32_t(triangles_)},
+                deviceMesh, view_.accel.mesh, accel_.sah, gpuOptions(accel_)});
 
   const PackedTextures packed = packTextures(scene.textures);
   if (!packed.texels.empty()) texels_ = Buffer<Vec3f>(space, packed.texels);
@@ -76,7 +82,7 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   view_.textures = textures_.data();
   view_.environment = scene.environment;
   uploadEnvironment(scene);
-  view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (offsetOrigin)
+  view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (hitPointMagnitude)
   startOverlap(overlap);
 }
 
@@ -89,6 +95,7 @@ void SceneData::setTime(const Scene& scene, float time) {
   if (scene.triangleCount() != triangles_)
     throw std::logic_error("SceneData::setTime: the scene's topology changed");
   const auto t0 = std::chrono::steady_clock::now();
+  dualCheck_.reset();  // its second tree is of the first frame's geometry
   if (takePrefetched(time)) {  // built beside the last render: swapped, report_ set
     report_.setTimeMs = msSince(t0);
     return;

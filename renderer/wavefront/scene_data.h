@@ -23,6 +23,8 @@
 
 namespace srt {
 
+class DualTreeCheck;
+
 struct SceneView {
   KdTreeView accel;                // also holds the positions and indices
   const Vec3f* normals = nullptr;  // per vertex, or null (face normals)
@@ -35,7 +37,7 @@ struct SceneView {
   uint32_t numPointLights = 0;
   Vec3f environment;
   EnvironmentView environmentMap;  // when present, it replaces `environment`
-  float rayEpsilon = 1e-5f;        // offset of spawned rays, relative to |p| (offsetOrigin)
+  float rayEpsilon = 1e-5f;        // offset of spawned rays, relative to hitPointMagnitude
 };
 
 // What shading needs to know about a hit point. Surfaces are two-sided for everything but glass:
@@ -46,10 +48,22 @@ struct SurfaceHit {
   Vec2f uv;
   uint32_t material = 0;
   uint32_t triangle = 0;
+  float magnitude = 0;       // hitPointMagnitude: the scale of p's rounding error
   bool frontFace = true;     // the ray arrived on the authored outside
   bool windingFront = true;  // the ray arrived on the side the winding normal points to (emitters
                              // shine only there, see renderer/shading/lights.h)
 };
+
+// The scale of an interpolated hit point's rounding error: its coordinates are sums of b_i p_i, so
+// the error grows with the corners' magnitudes, not the point's (pbrt-v4's pAbsSum). A point near
+// the origin on a floor whose corners are 1000 units away is known to ~1e-4 only.
+SRT_CPU_GPU inline float hitPointMagnitude(Vec3f p0, Vec3f p1, Vec3f p2, float b0, float b1,
+                                           float b2) {
+  const auto term = [](Vec3f v, float b) {
+    return fabsf(b) * maxComponent(Vec3f{fabsf(v.x), fabsf(v.y), fabsf(v.z)});
+  };
+  return term(p0, b0) + term(p1, b1) + term(p2, b2);
+}
 
 SRT_CPU_GPU inline SurfaceHit surfaceAt(const SceneView& s, const Ray& ray, const Hit& hit) {
   SurfaceHit h;
@@ -58,6 +72,7 @@ SRT_CPU_GPU inline SurfaceHit surfaceAt(const SceneView& s, const Ray& ray, cons
               p2 = s.accel.mesh.positions[idx[2]];
   const float b0 = 1.f - hit.b1 - hit.b2;
   h.p = p0 * b0 + p1 * hit.b1 + p2 * hit.b2;
+  h.magnitude = hitPointMagnitude(p0, p1, p2, b0, hit.b1, hit.b2);
   Vec3f ng = normalize(cross(p1 - p0, p2 - p0));
   h.windingFront = dot(ng, ray.d) < 0.f;
   Vec3f ns = ng;
@@ -98,11 +113,16 @@ SRT_CPU_GPU inline Vec3f bsdfNormal(const SurfaceHit& h, MaterialType type) {
   return type == MaterialType::Dielectric ? h.nsOutward : h.ns;
 }
 
-// A ray leaving `p` towards `d`, pushed off the surface on the side `d` points to.
-SRT_CPU_GPU inline Vec3f offsetOrigin(const SceneView& s, Vec3f p, Vec3f ng, Vec3f d) {
-  const float scale =
-      s.rayEpsilon * (1.f + maxComponent(Vec3f{fabsf(p.x), fabsf(p.y), fabsf(p.z)}));
+// A ray leaving the hit point towards `d`, pushed off the surface on the side `d` points to, by
+// more than the point's rounding error: a smaller push lets the ray hit the surface it left at a
+// spurious t ~ 0, found or not depending on which kd-tree leaves hold that surface.
+SRT_CPU_GPU inline Vec3f offsetFromSurface(float epsilon, Vec3f p, float magnitude, Vec3f ng,
+                                           Vec3f d) {
+  const float scale = epsilon * (1.f + magnitude);
   return p + ng * (dot(ng, d) > 0.f ? scale : -scale);
+}
+SRT_CPU_GPU inline Vec3f offsetOrigin(const SceneView& s, const SurfaceHit& h, Vec3f d) {
+  return offsetFromSurface(s.rayEpsilon, h.p, h.magnitude, h.ng, d);
 }
 
 // Which kd-tree builder a render uses: the CPU SAH builder (Wald & Havran), or the GPU builder
@@ -168,6 +188,8 @@ class SceneData {
   // Waits for the tree statistics, which the GPU build computes on a host thread while the
   // first frame renders.
   const AccelBuildReport& accelReport() const;
+  // The dual-tree diagnostic (SRT_DUAL_TREE_CHECK, dual_tree_check.h), or null.
+  DualTreeCheck* dualTreeCheck() const { return dualCheck_.get(); }
 
  private:
   // Where one animated instance's vertices and triangles sit in the flattened arrays.
@@ -223,6 +245,7 @@ class SceneData {
   Buffer<DeviceMaterial> materials_;
   Buffer<Vec3f> texels_;
   Buffer<TextureView> textures_;
+  std::unique_ptr<DualTreeCheck> dualCheck_;
   Buffer<uint32_t> emitterTriangles_;
   Buffer<Vec3f> emitterRadiance_;
   Buffer<float> emitterAreas_, emitterCdf_, emitterPmf_;

@@ -56,7 +56,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
         // No surface here (an alpha cut-out): the ray goes on unchanged from just past it, with
         // the same bounce (so the same random numbers), throughput and BSDF pdf.
         Vec3fAnd packed = originPixel;
-        packed.v = offsetOrigin(scene, h.p, h.ng, ray.d);
+        packed.v = offsetOrigin(scene, h, ray.d);
         st.originPixel[s] = packed;
         st.radianceDepth[s] = radianceDepth;
         out.keep[s] = 1;
@@ -119,7 +119,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
             const Vec3f f = bsdf.f(wo, wi) * absDot(wi, h.ns);
             if (!isBlack(f) && dot(wi, h.ng) > 0.f) {
               const float w = delta ? 1.f : powerHeuristic(1, pdf, 1, bsdf.pdf(wo, wi));
-              const Vec3f origin = offsetOrigin(scene, h.p, h.ng, wi);
+              const Vec3f origin = offsetOrigin(scene, h, wi);
               out.shadowCandidates.pathSlot[i] = s;
               out.shadowCandidates.origin[i] = origin;
               out.shadowCandidates.direction[i] = wi;
@@ -147,7 +147,7 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
           }
           if (alive) {
             Vec3fAnd packed = originPixel;
-            packed.v = offsetOrigin(scene, h.p, h.ng, bs.wi);
+            packed.v = offsetOrigin(scene, h, bs.wi);
             st.originPixel[s] = packed;
             packed = directionSample;
             packed.v = bs.wi;

@@ -33,7 +33,7 @@ SRT_CPU_GPU inline WhittedRay childRay(const SceneView& scene, const SurfaceHit&
                                        Vec3f weight, uint32_t pixel, uint32_t sample,
                                        uint32_t depth) {
   WhittedRay r;
-  r.originPixel.v = offsetOrigin(scene, h.p, h.ng, dir), r.originPixel.u = pixel;
+  r.originPixel.v = offsetOrigin(scene, h, dir), r.originPixel.u = pixel;
   r.directionSample.v = dir, r.directionSample.u = sample;
   r.weightDepth.v = weight, r.weightDepth.u = depth;
   return r;
@@ -96,7 +96,7 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& ra
           const Vec3f wi = toLight / sqrtf(dist2);
           if (dot(wi, h.ng) <= 0.f) continue;
           Ray shadow;
-          shadow.o = offsetOrigin(scene, h.p, h.ng, wi);
+          shadow.o = offsetOrigin(scene, h, wi);
           shadow.d = wi;
           shadow.tMax = length(pl.position - shadow.o);
           countByDepth(out.depths.shadowRays, bounce);
@@ -114,7 +114,7 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& ra
           const Vec3f wi = normalize(ls.p - h.p);
           if (dot(wi, h.ng) > 0.f) {
             Ray shadow;
-            shadow.o = offsetOrigin(scene, h.p, h.ng, wi);
+            shadow.o = offsetOrigin(scene, h, wi);
             shadow.d = wi;
             shadow.tMax = length(ls.p - shadow.o) * (1.f - 1e-3f);
             countByDepth(out.depths.shadowRays, bounce);

@@ -41,11 +41,7 @@ void checkOnDevice(const TestMesh& mesh, size_t raysPerFamily) {
   deviceMesh.indices = indices.data();
   deviceMesh.triangleCount = mesh.triangleCount();
   const KdTreeView gpuView = deviceTree.view(deviceMesh);
-  KdTreeView cpuView;
-  cpuView.nodes = tree.nodes.data();
-  cpuView.primIndices = tree.primIndices.data();
-  cpuView.bounds = tree.bounds;
-  cpuView.mesh = mesh.view();
+  const KdTreeView cpuView = hostView(tree, mesh.view());
 
   for (RayFamily family : kAllRayFamilies) {
     const std::vector<Ray> rays = makeRays(mesh, family, raysPerFamily, 77 + size_t(family));

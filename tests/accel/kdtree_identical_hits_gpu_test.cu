@@ -16,23 +16,21 @@
 #include "tests/accel/kdtree_identical_hits.h"
 #include "tests/accel/kdtree_render_rays.h"
 #include "tests/accel/kdtree_test_util.h"
+#include "tests/accel/kdtree_trace_util.cuh"
 
 namespace srt::test {
 namespace {
 
-__global__ void closestKernel(KdTreeView tree, const Ray* rays, uint32_t n, ClosestResult* out) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  ClosestResult r;
-  r.hit = intersectClosest(tree, rays[i], &r.h);
-  out[i] = r;
-}
+// Every ray's closest hit, kept.
+struct StoreClosest {
+  ClosestResult* out;
+  __device__ void operator()(uint32_t i, bool hit, const Hit& h) const { out[i] = {h, hit}; }
+};
 
 std::vector<ClosestResult> traceOnDevice(const KdTreeView& tree, const Buffer<Ray>& rays) {
   const uint32_t n = uint32_t(rays.size());
   Buffer<ClosestResult> out(MemorySpace::Cuda, n);
-  closestKernel<<<(n + 127) / 128, 128>>>(tree, rays.data(), n, out.data());
-  SRT_CUDA_CHECK_LAUNCH();
+  launchClosestHits(tree, rays.data(), n, StoreClosest{out.data()});
   SRT_CUDA_CHECK(cudaDeviceSynchronize());
   return out.download();
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "renderer/accel/kdtree.h"
+#include "renderer/wavefront/scene_data.h"
 #include "tests/accel/kdtree_test_util.h"
 
 namespace srt::test {
@@ -31,11 +32,7 @@ inline TestMesh litConferenceRoomMesh(const std::string& objPath, uint32_t* firs
   return m;
 }
 
-// The renderer's spawn rule (offsetOrigin in renderer/wavefront/scene_data.h, rayEpsilon 1e-5).
-inline Vec3f offsetFromSurface(Vec3f p, Vec3f ng, Vec3f d) {
-  const float scale = 1e-5f * (1.f + std::max(fabsf(p.x), std::max(fabsf(p.y), fabsf(p.z))));
-  return p + ng * (dot(ng, d) > 0.f ? scale : -scale);
-}
+constexpr float kRayEpsilon = 1e-5f;  // the renderer's (SceneView::rayEpsilon)
 
 struct RenderRayCounts {
   size_t closest = 0, shadow = 0, differing = 0;
@@ -75,6 +72,7 @@ inline RenderRayCounts compareOnRenderRays(const TriangleMeshView& mesh, uint32_
       const Vec3f p0 = mesh.positions[idx[0]], p1 = mesh.positions[idx[1]],
                   p2 = mesh.positions[idx[2]];
       const Vec3f hitP = p0 * (1.f - ha.b1 - ha.b2) + p1 * ha.b1 + p2 * ha.b2;
+      const float mag = hitPointMagnitude(p0, p1, p2, 1.f - ha.b1 - ha.b2, ha.b1, ha.b2);
       Vec3f ng = normalize(cross(p1 - p0, p2 - p0));
       if (dot(ng, r.d) > 0.f) ng = -ng;
       const uint32_t* e =
@@ -86,7 +84,7 @@ inline RenderRayCounts compareOnRenderRays(const TriangleMeshView& mesh, uint32_
       const Vec3f wi = normalize(light - hitP);
       if (dot(wi, ng) > 0.f) {  // shadow ray, as the path integrator's
         Ray sr;
-        sr.o = offsetFromSurface(hitP, ng, wi);
+        sr.o = offsetFromSurface(kRayEpsilon, hitP, mag, ng, wi);
         sr.d = wi;
         sr.tMax = length(light - sr.o) * (1.f - 1e-3f);
         const bool xa = intersectAny(a, sr), xb = intersectAny(b, sr);
@@ -97,7 +95,7 @@ inline RenderRayCounts compareOnRenderRays(const TriangleMeshView& mesh, uint32_
       }
       Vec3f w = unit();
       if (dot(w, ng) < 0.f) w = -w;
-      r.o = offsetFromSurface(hitP, ng, w);
+      r.o = offsetFromSurface(kRayEpsilon, hitP, mag, ng, w);
       r.d = w;
       r.tMax = kInf;
     }

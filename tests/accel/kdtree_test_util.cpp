@@ -274,15 +274,6 @@ std::string describe(const Ray& r, bool hit, const Hit& h) {
   return s.str();
 }
 
-KdTreeView hostView(const KdTree& tree, const TriangleMeshView& mesh) {
-  KdTreeView v;
-  v.nodes = tree.nodes.data();
-  v.primIndices = tree.primIndices.data();
-  v.bounds = tree.bounds;
-  v.mesh = mesh;
-  return v;
-}
-
 TestMesh identicalTriangles(int n) {
   TestMesh m;
   m.name = "identical-" + std::to_string(n);

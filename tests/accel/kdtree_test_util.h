@@ -9,6 +9,7 @@
 
 #include "renderer/accel/kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "tests/accel/kdtree_trace_util.h"  // hostView
 
 namespace srt::test {
 
@@ -46,9 +47,6 @@ struct GpuBuildScene {
   double maxSahRatio;
 };
 std::vector<GpuBuildScene> gpuBuildScenes();
-
-// A traversable view of a host-built tree over a host mesh.
-KdTreeView hostView(const KdTree& tree, const TriangleMeshView& mesh);
 
 enum class RayFamily { Inside, Outside, AxisParallel, Grazing, ShortRays };
 constexpr RayFamily kAllRayFamilies[] = {RayFamily::Inside, RayFamily::Outside,

@@ -164,10 +164,7 @@ TEST_P(GlCompaction, CudaMemoryThroughInterop) {
 // Every registered GL name, plus the option combinations worth a run of their own. Sengupta's
 // hybrid gets a small `parallelism` so both its reduce and its Hillis-Steele part run here.
 std::vector<std::string> specs() {
-  std::vector<std::string> out;
-  for (const auto& e : Registry::global().entries())
-    if (e.info.device == Device::Gl) out.push_back(e.info.name);
-  for (const char* s : {"gl-roger:block=8",
+  return testing::glSpecs({"gl-roger:block=8",
                         "gl-roger:block=2048",
                         "gl-roger:block=256",
                         "gl-roger:block=32",
@@ -181,9 +178,18 @@ std::vector<std::string> specs() {
                         "gl-roger:search=improved",
                         "gl-roger:block=2048,search=improved",
                         "gl-roger:block=512,search=improved,scan=blelloch",
-                        "gl-roger:search=next",
-                        "gl-roger:block=8,search=next",
+                        "gl-roger:search=plain",
+                        "gl-roger:block=8,search=plain",
                         "gl-roger:block=1024,search=next,output=element",
+                        "gl-roger:offsets=aligned",
+                        "gl-roger:offsets=aligned,search=plain",
+                        "gl-roger:offsets=aligned,block=8",
+                        "gl-roger:offsets=aligned,block=32,wrap=draw-twice",
+                        "gl-roger:offsets=aligned,output=element",
+                        "gl-roger:offsets=wide",
+                        "gl-roger:offsets=wide,search=plain",
+                        "gl-roger:offsets=wide,block=16",
+                        "gl-roger:offsets=wide,block=64,radix=8",
                         "gl-roger:wrap=draw-twice",
                         "gl-roger:output=element",
                         "gl-roger:output=element,wrap=draw-twice,block=1024",
@@ -201,19 +207,11 @@ std::vector<std::string> specs() {
                         "gl-binary-tree:block=8",
                         "gl-binary-tree:block=2048,scan=blelloch",
                         "gl-binary-tree:block=256",
-                        "gl-binary-tree:block=512,output=element"})
-    out.push_back(s);
-  return out;
+                        "gl-binary-tree:block=512,output=element"});
 }
 
-std::string testName(const ::testing::TestParamInfo<std::string>& p) {
-  std::string s = p.param;
-  for (char& ch : s)
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllGl, GlCompaction, ::testing::ValuesIn(specs()), testName);
+INSTANTIATE_TEST_SUITE_P(AllGl, GlCompaction, ::testing::ValuesIn(specs()),
+                         testing::specTestName);
 
 TEST(GlCompactionRegistry, AllVariantsAreRegisteredWithTheirOrdering) {
   for (const char* name : {"gl-roger", "gl-horn", "gl-horn-blelloch", "gl-gs-packing",
@@ -237,7 +235,10 @@ TEST(GlCompactionRegistry, BadOptionsAreErrors) {
         "gl-gs-packing:output=quad", "gl-horn:search=plain",    "gl-roger:interop=foo",
         "gl-roger:sync=never",       "gl-roger:payload=host",   "gl-gs-packing:payload=x",
         "gl-horn:interop=zero-copy", "gl-roger:radix=3",        "gl-roger:radix=64",
-        "gl-roger:map=never",        "gl-roger:indices=buffer", "gl-roger:count=gl"}) {
+        "gl-roger:map=never",        "gl-roger:indices=buffer", "gl-roger:count=gl",
+        "gl-roger:offsets=x",        "gl-roger:offsets=wide,block=8",
+        "gl-roger:offsets=aligned,block=256", "gl-roger:offsets=aligned,search=improved",
+        "gl-jumping-jack:offsets=aligned"}) {
     try {
       Registry::global().create(spec);
       ADD_FAILURE() << spec << " was accepted";

@@ -89,22 +89,11 @@ TEST_P(GlPayloadOnHost, GlWritesTheFieldsByDefault) {
 }
 
 std::vector<std::string> payloadSpecs() {
-  std::vector<std::string> out;
-  for (const auto& e : Registry::global().entries())
-    if (e.info.device == Device::Gl) out.push_back(e.info.name);
-  for (const char* s : {"gl-roger:output=element", "gl-roger:block=2048", "gl-rlz:block=8"})
-    out.push_back(s);
-  return out;
+  return testing::glSpecs({"gl-roger:output=element", "gl-roger:block=2048", "gl-rlz:block=8"});
 }
 
-std::string testName(const ::testing::TestParamInfo<std::string>& p) {
-  std::string s = p.param;
-  for (char& ch : s)
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllGl, GlPayloadOnHost, ::testing::ValuesIn(payloadSpecs()), testName);
+INSTANTIATE_TEST_SUITE_P(AllGl, GlPayloadOnHost, ::testing::ValuesIn(payloadSpecs()),
+                         testing::specTestName);
 
 // Whether Vulkan can export memory on the GL context's GPU here; `why` when not.
 bool vulkanMemoryHere(std::string* why) {
@@ -252,12 +241,14 @@ std::vector<std::string> cudaSpecs() {
                         "gl-roger:indices=texture,output=element", "gl-gs-packing:indices=texture",
                         "gl-horn:output=element,indices=texture", "gl-roger:count=device",
                         "gl-roger:count=device,output=element,block=1024",
-                        "gl-jumping-jack:count=device,map=call", "gl-rlz:count=device,block=8"})
+                        "gl-jumping-jack:count=device,map=call", "gl-rlz:count=device,block=8",
+                        "gl-roger:offsets=wide", "gl-roger:offsets=aligned,count=device"})
     out.push_back(s);
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cuda, GlCudaInterop, ::testing::ValuesIn(cudaSpecs()), testName);
+INSTANTIATE_TEST_SUITE_P(Cuda, GlCudaInterop, ::testing::ValuesIn(cudaSpecs()),
+                         testing::specTestName);
 
 // auto takes registered buffers where their round trip works, else host copies.
 TEST(GlCudaInteropChoice, AutoTakesRegisteredBuffersWhereTheyWorkElseHostCopies) {

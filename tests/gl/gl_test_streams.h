@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -139,6 +141,23 @@ inline ::testing::AssertionResult compactsFields(Compactor& c, bool ordered,
                << "n = " << n << ": field " << f << " written past the survivors";
   }
   return ::testing::AssertionSuccess();
+}
+
+// Every registered GL primitive's name, then `extra` specs (option combinations worth a run).
+inline std::vector<std::string> glSpecs(std::initializer_list<const char*> extra) {
+  std::vector<std::string> out;
+  for (const auto& e : Registry::global().entries())
+    if (e.info.device == Device::Gl) out.push_back(e.info.name);
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
+// A spec as a test name: "gl-roger:block=8" -> "gl_roger_block_8".
+inline std::string specTestName(const ::testing::TestParamInfo<std::string>& p) {
+  std::string s = p.param;
+  for (char& ch : s)
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
 }
 
 // Whether the last call ran GL gather passes (the final pass did not write the fields itself).

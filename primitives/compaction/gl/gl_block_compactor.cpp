@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "primitives/compaction/gl/gl_block_compactor.h"
+#include "primitives/compaction/gl/gl_costs.h"
 #include "primitives/gl/gl_context.h"
 
 namespace srt::compaction::gl {
@@ -33,7 +34,9 @@ class BlockCompactor final : public GlStreamCompactor {
   // and the kept count of each block as a source.
   Source reduceBlocks(uint32_t padded, bool search, Texture& local);
   const Texture& runLengths(uint32_t padded);
-  void concatenate(const Texture& local, const Emit& emit);
+  // offsets=aligned|wide: `positions` in-block offsets a fragment, laid out in output texels.
+  void searchAligned(uint32_t padded, uint32_t positions, Texture& local, const Layout& ll);
+  void concatenate(const Texture& local, uint32_t localLog2w, const Emit& emit, uint32_t aligned);
 
   BlockOptions o_;
   const Texture* bits_ = nullptr;
@@ -65,28 +68,54 @@ void BlockCompactor::run(uint32_t n, const Emit& emit) {
   flags.set("count", n);
   flags.set("log2w", groupLog2w_);
   passes_.draw(flags, bits, lg, n);
+  passes_.lastPass().ops = costs::flags();
   bits_ = &bits;
   passes_.mark("flags");
 
   const bool search = !emit.targets.empty();
-  const Layout ll{padded / 4, quadLog2w_};
-  Texture& local = passes_.texture("local", s <= 256 ? GL_RGBA8UI : GL_RGBA16UI, ll);
-  const Source kept = reduceBlocks(padded, search, local);
-
+  // offsets=aligned|wide: the block counts come from the bits, so their scan runs first and the
+  // search lays the offsets out in output texels.
+  const uint32_t aligned = search && emit.quad ? o_.alignedPositions : 0;
+  const Layout ll = aligned == 16 ? Layout{padded / 16, blockLog2w_} : Layout{padded / 4, quadLog2w_};
+  Texture& local = passes_.texture(
+      "local", aligned == 16 ? GL_RGBA32UI : s <= 256 ? GL_RGBA8UI : GL_RGBA16UI, ll);
+  const Source kept = aligned ? bitsSource(Source::BlockKept, numBlocks_, s)
+                              : reduceBlocks(padded, search, local);
   blockScan_ = &passes_.scanInclusive(kept, nextPow2(numBlocks_), o_.scan, o_.parallelism, o_.radix,
                                       blockLog2w_, "countscan");
   passes_.mark("scan of block counts");
+  if (aligned) searchAligned(padded, aligned, local, ll);
   if (search) {
-    concatenate(local, emit);
+    concatenate(local, ll.log2Width, emit, aligned);
     passes_.mark("concatenate");
   }
+}
+
+void BlockCompactor::searchAligned(uint32_t padded, uint32_t positions, Texture& local,
+                                   const Layout& ll) {
+  std::string defines = "#define BLOCK_LOG2 " + std::to_string(log2u(o_.block)) + "\n";
+  if (positions == 16) defines += "#define SRT_WIDE\n";
+  if (!o_.nextSearch) defines += "#define SRT_PLAIN_SELECT\n";
+  Program& p = passes_.program("search_aligned.frag", defines);
+  p.set("count", padded);
+  p.set("log2w", ll.log2Width);
+  p.bindTexture("bits", kUnitBits, *bits_);
+  p.set("bitsLog2w", groupLog2w_);
+  p.bindTexture("blockScan", 0, *blockScan_);
+  p.set("blockLog2w", blockLog2w_);
+  passes_.draw(p, local, ll,
+               padded / 8 + uint64_t(numBlocks_) * srt::gl::texelBytes(blockScan_->format()));
+  passes_.lastPass().written = 0;  // texels wholly past a block's survivors are discarded
+  passes_.lastPass().writtenPerKept = 1;
+  passes_.lastPass().ops = costs::searchAligned(positions, o_.nextSearch);
+  passes_.mark("search");
 }
 
 Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local) {
   const uint32_t s = o_.block, blockLog2 = log2u(s);
   const Layout ll{padded / 4, quadLog2w_};
   const std::string block = "#define BLOCK_LOG2 " + std::to_string(blockLog2) + "\n";
-  auto drawSearch = [&](Program& p, uint64_t read) {
+  auto drawSearch = [&](Program& p, uint64_t read, OpCount ops = {}) {
     p.set("count", padded);
     p.set("log2w", quadLog2w_);
     p.bindTexture("bits", kUnitBits, *bits_);
@@ -95,6 +124,7 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
     // Texels wholly past a block's survivors are discarded: count what is written by survivors.
     passes_.lastPass().written = 0;
     passes_.lastPass().writtenPerKept = srt::gl::texelBytes(local.format()) / 4;
+    passes_.lastPass().ops = ops;
     passes_.mark("search");
   };
 
@@ -162,7 +192,9 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
       p.set("groupLog2w", groupLog2w_);
       read += uint64_t(numGroups_) * srt::gl::texelBytes(groupScan->format());
     }
-    drawSearch(p, read);
+    // Counted for Roger's blocks in one group (gl_costs.h).
+    const bool counted = o_.method == BlockMethod::Roger && blockLog2 <= 7 && !o_.improvedSearch;
+    drawSearch(p, read, counted ? costs::search(next) : OpCount{});
   }
   if (!groupScan) return bitsSource(Source::BlockKept, numBlocks_, s);
   Source kept = Source::fromTexture(*groupScan, groupLog2w_, numBlocks_, s);
@@ -216,22 +248,25 @@ const Texture& BlockCompactor::runLengths(uint32_t padded) {
   return *parent;
 }
 
-void BlockCompactor::concatenate(const Texture& local, const Emit& emit) {
+void BlockCompactor::concatenate(const Texture& local, uint32_t localLog2w, const Emit& emit,
+                                 uint32_t aligned) {
   auto setUp = [&](Program& p) {
     p.bindTexture("blockScan", 0, *blockScan_);
     p.set("blockLog2w", blockLog2w_);
     p.set("blockLog2", log2u(o_.block));
     p.bindTexture("local", 1, local);
-    p.set("localLog2w", quadLog2w_);
+    p.set("localLog2w", localLog2w);
     p.set("log2w", emit.layout.log2Width);
     p.set("rows", emit.layout.rows());
     emit.bind(p);
     p.use();
   };
+  const std::string fragment = emit.fragment + (aligned ? "#define SRT_ALIGNED\n" : "") +
+                               (aligned == 16 ? "#define SRT_WIDE\n" : "");
   Program& p = o_.drawTwice
-                   ? passes_.program("concat.frag", emit.fragment + "#define SRT_DRAW_TWICE\n",
+                   ? passes_.program("concat.frag", fragment + "#define SRT_DRAW_TWICE\n",
                                      "concat.vert")
-                   : passes_.program("concat.frag", emit.fragment, "concat.vert", "concat.geom");
+                   : passes_.program("concat.frag", fragment, "concat.vert", "concat.geom");
   setUp(p);
   passes_.bindTargets(emit.targets, emit.layout.width(), emit.layout.rows());
   SRT_GL_CHECK(glBindVertexArray(passes_.emptyVertexArray()));
@@ -244,13 +279,18 @@ void BlockCompactor::concatenate(const Texture& local, const Emit& emit) {
   r.targets = uint32_t(emit.targets.size());
   r.lines = true;
   r.read = uint64_t(numBlocks_) * 2 * srt::gl::texelBytes(blockScan_->format());
-  r.readPerKept = srt::gl::texelBytes(local.format()) / 4 + emit.readPerKept;
+  // A byte of offsets a survivor (a wide texel serves four output texels).
+  r.readPerKept = (aligned == 16 ? 1 : srt::gl::texelBytes(local.format()) / 4) + emit.readPerKept;
   r.writtenPerKept = emit.writtenPerKept;
+  r.keptPerFragment = emit.quad ? 4 : 1;
+  r.primitives = numBlocks_;
+  r.ops = costs::concat(emit.quad, aligned, emit.fused ? uint32_t(emit.targets.size()) : 0);
+  r.program = p.id();
   passes_.record(r);
   if (!emit.quad) return;
   // The texels where a block starts after another's elements: one point each, OR-ed in.
   Program& heads =
-      passes_.program("concat.frag", emit.fragment + "#define SRT_HEADS\n", "concat.vert");
+      passes_.program("concat.frag", fragment + "#define SRT_HEADS\n", "concat.vert");
   setUp(heads);
   SRT_GL_CHECK(glEnable(GL_COLOR_LOGIC_OP));
   SRT_GL_CHECK(glLogicOp(GL_OR));
@@ -260,7 +300,10 @@ void BlockCompactor::concatenate(const Texture& local, const Emit& emit) {
   h.lines = false;
   h.read = uint64_t(numBlocks_) * (2 * srt::gl::texelBytes(blockScan_->format()) + 16 * r.targets);
   h.written = uint64_t(numBlocks_) * 16 * r.targets;  // at most: blocks starting inside a texel
-  h.readPerKept = h.writtenPerKept = 0;
+  h.readPerKept = h.writtenPerKept = h.keptPerFragment = 0;
+  h.primitives = 0;  // points without a geometry stage: not priced as lines
+  h.fragments = uint64_t(numBlocks_) * 3 / 4;  // blocks starting inside a texel, for random counts
+  h.program = heads.id();
   passes_.record(h);
 }
 

@@ -78,19 +78,33 @@ struct BlockOptions {
   // Roger: search=next searches only a texel's first position (of four); the next three are the
   // kept elements that follow it (consecutive positions of a block), found from the bits.
   bool nextSearch = false;
+  // Roger, blocks up to 128: offsets=aligned (4) or wide (16) has the search lay the in-block
+  // offsets out in output texels (the scan of block counts first), 4 or 16 positions a fragment,
+  // so the concatenation fetches one texel per output texel; 0 (offsets=block): the paper's
+  // layout. Applies to quad output (other outputs take the block layout).
+  uint32_t alignedPositions = 0;
   // Hillis-Steele steps of radix r: each pass adds r - 1 earlier elements, so a scan of 2^k
   // takes ceil(k / log2 r) passes instead of k (2: the paper's doubling).
   uint32_t radix = 2;
   InteropOptions interop;
 };
 
-// Reads "block", "scan", "search", "wrap", "runs", "parallelism", "output" as
+// Reads "block", "scan", "search", "offsets", "wrap", "runs", "parallelism", "output" as
 // `defaults.method` takes them, and the interop options; throws std::invalid_argument naming a bad
 // value (block=100, scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);
 
+// What one fragment of a pass executes, counted by hand from its GLSL (bench/gl/RESULTS.md:
+// loops unrolled, constants folded; integer adds, logic, shifts, compares and selects as ALU;
+// bitCount and findMSB as one bit op, findLSB as two; texelFetch and textureSize as fetches).
+// Zero where not counted: that pass's roof is its bytes alone.
+struct OpCount {
+  float alu = 0, bitOps = 0, fetches = 0;
+};
+
 // One pass as the roof sees it: the bytes it reads and writes, the texel size of its first
-// target, how many targets, and whether it is a full-target pass or line drawing.
+// target, how many targets, whether it is a full-target pass or line drawing, and its fragments
+// with the work of each.
 struct PassRecord {
   std::string step;
   uint32_t texelBytes = 4;
@@ -100,6 +114,11 @@ struct PassRecord {
   // Passes that write only survivors (line drawing, searches that discard): bytes per survivor,
   // added to read and written once the count is known.
   uint32_t readPerKept = 0, writtenPerKept = 0;
+  uint64_t fragments = 0;         // full-target passes: the target's texels (the viewport)
+  uint32_t keptPerFragment = 0;   // line passes: fragments = survivors / this, added with them
+  uint64_t primitives = 0;        // line passes: the lines drawn (one a block)
+  OpCount ops;                    // per fragment
+  uint32_t program = 0;           // the GL program that ran it (for the driver's statistics)
 };
 
 class GlCompactor : public Compactor {

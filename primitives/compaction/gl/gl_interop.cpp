@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 #include "primitives/compaction/gl/gl_stream_gather.h"
@@ -277,14 +278,9 @@ void StreamBuffers::handToStream(const Request& r) {
 void StreamBuffers::copyOutputs(const Request& r, uint32_t kept) {
   const auto t0 = Clock::now();
   if (hostCopies()) {
-    recordEvent(2, r.stream);
-    for (int f = 0; f < r.numFields && kept > 0; ++f)
-      SRT_CUDA_CHECK(cudaMemcpyAsync(r.fields[f].dst, stageOut_[f].data(),
-                                     size_t(kept) * r.fields[f].bytes, cudaMemcpyHostToDevice,
-                                     r.stream));
-    gatherOnCuda(r, nullptr, kept, r.stream);  // the count alone
-    recordEvent(3, r.stream);
-    pending_ = true;
+    std::vector<const void*> from;
+    for (int f = 0; f < r.numFields; ++f) from.push_back(stageOut_[f].data());
+    onStream(r.stream, [&] { copyFields(r, kept, from, cudaMemcpyHostToDevice); });
   } else if (mode_ == Mode::HostUploads) {
     *r.numKept = kept;
   } else if (mode_ == Mode::External && space_ == MemorySpace::Host) {
@@ -294,7 +290,7 @@ void StreamBuffers::copyOutputs(const Request& r, uint32_t kept) {
     *r.numKept = kept;
   } else {
     std::unique_ptr<srt::gl::CudaGlMapping> map;
-    std::vector<void*> from;
+    std::vector<const void*> from;
     if (mode_ == Mode::External) {
       handToStream(r);
       for (int f = 0; f < r.numFields; ++f) from.push_back(pointer(out_[f]));
@@ -306,18 +302,32 @@ void StreamBuffers::copyOutputs(const Request& r, uint32_t kept) {
       times_.mapMs += msSince(tm);
       for (int f = 0; f < r.numFields; ++f) from.push_back(map->pointer(size_t(f)));
     }
-    recordEvent(2, r.stream);
-    for (int f = 0; f < r.numFields && kept > 0; ++f)
-      SRT_CUDA_CHECK(cudaMemcpyAsync(r.fields[f].dst, from[f], size_t(kept) * r.fields[f].bytes,
-                                     cudaMemcpyDeviceToDevice, r.stream));
-    gatherOnCuda(r, nullptr, kept, r.stream);  // the count alone
-    recordEvent(3, r.stream);
-    const auto tu = Clock::now();
-    if (map) map->unmap();
-    times_.unmapMs += msSince(tu);
-    pending_ = true;
+    onStream(
+        r.stream, [&] { copyFields(r, kept, from, cudaMemcpyDeviceToDevice); },
+        [&] {
+          if (map) map->unmap();
+        });
   }
   times_.hostMs += msSince(t0);
+}
+
+void StreamBuffers::onStream(cudaStream_t stream, const std::function<void()>& moves,
+                             const std::function<void()>& unmap) {
+  recordEvent(2, stream);
+  moves();
+  recordEvent(3, stream);
+  const auto t0 = Clock::now();
+  if (unmap) unmap();
+  times_.unmapMs += msSince(t0);
+  pending_ = true;
+}
+
+void StreamBuffers::copyFields(const Request& r, uint32_t kept, const std::vector<const void*>& from,
+                               cudaMemcpyKind kind) {
+  for (int f = 0; f < r.numFields && kept > 0; ++f)
+    SRT_CUDA_CHECK(cudaMemcpyAsync(r.fields[f].dst, from[f], size_t(kept) * r.fields[f].bytes,
+                                   kind, r.stream));
+  gatherOnCuda(r, nullptr, kept, r.stream);  // the count alone
 }
 
 void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
@@ -364,13 +374,11 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
     times_.mapMs += msSince(tm);
     indices = static_cast<const uint32_t*>(map->pointer(0));
   }
-  recordEvent(2, r.stream);
-  gatherOnCuda(r, kept > 0 ? indices : nullptr, kept, r.stream);
-  recordEvent(3, r.stream);
-  const auto tu = Clock::now();
-  if (map) map->unmap();
-  times_.unmapMs += msSince(tu);
-  pending_ = true;
+  onStream(
+      r.stream, [&] { gatherOnCuda(r, kept > 0 ? indices : nullptr, kept, r.stream); },
+      [&] {
+        if (map) map->unmap();
+      });
   times_.hostMs += msSince(t0);
 }
 
@@ -381,18 +389,17 @@ void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept,
   const srt::gl::Texture& t = *indexTexture_;
   indexTexture_ = nullptr;
   times_.gathered = true;
-  auto tm = Clock::now();
+  const auto tm = Clock::now();
   const cudaTextureObject_t texture = indexImage_.map(t, r.stream);
   times_.mapMs += msSince(tm);
-  recordEvent(2, r.stream);
   const uint32_t perTexel = t.format() == GL_RGBA32UI ? 4 : 1;
   const uint32_t widthLog2 = uint32_t(__builtin_ctz(t.width()));  // widths are powers of two
-  gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream, deviceCount);
-  recordEvent(3, r.stream);
-  tm = Clock::now();
-  indexImage_.unmap();
-  times_.unmapMs += msSince(tm);
-  pending_ = true;
+  onStream(
+      r.stream,
+      [&] {
+        gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream, deviceCount);
+      },
+      [&] { indexImage_.unmap(); });
 }
 
 void StreamBuffers::packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_t index) {

@@ -20,6 +20,7 @@
 // payload=gl the fields cross in, GL's final pass writes them, and they cross out.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -124,6 +125,13 @@ class StreamBuffers {
   void handToStream(const Request& r);
   void gatherFromTexture(const Request& r, uint32_t kept, const uint32_t* deviceCount = nullptr);
   void recordEvent(int k, cudaStream_t stream);
+  // The stream side's moves on `stream` between events 2 and 3 (finish() waits for them), then
+  // `unmap` (when given) timed as the interop's unmaps.
+  void onStream(cudaStream_t stream, const std::function<void()>& moves,
+                const std::function<void()>& unmap = {});
+  // The first `kept` elements of every field from `from` into the request's, and the count.
+  void copyFields(const Request& r, uint32_t kept, const std::vector<const void*>& from,
+                  cudaMemcpyKind kind);
   double eventMs(int from, int to) const;
 
   InteropOptions options_;

@@ -100,6 +100,16 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
       throw bad("search=" + search + " (takes improved, plain or next)");
     o.improvedSearch = search == "improved";
     o.nextSearch = search == "next";
+    const std::string offsets = r.get("offsets", o.alignedPositions == 16  ? "wide"
+                                                 : o.alignedPositions == 4 ? "aligned"
+                                                                           : "block");
+    if (offsets != "block" && offsets != "aligned" && offsets != "wide")
+      throw bad("offsets=" + offsets + " (takes block, aligned or wide)");
+    o.alignedPositions = offsets == "wide" ? 16 : offsets == "aligned" ? 4 : 0;
+    if (o.alignedPositions && (o.block > 128 || o.improvedSearch))
+      throw bad("offsets=" + offsets + " takes blocks up to 128 and search=plain or next");
+    if (o.alignedPositions == 16 && o.block < 16)
+      throw bad("offsets=wide takes blocks of 16 to 128 (16 positions a fragment)");
     const std::string wrap = r.get("wrap", o.drawTwice ? "draw-twice" : "geometry");
     if (wrap != "geometry" && wrap != "draw-twice")
       throw bad("wrap=" + wrap + " (takes geometry or draw-twice)");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "primitives/compaction/gl/gl_costs.h"
 #include "primitives/compaction/gl/gl_shaders.h"
 #include "primitives/gl/gl_context.h"
 
@@ -136,6 +137,8 @@ void GlPasses::draw(Program& p, const std::vector<Texture*>& targets, const Layo
   r.texelBytes = srt::gl::texelBytes(targets[0]->format());
   r.targets = uint32_t(targets.size());
   r.read = read;
+  r.fragments = uint64_t(out.width()) * out.rows();  // the triangle covers the viewport
+  r.program = p.id();
   for (const Texture* t : targets)
     r.written += uint64_t(out.count) * srt::gl::texelBytes(t->format());
   pending_.push_back(r);
@@ -164,7 +167,8 @@ void GlPasses::settle(uint32_t kept) {
   for (PassRecord& r : records_) {
     r.read += uint64_t(r.readPerKept) * kept;
     r.written += uint64_t(r.writtenPerKept) * kept;
-    r.readPerKept = r.writtenPerKept = 0;
+    if (r.keptPerFragment) r.fragments += (uint64_t(kept) + r.keptPerFragment - 1) / r.keptPerFragment;
+    r.readPerKept = r.writtenPerKept = r.keptPerFragment = 0;
   }
 }
 
@@ -216,6 +220,7 @@ Texture& GlPasses::scanInclusive(const Source& in, uint32_t segment, ScanKind ki
     hs.set("segMask", segTop - 1u);
     hs.set("radix", radix);
     draw(hs, t, lt, cur.bytesFor(uint64_t(offset < segTop ? radix : 1) * lt.count));
+    lastPass().ops = costs::hillisSteeleStep(cur.kind, offset < segTop ? radix : 1);
     cur = Source::fromTexture(t, log2w, lt.count, offset < segTop ? maxValue : cur.maxValue);
   }
   if (top == 0) return const_cast<Texture&>(*cur.texture);

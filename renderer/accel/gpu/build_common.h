@@ -24,7 +24,12 @@ constexpr int kCandidatesPerTri = 6;            // lo and hi of the clipped box 
 // references 16n at 16 * refStart (the builder stops splitting before it would overflow). With 8
 // the budget, not the SAH, ended subtrees: Conference Room's tree cost 1.07x the CPU builder's by
 // the SAH, 1.01x with 16 (its CPU tree references each triangle 11 times).
-constexpr uint32_t kScratchPerRef = 16;
+// SRT_KD_SCRATCH_PER_REF at compile time overrides it (a build to compare; 32 on the host: Sponza's
+// triangle tests per random ray 1.093x -> 0.991x the CPU tree's, bench/accel/RESULTS.md).
+#ifndef SRT_KD_SCRATCH_PER_REF
+#define SRT_KD_SCRATCH_PER_REF 16
+#endif
+constexpr uint32_t kScratchPerRef = SRT_KD_SCRATCH_PER_REF;
 // Once a large level holds more references than this many per triangle (triangles straddling
 // every split, e.g. long slivers), its children all go to the small-node stage: the reference
 // count would otherwise double per level.
