@@ -145,6 +145,12 @@ void addKdTreeFlags(CLI::App& cmd, AccelOptions& accel) {
                  "gpu-host (gpu's algorithm run on the host, any backend: to compare trees)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "gpu", "gpu-host"}));
+  cmd.add_option("--kd-overlap", accel.overlap,
+                 "animated frames played in order: build the next frame's kd-tree beside this "
+                 "frame's render (a second copy of the moving geometry and tree); auto: on with "
+                 "--kd-build gpu on CUDA; on also takes the CPU backend. SRT_KD_OVERLAP overrides")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   cmd.add_option("--kd-max-depth", accel.sah.maxDepth,
                  "kd-tree depth limit; 0: 8 + 1.3 log2(triangles), as pbrt-v4")
       ->capture_default_str()

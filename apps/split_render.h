@@ -43,6 +43,10 @@ class SplitRenderer {
   // whole image and statistics. On the other ranks: their share, not to be written. Progress
   // is reported on rank 0 only.
   RenderResult render(float time, const ProgressFn& progress = {}, const StopCondition& stop = {});
+  // The time of the frame after the next (Renderer::setNextTime); ignored across devices.
+  void setNextTime(float time) {
+    if (single_) single_->setNextTime(time);
+  }
 
  private:
   RenderOptions options_;  // the whole render's

@@ -68,6 +68,8 @@ RenderResult Renderer::render(float time, const ProgressFn& progress, const Stop
     time_ = time;
     rebuilt_ = true;
   }
+  if (hasNextTime_) data_->prefetch(scene_, nextTime_);  // beside this frame's render
+  hasNextTime_ = false;
   RenderResult result;
   RenderStats& st = result.stats;
   st.scene = scene_.name;

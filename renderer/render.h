@@ -42,6 +42,10 @@ class Renderer {
   // differs from the previous frame's. `stop` ends the render between passes with the samples
   // begun so far (see StopCondition); the stats say how many (samplesDone, stopped).
   RenderResult render(float time, const ProgressFn& progress = {}, const StopCondition& stop = {});
+  // The time the render after the next one shows (frames played in order): the next render()
+  // starts moving the geometry there and building its tree beside its own render
+  // (SceneData::prefetch, when the kd-tree overlap is on), so that render costs only the swap.
+  void setNextTime(float time) { nextTime_ = time, hasNextTime_ = true; }
   // Replaces the render options (primitive, payload, integrator, spp, resolution...), keeping the
   // scene data and its kd-tree: the viewer and `streamrt profile` switch primitives this way.
   void setOptions(const RenderOptions& options);
@@ -63,6 +67,8 @@ class Renderer {
   RenderOptions options_;
   compaction::Info checked_;  // what validateRenderOptions() said of options_
   float time_ = 0.f;
+  float nextTime_ = 0.f;  // setNextTime(), for the next render() only
+  bool hasNextTime_ = false;
   bool rebuilt_ = true;  // the next frame reports the build the constructor did
   bool imageOnHost_ = true;
   std::unique_ptr<SceneData> data_;

@@ -8,7 +8,13 @@ FrameTimes splitFrame(const RenderStats& stats, double frameMs, double displayMs
   const StageTotals t = stageTotals(stats);
   FrameTimes f;
   f.frameMs = frameMs;
-  f.buildMs = stats.accel.builder.empty() ? 0 : stats.accel.buildMs;
+  const AccelBuildReport& a = stats.accel;
+  if (!a.builder.empty()) {
+    f.buildMs = a.overlapped ? a.waitMs : a.buildMs;
+    f.besideMs = a.overlapped ? a.buildMs : 0;
+    f.setTimeMs = a.setTimeMs;
+    f.freeMs = a.freeMs;
+  }
   f.traceMs = t.traceMs, f.shadeMs = t.shadeMs, f.shadowMs = t.shadowMs;
   f.compactionMs = t.compactionMs;
   f.displayMs = displayMs;

@@ -12,7 +12,12 @@ namespace srt::viewer {
 
 struct FrameTimes {
   double frameMs = 0;  // the whole frame on the host: render, accumulation, display (CUDA: queued)
-  double buildMs = 0;  // kd-tree rebuilt for this frame's time (animated scenes), else 0
+  // kd-tree rebuilt for this frame's time (animated scenes), else 0: what the frame paid for it,
+  // which for a tree built beside the last frame's render is only the wait for it.
+  double buildMs = 0;
+  double besideMs = 0;   // a tree built beside the last frame's render: its build time there
+  double setTimeMs = 0;  // host time of SceneData::setTime (move, build or its wait, swap)
+  double freeMs = 0;     // the part of it freeing the previous tree
   double traceMs = 0, shadeMs = 0, shadowMs = 0, compactionMs = 0;
   double displayMs = 0;  // the viewer's part: adding the frame to the sum, the mean to the texture
   double otherMs = 0;    // the rest: regeneration, launches, the film, copies

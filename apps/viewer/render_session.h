@@ -27,6 +27,9 @@ class RenderSession {
   // The scene time the frames show (animated scenes); a new time restarts the accumulation, and
   // the next frame rebuilds the kd-tree.
   void setTime(float time);
+  // The time of the frame after the next (a timeline played in order): the next frame builds its
+  // kd-tree beside its render (Renderer::setNextTime).
+  void setNextTime(float time) { renderer_->setNextTime(time); }
 
   // Renders the next sample and adds it to the sum (queued on the backend's stream on CUDA).
   void renderFrame();

@@ -175,15 +175,25 @@ class Viewer {
     apply(act);
   }
 
-  // While playing, the scene time follows the clock and loops over the animation.
+  // While playing, the scene time follows the clock and loops over the animation. Each frame
+  // announces the next one's time (its own step again), and the next frame takes that time, so
+  // its kd-tree is built beside this frame's render: the steps lag the clock's by one frame.
   void advanceTimeline(double seconds) {
     if (!settings_.playing || !status_.animated()) return;
-    const float span = status_.animationEnd - status_.animationStart;
-    float t = settings_.time + float(seconds);
-    if (t > status_.animationEnd)
-      t = status_.animationStart + std::fmod(t - status_.animationEnd, span);
-    settings_.time = t;
+    const bool announced = announced_ && settings_.time == shownTime_;  // no slider since
+    const float t = announced ? nextTime_ : wrapTime(settings_.time + float(seconds));
+    settings_.time = shownTime_ = t;
     session_.setTime(t);
+    nextTime_ = wrapTime(t + float(seconds));
+    session_.setNextTime(nextTime_);
+    announced_ = true;
+  }
+
+  float wrapTime(float t) const {
+    const float span = status_.animationEnd - status_.animationStart;
+    return t > status_.animationEnd
+               ? status_.animationStart + std::fmod(t - status_.animationEnd, span)
+               : t;
   }
 
   // Whether the frame about to render is shown: always while the timeline plays and for the
@@ -334,6 +344,8 @@ class Viewer {
   CameraController camera_;
   FrameHistory history_;
   PanelStatus status_;
+  float shownTime_ = 0.f, nextTime_ = 0.f;  // playing: the time shown, the one announced
+  bool announced_ = false;
 };
 
 }  // namespace

@@ -12,17 +12,18 @@
 namespace srt {
 
 Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt, int samples,
-                  const Backend& backend) {
+                  const Backend& backend, Buffer<Vec3f>& mean) {
   // Divided where the film lives: half the bytes cross to the host, and no host loop.
   const uint32_t pixels = uint32_t(film.size() / 3);
-  Buffer<Vec3f> mean(backend.memory(), pixels);
+  if (mean.size() != pixels || mean.space() != backend.memory())
+    mean = Buffer<Vec3f>(backend.memory(), pixels);
   resolveFixedFilm(backend, film.data(), pixels, 1.0 / (kFilmScale * double(std::max(samples, 1))),
                    mean.data());
   backend.synchronize();
   Image img;
   img.width = opt.width;
   img.height = opt.height;
-  img.pixels = mean.download();
+  img.pixels = mean.download(pixels);
   return img;
 }
 

@@ -58,9 +58,11 @@ class WavefrontIntegrator : public Integrator {
   CameraView camera_;
 };
 
-// The fixed-point film's sums divided by the sample count it holds, as an image.
+// The fixed-point film's sums divided by the sample count it holds, as an image. `mean` is the
+// caller's scratch, grown here and kept: a buffer freed every frame would be a cudaFree, which
+// waits for the whole device (a kd-tree building beside the render included).
 Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt, int samples,
-                  const Backend& backend);
+                  const Backend& backend, Buffer<Vec3f>& mean);
 
 // The path tracer or the Whitted tracer (opt.integrator), both over the path pool.
 std::unique_ptr<Integrator> makePoolIntegrator(const Scene& scene, const SceneData& data,

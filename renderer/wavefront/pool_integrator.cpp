@@ -163,7 +163,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
     stats.stopped = samplesDone_ < opt_.spp;
   }
 
-  Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_); }
+  Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_, mean_); }
   std::vector<unsigned long long> filmSums() const override { return film_.download(); }
   const unsigned long long* filmData() const override { return film_.data(); }
 
@@ -461,6 +461,7 @@ class PoolIntegrator final : public WavefrontIntegrator {
   WhittedRaysStorage spill_;  // Whitted: a stack of capacity_ rays per depth 1..maxDepth
   Buffer<uint8_t> shadowKeep_;
   Buffer<unsigned long long> film_;
+  mutable Buffer<Vec3f> mean_;              // image()'s scratch, kept across frames
   Buffer<unsigned long long> depthCounts_;  // rays in, alive, shadow rays per depth (striped)
   std::vector<compaction::Field> fields_;
   std::array<PassRecord, kRing> passes_;

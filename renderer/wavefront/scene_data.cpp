@@ -2,14 +2,20 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 #include "renderer/wavefront/dual_tree_check.h"
 #include "renderer/wavefront/scene_data_motion.h"
+#include "renderer/wavefront/scene_data_overlap.h"
 
 namespace srt {
 namespace {
 
 // The GPU builder's options with the SAH constants and depth limit both builders share.
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 GpuKdBuildOptions gpuOptions(const AccelOptions& accel) {
   GpuKdBuildOptions gpu = accel.gpu;
   gpu.traversalCost = accel.sah.traversalCost;
@@ -24,6 +30,7 @@ GpuKdBuildOptions gpuOptions(const AccelOptions& accel) {
 SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
                      const AccelOptions& accel)
     : backend_(backend), accel_(accel) {
+  const std::string overlap = overlapMode(accel.overlap);  // checked before anything is built
   // auto: the GPU builder on CUDA, where the mesh already is; the CPU builder on the CPU backend.
   if (accel_.builder == "auto") accel_.builder = backend.isCuda() ? "gpu" : "cpu";
   if (accel_.builder == "gpu") {
@@ -38,20 +45,24 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   const FlatGeometry geo = flatten(scene, time);
   triangles_ = geo.triangleCount();
 
-  positions_ = Buffer<Vec3f>(space, geo.positions);
+  MovingGeometry& g = sets_[0];
+  g.positions = Buffer<Vec3f>(space, geo.positions);
   indices_ = Buffer<uint32_t>(space, geo.indices);
   materialIds_ = Buffer<uint32_t>(space, geo.materialIds);
-  if (!geo.normals.empty()) normals_ = Buffer<Vec3f>(space, geo.normals);
+  if (!geo.normals.empty()) g.normals = Buffer<Vec3f>(space, geo.normals);
   if (!geo.uvs.empty()) uvs_ = Buffer<Vec2f>(space, geo.uvs);
   if (!gpuBuilder_ && backend.isCuda()) hostIndices_ = geo.indices;
-  corners_ = Buffer<PackedVertex>(space, 3 * triangles_);
-  gatherCorners(backend, positions_.data(), indices_.data(), corners_.data(), 0,
+  g.corners = Buffer<PackedVertex>(space, 3 * triangles_);
+  gatherCorners(backend, g.positions.data(), indices_.data(), g.corners.data(), 0,
                 uint32_t(3 * triangles_));
   keepAnimatedInstances(scene);
-  buildAccel(geo.positions.data(), /*withStats=*/true);
-  const TriangleMeshView deviceMesh{positions_.data(), indices_.data(), uint32_t(triangles_)};
+  buildAccel(g, backend_, geo.positions.data(), /*withStats=*/true, /*asyncStats=*/true);
+  report_ = g.report;
+  frontTime_ = time;
+  showFront();
+  const TriangleMeshView deviceMesh{g.positions.data(), indices_.data(), uint32_t(triangles_)};
   dualCheck_ = DualTreeCheck::fromEnvironment(
-      backend, {accel_.builder, tree_.get(),
+      backend, {accel_.builder, g.tree.get(),
                 TriangleMeshView{geo.positions.data(), geo.indices.data(), uint32_t(triangles_)},
                 deviceMesh, view_.accel.mesh, accel_.sah, gpuOptions(accel_)});
 
@@ -65,7 +76,6 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   if (!scene.pointLights.empty()) pointLights_ = Buffer<PointLight>(space, scene.pointLights);
   view_.pointLights = pointLights_.data();
   view_.numPointLights = uint32_t(scene.pointLights.size());
-  view_.normals = normals_.data();
   view_.uvs = uvs_.data();
   view_.materialIds = materialIds_.data();
   view_.materials = materials_.data();
@@ -73,28 +83,46 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   view_.environment = scene.environment;
   uploadEnvironment(scene);
   view_.rayEpsilon = 1e-5f;  // relative to the hit point's magnitude (hitPointMagnitude)
+  startOverlap(overlap);
 }
 
-SceneData::~SceneData() = default;
+// Its build thread writes members destroyed before the overlap itself.
+SceneData::~SceneData() {
+  waitForOverlap();
+}
 
 void SceneData::setTime(const Scene& scene, float time) {
   if (scene.triangleCount() != triangles_)
     throw std::logic_error("SceneData::setTime: the scene's topology changed");
-  moveAnimatedInstances(scene, time);
+  const auto t0 = std::chrono::steady_clock::now();
   dualCheck_.reset();  // its second tree is of the first frame's geometry
+  if (takePrefetched(time)) {  // built beside the last render: swapped, report_ set
+    report_.setTimeMs = msSince(t0);
+    return;
+  }
+  MovingGeometry& g = sets_[front_];
+  moveAnimatedInstances(animatedTransforms(scene, time), g, backend_);
   std::vector<Vec3f> downloaded;
-  const Vec3f* hostPositions = positions_.data();
+  const Vec3f* hostPositions = g.positions.data();
   if (!gpuBuilder_ && backend_.isCuda()) {  // the CPU builder reads the host's copy
     backend_.synchronize();
-    downloaded = positions_.download();
+    downloaded = g.positions.download();
     hostPositions = downloaded.data();
   }
-  buildAccel(hostPositions, accel_.rebuildTreeStats);
+  std::unique_ptr<DeviceKdTree> old =
+      buildAccel(g, backend_, hostPositions, accel_.rebuildTreeStats, /*asyncStats=*/true);
+  const auto f0 = std::chrono::steady_clock::now();
+  old.reset();  // after the build, so a failed one leaves the tree the view points to
+  report_ = g.report;
+  report_.freeMs = msSince(f0);
+  frontTime_ = time;
+  showFront();
   for (const AnimatedInstance& a : animated_)
     if (a.emissive) {  // a moving light's areas change under scaling: the host path, rarely taken
       uploadEmitters(flatten(scene, time), scene);
       break;
     }
+  report_.setTimeMs = msSince(t0);
 }
 
 void SceneData::keepAnimatedInstances(const Scene& scene) {
@@ -114,7 +142,7 @@ void SceneData::keepAnimatedInstances(const Scene& scene) {
       for (uint32_t id : m.materialIds)
         a.emissive |= id < scene.materials.size() && luminance(scene.materials[id].ke) > 0.f;
       objectPositions.insert(objectPositions.end(), m.positions.begin(), m.positions.end());
-      if (!normals_.empty())  // flatten() kept normals: every mesh has them
+      if (!sets_[0].normals.empty())  // flatten() kept normals: every mesh has them
         objectNormals.insert(objectNormals.end(), m.normals.begin(), m.normals.end());
       animated_.push_back(a);
     }
@@ -126,15 +154,24 @@ void SceneData::keepAnimatedInstances(const Scene& scene) {
   if (!objectNormals.empty()) objectNormals_ = Buffer<Vec3f>(space, objectNormals);
 }
 
-void SceneData::moveAnimatedInstances(const Scene& scene, float time) {
-  for (const AnimatedInstance& a : animated_) {
-    const Transform x = scene.instances[a.instance].transformAt(time);
-    transformPoints(backend_, objectPositions_.data() + a.objectFirst,
-                    positions_.data() + a.firstVertex, a.vertexCount, x);
-    if (!normals_.empty())
-      transformNormals(backend_, objectNormals_.data() + a.objectFirst,
-                       normals_.data() + a.firstVertex, a.vertexCount, x.inverse());
-    gatherCorners(backend_, positions_.data(), indices_.data(), corners_.data(),
+std::vector<Transform> SceneData::animatedTransforms(const Scene& scene, float time) const {
+  std::vector<Transform> xs;
+  xs.reserve(animated_.size());
+  for (const AnimatedInstance& a : animated_)
+    xs.push_back(scene.instances[a.instance].transformAt(time));
+  return xs;
+}
+
+void SceneData::moveAnimatedInstances(const std::vector<Transform>& xs, MovingGeometry& g,
+                                      const Backend& backend) const {
+  for (size_t i = 0; i < animated_.size(); ++i) {
+    const AnimatedInstance& a = animated_[i];
+    transformPoints(backend, objectPositions_.data() + a.objectFirst,
+                    g.positions.data() + a.firstVertex, a.vertexCount, xs[i]);
+    if (!g.normals.empty())
+      transformNormals(backend, objectNormals_.data() + a.objectFirst,
+                       g.normals.data() + a.firstVertex, a.vertexCount, xs[i].inverse());
+    gatherCorners(backend, g.positions.data(), indices_.data(), g.corners.data(),
                   3 * a.firstTriangle, 3 * a.triangleCount);
   }
 }
@@ -148,41 +185,55 @@ const AccelBuildReport& SceneData::accelReport() const {
   return report_;
 }
 
-void SceneData::buildAccel(const Vec3f* hostPositions, bool withStats) {
-  const TriangleMeshView mesh{positions_.data(), indices_.data(), uint32_t(triangles_)};
-  pendingTreeStats_ = {};  // a statistics walk still running for the last build is waited for
-  report_ = {};
-  report_.builder = accel_.builder;
-  report_.treeComputed = withStats;
+std::unique_ptr<DeviceKdTree> SceneData::buildAccel(MovingGeometry& g, const Backend& backend,
+                                                    const Vec3f* hostPositions, bool withStats,
+                                                    bool asyncStats) {
+  std::unique_ptr<DeviceKdTree> old;
+  const TriangleMeshView mesh{g.positions.data(), indices_.data(), uint32_t(triangles_)};
+  if (asyncStats) pendingTreeStats_ = {};  // a statistics walk still running is waited for
+  AccelBuildReport& report = g.report;
+  report = {};
+  report.builder = accel_.builder;
+  report.treeComputed = withStats;
   const auto t0 = std::chrono::steady_clock::now();
   if (gpuBuilder_) {
     // Built where the geometry already is; the tree crosses to the host only for its statistics.
     GpuKdBuildStats stages;
-    tree_ = std::make_unique<DeviceKdTree>(gpuBuilder_->build(mesh, backend_.stream, &stages));
-    report_.gpuStages = stages;
-    report_.buildMs = stages.totalMs;
+    old = std::exchange(
+        g.tree, std::make_unique<DeviceKdTree>(gpuBuilder_->build(mesh, backend.stream, &stages)));
+    report.gpuStages = stages;
+    report.buildMs = stages.totalMs;
     // The download is on the stream, before any render work; the walk over the tree is not.
-    if (withStats)
+    if (withStats && asyncStats)
       pendingTreeStats_ =
-          std::async(std::launch::async, [tree = tree_->toHost()] { return computeStats(tree); });
+          std::async(std::launch::async, [tree = g.tree->toHost()] { return computeStats(tree); });
+    else if (withStats) {  // on the build's own stream: toHost() copies on the default one
+      backend.synchronize();
+      report.tree = computeStats(g.tree->toHost());
+    }
   } else {
     // The CPU builder reads host pointers, then the tree is copied to the backend.
-    const uint32_t* hostIndices = backend_.isCuda() ? hostIndices_.data() : indices_.data();
+    const uint32_t* hostIndices = backend.isCuda() ? hostIndices_.data() : indices_.data();
     const TriangleMeshView hostMesh{hostPositions, hostIndices, uint32_t(triangles_)};
     // gpu-host: the GPU builder's algorithm run on the host (its host reference), so the CPU
     // backend and tests can render with the GPU algorithm's tree without a device.
     const KdTree tree = accel_.builder == "gpu-host"
                             ? buildKdTreeGpuAlgorithmOnHost(hostMesh, gpuOptions(accel_))
                             : buildKdTreeSah(hostMesh, accel_.sah);
-    report_.buildMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (withStats) report_.tree = computeStats(tree);
-    tree_ = std::make_unique<DeviceKdTree>(tree, backend_.memory());
+    report.buildMs = msSince(t0);
+    if (withStats) report.tree = computeStats(tree);
+    old = std::exchange(g.tree, std::make_unique<DeviceKdTree>(tree, backend.memory()));
   }
-  report_.tree.buildSeconds = report_.buildMs / 1e3;
-  TriangleMeshView traced = mesh;
-  traced.corners = corners_.data();
-  view_.accel = tree_->view(traced);
+  report.tree.buildSeconds = report.buildMs / 1e3;
+  return old;
+}
+
+void SceneData::showFront() {
+  const MovingGeometry& g = sets_[front_];
+  TriangleMeshView traced{g.positions.data(), indices_.data(), uint32_t(triangles_)};
+  traced.corners = g.corners.data();
+  view_.accel = g.tree->view(traced);
+  view_.normals = g.normals.data();
 }
 
 void SceneData::uploadEmitters(const FlatGeometry& geo, const Scene& scene) {

@@ -138,6 +138,12 @@ struct AccelOptions {
   // Whether per-frame rebuilds (SceneData::setTime) compute KdTreeStats too. The first build's
   // always are; off, later GPU builds leave them zero rather than copy the tree to the host.
   bool rebuildTreeStats = false;
+  // Whether a time announced ahead (SceneData::prefetch) is moved to and built into a second copy
+  // of the moving geometry and tree, on its own stream and host thread, while the current frame
+  // renders: auto (on with the GPU builder on CUDA) | on (also the CPU backend, where it only
+  // tests the same code) | off. Never with the CPU builder on CUDA, nor with a moving light.
+  // SRT_KD_OVERLAP=auto|on|off overrides.
+  std::string overlap = "auto";
 };
 
 // What one build reported, for --stats: time per stage (the GPU builder's), size and SAH cost.
@@ -147,7 +153,15 @@ struct AccelBuildReport {
   GpuKdBuildStats gpuStages;  // zero for the CPU builder
   KdTreeStats tree;           // nodes, leaves, depth, SAH cost (computed on the host)
   bool treeComputed = false;  // `tree` holds this build's figures (see rebuildTreeStats)
+  // Built beside the previous frame's render (SceneData::prefetch); `waitMs` is the host time
+  // setTime() then waited for it, the part of the build the frame still pays.
+  bool overlapped = false;
+  double waitMs = 0;
+  double setTimeMs = 0;  // host time of setTime() (the move, the build or its wait, the swap)
+  double freeMs = 0;     // host time of freeing the tree before (cudaFree waits for the device)
 };
+
+struct BuildOverlap;  // scene_data_overlap.h
 
 class SceneData {
  public:
@@ -159,7 +173,15 @@ class SceneData {
   // Moves the geometry to `time` and rebuilds the kd-tree (the per-frame rebuild of animated
   // scenes). Only the animated instances' vertices move, from object-space copies kept in the
   // backend's memory, to the bits flatten(scene, time) gives. `scene` must be the constructor's.
+  // With a prefetch() of `time` pending, waits for it and swaps the two copies instead.
   void setTime(const Scene& scene, float time);
+  // Starts moving a second copy of the geometry to `time` and building its tree, on a stream and
+  // host thread of their own (after the render work queued so far, by an event), so that the
+  // render queued next overlaps it and the next setTime(scene, time) only waits and swaps; the
+  // frame then renders with the tree for its own time, bit for bit the serial one. A no-op
+  // unless overlapping() (AccelOptions::overlap). Call after setTime() of the frame to render.
+  void prefetch(const Scene& scene, float time);
+  bool overlapping() const { return overlap_ != nullptr; }
 
   const SceneView& view() const { return view_; }
   size_t triangleCount() const { return triangles_; }
@@ -173,14 +195,34 @@ class SceneData {
   // Where one animated instance's vertices and triangles sit in the flattened arrays.
   struct AnimatedInstance {
     uint32_t instance = 0;
-    uint32_t firstVertex = 0, vertexCount = 0;  // in positions_/normals_
+    uint32_t firstVertex = 0, vertexCount = 0;  // in MovingGeometry::positions/normals
     uint32_t objectFirst = 0;                   // in objectPositions_/objectNormals_
     uint32_t firstTriangle = 0, triangleCount = 0;
     bool emissive = false;  // its emitters' areas change with the transform
   };
+  // The geometry that moves and the tree over it: once, or twice when the rebuild overlaps the
+  // render (the render reads sets_[front_] while the other is moved and built).
+  struct MovingGeometry {
+    Buffer<Vec3f> positions, normals;
+    Buffer<PackedVertex> corners;  // 3 per triangle, for traversal (TriangleMeshView::corners)
+    std::unique_ptr<DeviceKdTree> tree;
+    AccelBuildReport report;  // of `tree`
+  };
   void keepAnimatedInstances(const Scene& scene);
-  void moveAnimatedInstances(const Scene& scene, float time);
-  void buildAccel(const Vec3f* hostPositions, bool withStats);
+  std::vector<Transform> animatedTransforms(const Scene& scene, float time) const;
+  void moveAnimatedInstances(const std::vector<Transform>& xs, MovingGeometry& g,
+                             const Backend& backend) const;
+  // Builds g's tree on `backend`'s stream; statistics on a host thread (`asyncStats`) or here.
+  // Returns the tree it replaced, for the caller to free where a cudaFree costs least.
+  std::unique_ptr<DeviceKdTree> buildAccel(MovingGeometry& g, const Backend& backend,
+                                           const Vec3f* hostPositions, bool withStats,
+                                           bool asyncStats);
+  void showFront();  // view_ reads sets_[front_]
+  // scene_data_overlap.cpp
+  void startOverlap(const std::string& mode);  // after the first build; mode: overlapMode()
+  void waitForOverlap() noexcept;
+  bool takePrefetched(float time);  // waits for a pending prefetch; true when it was `time`'s
+  void makeBackSet();
   void uploadEmitters(const FlatGeometry& geo, const Scene& scene);
   void uploadEnvironment(const Scene& scene);
 
@@ -191,17 +233,18 @@ class SceneData {
   size_t triangles_ = 0;
   mutable AccelBuildReport report_;
   mutable std::future<KdTreeStats> pendingTreeStats_;
-  Buffer<Vec3f> positions_, normals_;
+  MovingGeometry sets_[2];
+  int front_ = 0;
+  float frontTime_ = 0.f;                  // the time sets_[front_] shows
+  std::unique_ptr<BuildOverlap> overlap_;  // null: every setTime() moves and builds in place
   Buffer<Vec2f> uvs_;
   Buffer<uint32_t> indices_, materialIds_;
-  Buffer<PackedVertex> corners_;  // 3 per triangle, for traversal (TriangleMeshView::corners)
   std::vector<AnimatedInstance> animated_;
   Buffer<Vec3f> objectPositions_, objectNormals_;  // the animated instances', concatenated
   std::vector<uint32_t> hostIndices_;  // for the CPU builder when the geometry lives on the GPU
   Buffer<DeviceMaterial> materials_;
   Buffer<Vec3f> texels_;
   Buffer<TextureView> textures_;
-  std::unique_ptr<DeviceKdTree> tree_;
   std::unique_ptr<DualTreeCheck> dualCheck_;
   Buffer<uint32_t> emitterTriangles_;
   Buffer<Vec3f> emitterRadiance_;

@@ -39,5 +39,20 @@ TEST(AnimatedSceneGpu, ImageAtTimeIsTheImageLoadedAtTime) {
       bitIdentical(renderAt(cuda, {}, 0.f, {0.f, 0.45f}), renderAt(cuda, {}, 0.45f, {0.45f})));
 }
 
+// The next frame's tree built on its own stream and thread beside the render: every frame is the
+// serial one's, bit for bit, at either stream priority.
+TEST(AnimatedSceneGpu, OverlappedRebuildKeepsEveryFrame) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda");
+  expectOverlapKeepsTheFrames(cuda, gpuBuild(), "auto");
+  setenv("SRT_KD_BUILD_PRIORITY", "normal", 1);
+  AccelOptions withStats = gpuBuild();  // the tree copied back on the build's thread too
+  withStats.rebuildTreeStats = true;
+  expectOverlapKeepsTheFrames(cuda, withStats, "on");
+  unsetenv("SRT_KD_BUILD_PRIORITY");
+  // The CPU builder on CUDA keeps the serial path.
+  EXPECT_FALSE(playFrames(cuda, {}, "on", {0.2f, 0.4f}, {0.4f}).overlapped[1]);
+}
+
 }  // namespace
 }  // namespace srt::test

@@ -22,5 +22,29 @@ TEST(AnimatedScene, ImageAtTimeIsTheImageLoadedAtTimeCpu) {
   EXPECT_FALSE(bitIdentical(moved, renderAt(cpu, {}, 0.f, {0.f})));  // it did move
 }
 
+TEST(AnimatedScene, OverlappedRebuildKeepsEveryFrameCpu) {
+  expectOverlapKeepsTheFrames(selectBackend("cpu"), {}, "on");
+  AccelOptions gpuAlgorithm;  // the GPU builder's algorithm on the host
+  gpuAlgorithm.builder = "gpu-host";
+  expectOverlapKeepsTheFrames(selectBackend("cpu"), gpuAlgorithm, "on");
+}
+
+TEST(AnimatedScene, OverlapIsOffByDefaultOnTheCpu) {
+  const PlayedFrames f = playFrames(selectBackend("cpu"), {}, "auto", {0.2f, 0.4f}, {0.4f});
+  EXPECT_FALSE(f.overlapped[1]);
+}
+
+TEST(AnimatedScene, UnknownOverlapIsRefused) {
+  AccelOptions accel;
+  accel.overlap = "sometimes";
+  unsetenv("SRT_KD_OVERLAP");
+  EXPECT_THROW(SceneData(movingSpheres(false), selectBackend("cpu"), 0.f, accel),
+               std::invalid_argument);
+  setenv("SRT_KD_OVERLAP", "maybe", 1);
+  EXPECT_THROW(SceneData(movingSpheres(false), selectBackend("cpu"), 0.f, {}),
+               std::invalid_argument);
+  unsetenv("SRT_KD_OVERLAP");
+}
+
 }  // namespace
 }  // namespace srt::test

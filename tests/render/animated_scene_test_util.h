@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "primitives/common/cuda_check.h"
 #include "tests/render/render_test_util.h"
@@ -131,6 +134,54 @@ inline Image renderAt(const Backend& backend, const AccelOptions& accel, float l
   Image img;
   for (float t : times) img = r.render(t).image;
   return img;
+}
+
+// Frames played in order, each render announcing the next frame's time (Renderer::setNextTime),
+// with the kd-tree overlap as `overlap` says (SRT_KD_OVERLAP unset for the test). `times` may
+// repeat a time or break the announced order (the prefetch is then dropped). Each frame's image,
+// and in `overlapped` whether its tree was the one built beside the frame before.
+struct PlayedFrames {
+  std::vector<Image> images;
+  std::vector<bool> overlapped;
+};
+
+inline PlayedFrames playFrames(const Backend& backend, AccelOptions accel,
+                               const std::string& overlap, const std::vector<float>& times,
+                               const std::vector<float>& announced, bool movingLight = false) {
+  unsetenv("SRT_KD_OVERLAP");
+  accel.overlap = overlap;
+  RenderOptions o;
+  o.width = 37, o.height = 29, o.spp = 2, o.maxDepth = 4;
+  Renderer r(movingSpheres(movingLight), backend, o, accel, 0.f);
+  PlayedFrames out;
+  for (size_t i = 0; i < times.size(); ++i) {
+    if (i < announced.size()) r.setNextTime(announced[i]);
+    RenderResult result = r.render(times[i]);
+    out.images.push_back(std::move(result.image));
+    out.overlapped.push_back(result.stats.accel.overlapped);
+  }
+  return out;
+}
+
+// Every frame of a timeline played with the overlap `on` is the frame played without it, bit for
+// bit, and the frames announced in time were built beside the render before them.
+inline void expectOverlapKeepsTheFrames(const Backend& backend, const AccelOptions& accel,
+                                        const std::string& on) {
+  // Frame 3 breaks the announced order (0.6 announced, 0.7 shown); frame 4 repeats a time.
+  const std::vector<float> times = {0.2f, 0.4f, 0.7f, 0.7f, 0.9f, 0.1f};
+  const std::vector<float> announced = {0.4f, 0.6f, 0.9f, 0.9f, 0.1f};
+  const PlayedFrames serial = playFrames(backend, accel, "off", times, announced);
+  const PlayedFrames overlapped = playFrames(backend, accel, on, times, announced);
+  const std::vector<bool> expected = {false, true, false, false, true, true};
+  for (size_t i = 0; i < times.size(); ++i) {
+    EXPECT_TRUE(bitIdentical(serial.images[i], overlapped.images[i])) << "frame " << i;
+    EXPECT_FALSE(serial.overlapped[i]) << "frame " << i;
+    EXPECT_EQ(overlapped.overlapped[i], expected[i]) << "frame " << i;
+  }
+  EXPECT_FALSE(bitIdentical(serial.images[0], serial.images[1]));  // the scene did move
+  // A moving light keeps the serial path (its emitters are rebuilt on the host).
+  const PlayedFrames lit = playFrames(backend, accel, on, {0.2f, 0.4f}, {0.4f}, true);
+  EXPECT_FALSE(lit.overlapped[1]);
 }
 
 }  // namespace srt::test
