@@ -51,7 +51,9 @@ TEST(AnimatedSceneGpu, OverlappedRebuildKeepsEveryFrame) {
   expectOverlapKeepsTheFrames(cuda, withStats, "on");
   unsetenv("SRT_KD_BUILD_PRIORITY");
   // The CPU builder on CUDA keeps the serial path.
-  EXPECT_FALSE(playFrames(cuda, {}, "on", {0.2f, 0.4f}, {0.4f}).overlapped[1]);
+  AccelOptions cpuBuild;
+  cpuBuild.builder = "cpu";
+  EXPECT_FALSE(playFrames(cuda, cpuBuild, "on", {0.2f, 0.4f}, {0.4f}).overlapped[1]);
 }
 
 }  // namespace
