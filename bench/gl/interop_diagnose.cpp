@@ -86,14 +86,7 @@ void printEnvironment() {
 // A request over CUDA memory on the default stream.
 Request cudaRequest(const uint8_t* keep, const Field* fields, int numFields, uint32_t count,
                     uint32_t* numKept) {
-  Request r;
-  r.keep = keep;
-  r.fields = fields;
-  r.numFields = numFields;
-  r.count = count;
-  r.numKept = numKept;
-  r.memory = MemorySpace::Cuda;
-  return r;
+  return Request{keep, fields, numFields, count, numKept, MemorySpace::Cuda};
 }
 
 // External memory alone, before any compaction: where CUDA's pointer lives, and whether a CUDA

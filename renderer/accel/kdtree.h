@@ -299,6 +299,29 @@ struct KdStackEntry {
   float tMin, tMax;
 };
 
+// Where a ray (not parallel to the split plane) meets an interior node's children: the one it
+// enters first and the other, and whether the plane lies inside [tMin, tMax] (widened by
+// kKdIntervalSlack): then the walk visits `first` up to splitTMax and pushes `second` from
+// splitTMin, else only `first` (plane behind or past the interval) or only `second`.
+struct KdSplitStep {
+  uint32_t first, second;
+  enum Visit { kFirst, kSecond, kBoth } visit;
+  float splitTMin, splitTMax;
+};
+SRT_CPU_GPU inline KdSplitStep kdSplitStep(float split, float o, float d, float invD,
+                                           uint32_t below, uint32_t above, float tMin, float tMax) {
+  const float tPlane = (split - o) * invD;
+  const bool belowFirst = o < split || (o == split && d < 0.f);
+  KdSplitStep s{belowFirst ? below : above, belowFirst ? above : below, KdSplitStep::kBoth,
+                fmaxf(tMin, tPlane * (1.f - kKdIntervalSlack)),
+                fminf(tMax, tPlane * (1.f + kKdIntervalSlack))};
+  if (tPlane <= 0.f || tPlane > tMax * (1.f + kKdIntervalSlack))
+    s.visit = KdSplitStep::kFirst;
+  else if (tPlane < tMin * (1.f - kKdIntervalSlack))
+    s.visit = KdSplitStep::kSecond;
+  return s;
+}
+
 // Front-to-back traversal; kAnyHit stops at the first hit in (0, ray.tMax), otherwise *hit ends
 // as the least (t, triangle) (see the file comment).
 template <bool kAnyHit>
@@ -333,18 +356,11 @@ SRT_CPU_GPU inline bool traverseKdTree(const KdTreeView& tree, const Ray& ray, H
         }
         continue;
       }
-      const float tPlane = (split - o) * invDir[axis];
-      const bool belowFirst = o < split || (o == split && d < 0.f);
-      const uint32_t first = belowFirst ? below : above, second = belowFirst ? above : below;
-      if (tPlane <= 0.f || tPlane > tMax * (1.f + kKdIntervalSlack)) {
-        index = first;
-      } else if (tPlane < tMin * (1.f - kKdIntervalSlack)) {
-        index = second;
-      } else {
-        if (top < kKdMaxDepth)
-          stack[top++] = {second, fmaxf(tMin, tPlane * (1.f - kKdIntervalSlack)), tMax};
-        index = first;
-        tMax = fminf(tMax, tPlane * (1.f + kKdIntervalSlack));
+      const KdSplitStep s = kdSplitStep(split, o, d, invDir[axis], below, above, tMin, tMax);
+      index = s.visit == KdSplitStep::kSecond ? s.second : s.first;
+      if (s.visit == KdSplitStep::kBoth) {
+        if (top < kKdMaxDepth) stack[top++] = {s.second, s.splitTMin, tMax};
+        tMax = s.splitTMax;
       }
       continue;
     } else {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
+#include "renderer/accel/kdtree_traverse_persistent.cuh"
 #include "renderer/backend/parallel_for.h"
 #include "renderer/wavefront/intersect_persistent.h"
 
@@ -22,20 +23,13 @@ SRT_CPU_GPU inline T atomicIncrement(T* p) {
 #endif
 }
 
-SRT_CPU_GPU inline uint32_t bitsOf(float f) {
-#if SRT_IS_GPU_CODE
-  return __float_as_uint(f);
-#else
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
+using persistent::floatBits;
 
 SRT_CPU_GPU inline bool sameHit(const Hit& a, const Hit& b) {
   if (a.triangle != b.triangle) return false;
   if (a.triangle == kNoHit) return true;
-  return bitsOf(a.t) == bitsOf(b.t) && bitsOf(a.b1) == bitsOf(b.b1) && bitsOf(a.b2) == bitsOf(b.b2);
+  return floatBits(a.t) == floatBits(b.t) && floatBits(a.b1) == floatBits(b.b1) &&
+         floatBits(a.b2) == floatBits(b.b2);
 }
 
 // The closest hit as traceClosest writes it (kNoHit and t = inf on a miss).
@@ -46,12 +40,18 @@ SRT_CPU_GPU inline Hit closestOf(const KdTreeView& tree, const Ray& ray) {
   return h;
 }
 
-// Where a differing ray goes: a slot of the record buffer, or none once it is full.
-SRT_CPU_GPU inline DualTreeRecord* claimRecord(DualTreeCounters* c, DualTreeRecord* records,
-                                               uint32_t maxRecords) {
-  const uint32_t k = atomicIncrement(&c->records);
-  return k < maxRecords ? records + k : nullptr;
-}
+// What a check's kernel writes to, and the two trees it traces.
+struct RecordSink {
+  DualTreeCounters* counters;
+  DualTreeRecord* records;
+  uint32_t maxRecords, pass;
+  KdTreeView primary, second;
+  // Where a differing ray goes: a slot of the record buffer, or none once it is full.
+  SRT_CPU_GPU DualTreeRecord* claim() const {
+    const uint32_t k = atomicIncrement(&counters->records);
+    return k < maxRecords ? records + k : nullptr;
+  }
+};
 
 SRT_CPU_GPU inline void fillRay(DualTreeRecord* r, const Ray& ray) {
   for (int k = 0; k < 3; ++k) r->o[k] = ray.o[k], r->d[k] = ray.d[k];
@@ -147,11 +147,9 @@ void DualTreeCheck::closest(const Backend& b, const SceneView& scene, const RayS
     traceClosestPersistent(b, scene, rays, primaryHits_.data());
     traceClosestPersistent(b, second, rays, secondHits_.data());
   }
-  const KdTreeView primaryTree = scene.accel, secondTree = secondView_;
+  const RecordSink k{
+      deviceCounters_.data(), records_.data(), maxRecords_, pass_ - 1, scene.accel, secondView_};
   const Hit *hitsP = primaryHits_.data(), *hitsS = secondHits_.data();
-  DualTreeCounters* c = deviceCounters_.data();
-  DualTreeRecord* records = records_.data();
-  const uint32_t maxRecords = maxRecords_, pass = pass_ - 1;
   parallelFor(b, rays.count, [=] SRT_CPU_GPU(uint32_t i) {
     if (rays.deviceCount && i >= *rays.deviceCount) return;
     if (rays.lanes && !rays.lanes[i]) return;
@@ -159,28 +157,28 @@ void DualTreeCheck::closest(const Backend& b, const SceneView& scene, const RayS
     const Ray ray = rays.ray(slot);
     Hit h[kDualTreeRuns];
     h[kRunIntegrator] = hits[i];
-    h[kRunPrimaryStandard] = closestOf(primaryTree, ray);
-    h[kRunSecondStandard] = closestOf(secondTree, ray);
+    h[kRunPrimaryStandard] = closestOf(k.primary, ray);
+    h[kRunSecondStandard] = closestOf(k.second, ray);
     uint32_t ran = 7u;
     if (persistent) {
       h[kRunPrimaryPersistent] = hitsP[i];
       h[kRunSecondPersistent] = hitsS[i];
       ran = 31u;
     }
-    atomicIncrement(&c->closestRays);
+    atomicIncrement(&k.counters->closestRays);
     bool agree = true;
     for (int r = 0; r < kDualTreeRuns; ++r)
       if (ran >> r & 1u) agree = agree && sameHit(h[r], h[kRunPrimaryStandard]);
     if (agree) return;
-    atomicIncrement(&c->closestDiffering);
-    DualTreeRecord* rec = claimRecord(c, records, maxRecords);
+    atomicIncrement(&k.counters->closestDiffering);
+    DualTreeRecord* rec = k.claim();
     if (!rec) return;
     *rec = DualTreeRecord{};
-    rec->pass = pass;
+    rec->pass = k.pass;
     // The path pool's 16-byte slots carry the pixel and sample in their fourth word.
     if (rays.stride == 4) {
-      rec->pixel = bitsOf(rays.origin[size_t(slot) * 4 + 3]);
-      rec->sample = bitsOf(rays.direction[size_t(slot) * 4 + 3]);
+      rec->pixel = floatBits(rays.origin[size_t(slot) * 4 + 3]);
+      rec->sample = floatBits(rays.direction[size_t(slot) * 4 + 3]);
     }
     fillRay(rec, ray);
     for (int r = 0; r < kDualTreeRuns; ++r) fillHit(rec, r, h[r]);
@@ -217,43 +215,37 @@ void DualTreeCheck::shadows(const Backend& b, const SceneView& scene, const Shad
     light.radianceDepth = lightS;
     traceShadowsPersistent(b, second, probe, light);
   }
-  const KdTreeView primaryTree = scene.accel, secondTree = secondView_;
+  const RecordSink k{
+      deviceCounters_.data(), records_.data(), maxRecords_, pass_ - 1, scene.accel, secondView_};
   const Vec3fAnd *lightP = primaryLight_.data(), *lightS = secondLight_.data();
-  DualTreeCounters* c = deviceCounters_.data();
-  DualTreeRecord* records = records_.data();
-  const uint32_t maxRecords = maxRecords_, pass = pass_ - 1;
   parallelFor(b, s.maxCount, [=] SRT_CPU_GPU(uint32_t i) {
-    if (s.deviceCount && i >= *s.deviceCount) return;
-    if (s.lanes && !s.lanes[i]) return;
-    const uint32_t j = s.indices ? s.indices[i] : i;
+    uint32_t j;
     Ray ray;
-    ray.o = s.rays.origin[j];
-    ray.d = s.rays.direction[j];
-    ray.tMax = s.rays.tMax[j];
+    if (!s.rayAt(i, j, ray)) return;
     uint32_t occluded = 0, ran = 6u;
-    if (intersectAny(primaryTree, ray)) occluded |= 1u << kRunPrimaryStandard;
-    if (intersectAny(secondTree, ray)) occluded |= 1u << kRunSecondStandard;
+    if (intersectAny(k.primary, ray)) occluded |= 1u << kRunPrimaryStandard;
+    if (intersectAny(k.second, ray)) occluded |= 1u << kRunSecondStandard;
     if (persistent) {
       ran = 30u;
       if (lightP[j].v.x == 0.f) occluded |= 1u << kRunPrimaryPersistent;
       if (lightS[j].v.x == 0.f) occluded |= 1u << kRunSecondPersistent;
     }
-    atomicIncrement(&c->shadowRays);
+    atomicIncrement(&k.counters->shadowRays);
     if (occluded == 0u || occluded == ran) return;
-    atomicIncrement(&c->shadowDiffering);
-    DualTreeRecord* rec = claimRecord(c, records, maxRecords);
+    atomicIncrement(&k.counters->shadowDiffering);
+    DualTreeRecord* rec = k.claim();
     if (!rec) return;
     *rec = DualTreeRecord{};
     rec->shadow = 1;
-    rec->pass = pass;
+    rec->pass = k.pass;
     const uint32_t slot = s.rays.pathSlot[j];
     rec->pixel = state.originPixel[slot].u;
     rec->sample = state.directionSample[slot].u;
     fillRay(rec, ray);
     // The blockers: the closest hit below tMax in each tree.
     fillHit(rec, kRunIntegrator, Hit{});
-    fillHit(rec, kRunPrimaryStandard, closestOf(primaryTree, ray));
-    fillHit(rec, kRunSecondStandard, closestOf(secondTree, ray));
+    fillHit(rec, kRunPrimaryStandard, closestOf(k.primary, ray));
+    fillHit(rec, kRunSecondStandard, closestOf(k.second, ray));
     fillHit(rec, kRunPrimaryPersistent, Hit{});
     fillHit(rec, kRunSecondPersistent, Hit{});
     rec->occluded = occluded;

@@ -94,18 +94,11 @@ void walkLeaves(std::ostream& out, const Ray& ray, const KdTree& tree, const KdT
           stack.push_back({above, tMin, tMax}), index = below;
         continue;
       }
-      const float tPlane = (split - o) * invDir[axis];
-      const bool belowFirst = o < split || (o == split && d < 0.f);
-      const uint32_t first = belowFirst ? below : above, second = belowFirst ? above : below;
-      if (tPlane <= 0.f || tPlane > tMax * (1.f + kKdIntervalSlack)) {
-        index = first;
-      } else if (tPlane < tMin * (1.f - kKdIntervalSlack)) {
-        index = second;
-      } else {
-        stack.push_back({second, std::max(tMin, tPlane * (1.f - kKdIntervalSlack)), tMax});
-        index = first;
-        tMax = std::min(tMax, tPlane * (1.f + kKdIntervalSlack));
-      }
+      const detail::KdSplitStep s =
+          detail::kdSplitStep(split, o, d, invDir[axis], below, above, tMin, tMax);
+      index = s.visit == detail::KdSplitStep::kSecond ? s.second : s.first;
+      if (s.visit == detail::KdSplitStep::kBoth)
+        stack.push_back({s.second, s.splitTMin, tMax}), tMax = s.splitTMax;
       continue;
     } else {
       const uint32_t count = node.primitiveCount();

@@ -17,14 +17,9 @@ void traceClosest(const Backend& b, const SceneView& scene, const RayStreamRef& 
 void traceShadows(const Backend& b, const SceneView& scene, const ShadowStream& shadows,
                   PathState state) {
   parallelFor(b, shadows.maxCount, [=] SRT_CPU_GPU(uint32_t i) {
-    if (shadows.deviceCount && i >= *shadows.deviceCount) return;
-    if (shadows.lanes && !shadows.lanes[i]) return;
-    const uint32_t j = shadows.indices ? shadows.indices[i] : i;
+    uint32_t j;
     Ray ray;
-    ray.o = shadows.rays.origin[j];
-    ray.d = shadows.rays.direction[j];
-    ray.tMax = shadows.rays.tMax[j];
-    if (intersectAny(scene.accel, ray)) return;
+    if (!shadows.rayAt(i, j, ray) || intersectAny(scene.accel, ray)) return;
     const uint32_t slot = shadows.rays.pathSlot[j];
     // One shadow ray per path: no race.
     state.radianceDepth[slot].v += shadows.rays.contribution[j];

@@ -95,6 +95,17 @@ struct ShadowStream {
   const uint8_t* lanes = nullptr;         // null: every position is a ray
   const uint32_t* deviceCount = nullptr;  // rays in the stream, read on the device (no host sync)
   uint32_t maxCount = 0;                  // launch size
+
+  // The ray at position i and its index j in `rays`; false where i holds none (past the count,
+  // or an idle lane).
+  SRT_CPU_GPU bool rayAt(uint32_t i, uint32_t& j, Ray& ray) const {
+    if ((deviceCount && i >= *deviceCount) || (lanes && !lanes[i])) return false;
+    j = indices ? indices[i] : i;
+    ray.o = rays.origin[j];
+    ray.d = rays.direction[j];
+    ray.tMax = rays.tMax[j];
+    return true;
+  }
 };
 
 // Whitted's rays waiting for a slot: where a glass hit has two children, the first goes on in
