@@ -331,12 +331,14 @@ int main(int argc, char** argv) {
     const Timing t = timeOne(*c, s, st.bytes, cuda, st.repeats);
     printSteps(roof, a, t);
     printDriverStats(t);
-    json["per_pass"].push_back({{"algorithm", a},
-                                {"n", st.sweepN},
-                                {"gl_ms", t.glMs},
-                                {"roof_ms", roofMs(roof, t.passes)},
-                                {"work_roof_ms", workRoofMs(roof, t.passes)},
-                                {"passes", passesJson(roof, t)}});
+    Json row{{"algorithm", a},
+             {"n", st.sweepN},
+             {"gl_ms", t.glMs},
+             {"roof_ms", roofMs(roof, t.passes)},
+             {"work_roof_ms", workRoofMs(roof, t.passes)},
+             {"passes", passesJson(roof, t)}};
+    for (const auto& [name, ms] : t.steps) row["steps"][name] = ms;
+    json["per_pass"].push_back(row);
   }
   if (cuda) runInterop(st.interopN, st.ratio, st.repeats, false, json);
   if (!st.noSweeps) runSweeps(roof, s, st.sweepN, st.ratio, st.bytes, cuda, st.repeats, json);

@@ -43,7 +43,7 @@ Stream makeStream(uint32_t n, double ratio, uint32_t bytes, bool cuda, uint32_t 
 }
 
 bool outsideGl(const std::string& step) {
-  return step == "upload" || step == "readback" || step.rfind("payload gather", 0) == 0 ||
+  return step == "upload" || step.rfind("diag: ", 0) == 0 || step == "readback" || step.rfind("payload gather", 0) == 0 ||
          step.rfind("host: ", 0) == 0;
 }
 

@@ -39,7 +39,8 @@ struct Timing {
 };
 Timing timeOne(compaction::Compactor& c, Stream& s, uint32_t bytes, bool cuda, int repeats);
 double deviceCopyMs(uint32_t n, uint32_t bytes, int repeats);
-// GL time of a step that is not one of the algorithm's passes (interop, the stream side's gather).
+// GL time of a step that is not one of the algorithm's passes (interop, the stream side's gather,
+// diag=concat's decomposition).
 bool outsideGl(const std::string& step);
 
 // The tracer's shapes (one 4-byte field; the path state's four 16-byte fields) through every

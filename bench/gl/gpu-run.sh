@@ -6,7 +6,8 @@
 # that can wedge GL (an external-memory hand-off that never arrives) runs before the rest:
 #   1. test_gl (SRT_GL_LARGE=1) and test_viewer_interop;
 #   2. streamrt-bench-gl at 1M, 4M, 16M: roof lines (bytes, and the fragment stage's ALU, bit-op
-#      and fetch rates), times, Table I with roof ratios, bytes and both roofs per step at 4M, the interop section (registered buffers held or mapped per use, host
+#      and fetch rates), times, Table I with roof ratios, bytes and both roofs per step at 4M,
+#      the concatenation decomposed (diag=concat), the interop section (registered buffers held or mapped per use, host
 #      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
 #      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
@@ -46,7 +47,8 @@ timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 
   --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
   gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 gl-roger:search=plain \
   gl-roger:offsets=aligned gl-roger:offsets=wide gl-roger:offsets=wide,radix=8 \
-  gl-roger:offsets=wide,wrap=draw-twice \
+  gl-roger:offsets=wide,wrap=draw-twice gl-roger:wrap=vertex gl-roger:diag=concat \
+  gl-roger:offsets=wide,diag=concat gl-roger:output=element \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 

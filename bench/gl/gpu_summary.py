@@ -51,6 +51,12 @@ else:
     if ops:
         print("== work rates of the fragment stage: " + ", ".join(
             "%s %.4f ns (%.0f G/s)" % (k, v, 1 / v if v > 0 else 0) for k, v in ops.items()))
+    # Lines against full-target passes of the same formats (the concatenation draws lines).
+    picked = [l for l in bench.get("roof", []) if l["mode"] in ("lines", "gslines") or
+              (l["mode"] == "rw" and l["targets"] == 1 and l["format"] in ("R32UI", "RGBA32UI"))]
+    if picked:
+        print("== roof lines, lines against full-target passes: " + "; ".join(
+            "%s %.4f ms %.0f GB/s" % (l["name"], l["ms"], l["gb_per_s"]) for l in picked))
     print("== GL passes | byte roof | x roof | with copies (ms) [x max(bytes, work) roof],"
           " keep ratio 0.6")
     print("  %-30s" % "algorithm" + "".join("%42s" % size(n) for n in sizes))
@@ -132,6 +138,22 @@ else:
                roger4["gl_ms"] / roger4["roof_ms"], roger4.get("work_roof_ms", 0),
                roger4["gl_ms"] / roger4["work_roof_ms"] if roger4.get("work_roof_ms") else 0,
                roger4["gl_ms"]))
+    # diag=concat: the concatenation's draw reduced step by step (gl_concat.h), at 4M; beside
+    # each step its fragments and byte roof, and the real concatenation of the same call.
+    for algo in (a for a in rows if "diag=concat" in a and (1 << 22) in rows[a]):
+        r = rows[algo][1 << 22]
+        plain = rows.get(algo.replace(",diag=concat", "").replace(":diag=concat", ""), {})
+        plain4 = plain.get(1 << 22, {}).get("steps", {}).get("concatenate", 0)
+        print("== %s at 4M: the concatenation decomposed (GL ms | fragments | byte roof);"
+              " the same spec without diag: concatenate %.4f" % (algo, plain4))
+        # "diag: nothing" has no pass (two timestamps back to back): first, as it ran.
+        order = ["diag: nothing"] + [x for x in step_order(r) if x != "diag: nothing"]
+        for step in order:
+            if not (step.startswith("diag: ") or step == "concatenate"):
+                continue
+            ps, rf, _, _ = step_sums(r, step)
+            print("  %-58s %8.4f | %8d | %7.4f" % (step, r["steps"].get(step, 0),
+                  sum(p.get("fragments", 0) for p in ps), rf))
     variants = [a for a in rows if a.startswith("gl-roger") and (1 << 22) in rows[a]]
     if variants:  # the variants at 4M: GL ms (byte roof, max roof) of each step
         print("== gl-roger variants at 4M: step GL ms (byte roof / max roof); GL passes x roof, x max")
@@ -140,7 +162,7 @@ else:
             parts = []
             for step in step_order(r):
                 if step.startswith("host: ") or step in ("readback", "upload") or \
-                        step.startswith("payload gather"):
+                        step.startswith("payload gather") or step.startswith("diag: "):
                     continue
                 ps, rf, wf, _ = step_sums(r, step)
                 parts.append("%s %.3f (%.3f/%.3f)" % (step.split(" ")[0], r["steps"].get(step, 0),

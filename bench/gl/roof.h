@@ -9,7 +9,8 @@
 // run K dependent integer steps, K dependent popcount steps or K fetches of a small (cached)
 // texture per fragment, each at two K, and their difference gives the time of one operation of
 // that kind on the units that run fragment work; "gslines" copy the same fragments in lines of 16
-// and of 128 texels through a pass-through geometry shader, whose difference is the cost of a line.
+// and of 128 texels through a pass-through geometry shader, whose difference is the cost of a line
+// (and RGBA32UI lines of 16 texels, the concatenation's target format, for reading beside them).
 // A pass's work roof is the empty pass plus the slowest of its fragments times its ALU, bit-op and
 // fetch counts (gl_costs.h) and its lines, at those rates; its roof is the larger of the two.
 #pragma once

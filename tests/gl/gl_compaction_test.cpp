@@ -194,6 +194,15 @@ std::vector<std::string> specs() {
                         "gl-roger:output=element",
                         "gl-roger:output=element,wrap=draw-twice,block=1024",
                         "gl-roger:block=8,wrap=draw-twice,scan=blelloch",
+                        "gl-roger:wrap=vertex",
+                        "gl-roger:wrap=vertex,block=8",
+                        "gl-roger:wrap=vertex,block=2048",
+                        "gl-roger:wrap=vertex,output=element,block=1024",
+                        "gl-roger:offsets=wide,wrap=vertex",
+                        "gl-roger:offsets=aligned,block=8,wrap=vertex",
+                        "gl-roger:diag=concat",
+                        "gl-roger:diag=concat,offsets=wide,wrap=vertex",
+                        "gl-roger:diag=concat,block=8,output=element",
                         "gl-horn:scan=sengupta,parallelism=512",
                         "gl-horn:output=element",
                         "gl-horn-blelloch:output=element",
@@ -230,6 +239,7 @@ TEST(GlCompactionRegistry, BadOptionsAreErrors) {
   for (const char* spec :
        {"gl-roger:block=100",        "gl-roger:block=4",        "gl-roger:block=4096",
         "gl-roger:scan=foo",         "gl-roger:search=fast",    "gl-roger:wrap=twice",
+        "gl-roger:wrap=vertices",    "gl-roger:diag=all",       "gl-horn:diag=concat",
         "gl-horn:block=64",          "gl-rlz:runs=x",           "gl-binary-tree:block=abc",
         "gl-gs-packing:block=64",    "gl-roger:parallelism=0",  "gl-roger:output=wide",
         "gl-gs-packing:output=quad", "gl-horn:search=plain",    "gl-roger:interop=foo",
@@ -285,6 +295,35 @@ TEST(GlCompactionBytes, RogerWritesNarrowPasses) {
   EXPECT_EQ(flagsWritten, (n + 127) / 128 * 16);  // one bit per element
   EXPECT_LT(beforeFinal, uint64_t(n) * 5 / 4) << "passes before the concatenation";
   EXPECT_GE(finalWritten, uint64_t(got.size()) * 4);  // the 4-byte payload, once
+}
+
+// diag=concat draws the concatenation's decomposition into the output before the real draw,
+// which then overwrites it: each reduced draw is a step of its own, the real one keeps its two
+// passes, and the output is still right (twice: the second call sizes the full-target pass by
+// the first call's count).
+TEST(GlCompactionDiag, DecomposesTheConcatenationBesideTheRealOne) {
+  std::string why;
+  if (!srt::gl::glAvailable(&why)) GTEST_SKIP() << why;
+  auto c = Registry::global().create("gl-roger:diag=concat");
+  auto* gl = dynamic_cast<gl::GlCompactor*>(c.get());
+  ASSERT_NE(gl, nullptr);
+  for (uint32_t seed : {31u, 32u}) {
+    const std::vector<uint8_t> keep = makeFlags("half", 5003, seed);
+    ASSERT_EQ(compactIndices(*c, keep), reference(keep));
+  }
+  int diagPasses = 0, realPasses = 0;
+  for (const gl::PassRecord& p : gl->lastPasses()) {
+    diagPasses += p.step.rfind("diag: ", 0) == 0;
+    realPasses += p.step == "concatenate";
+  }
+  EXPECT_EQ(realPasses, 2);   // the lines and the head points
+  EXPECT_EQ(diagPasses, 11);  // every reduced draw but "nothing"
+  std::vector<std::string> steps;
+  for (const auto& [step, ms] : gl->lastStepTimes()) steps.push_back(step);
+  for (const char* step : {"diag: nothing", "diag: lines, constant", "diag: head points",
+                           "diag: vertex-shader lines, full shader",
+                           "diag: full-target pass, full shader", "concatenate"})
+    EXPECT_NE(std::find(steps.begin(), steps.end(), step), steps.end()) << step;
 }
 
 // The viewer's case: a context the application made (GLFW there; a second headless one here) is

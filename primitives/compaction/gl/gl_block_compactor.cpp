@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "primitives/compaction/gl/gl_block_compactor.h"
+#include "primitives/compaction/gl/gl_concat.h"
 #include "primitives/compaction/gl/gl_costs.h"
 #include "primitives/gl/gl_context.h"
 
@@ -21,7 +22,9 @@ class BlockCompactor final : public GlStreamCompactor {
   uint32_t minWidth() const override { return o_.block; }
   bool wantsQuad() const override { return o_.quadOutput; }
   void run(uint32_t n, const Emit& emit) override;
-  uint32_t keptCount() override { return readTexel(*blockScan_, blockLog2w_, numBlocks_ - 1); }
+  uint32_t keptCount() override {
+    return lastKept_ = readTexel(*blockScan_, blockLog2w_, numBlocks_ - 1);
+  }
   bool countTexel(const Texture** t, uint32_t* log2w, uint32_t* index) const override {
     *t = blockScan_;
     *log2w = blockLog2w_;
@@ -42,6 +45,7 @@ class BlockCompactor final : public GlStreamCompactor {
   const Texture* bits_ = nullptr;
   const Texture* blockScan_ = nullptr;
   uint32_t numBlocks_ = 0, numGroups_ = 0;
+  uint32_t lastKept_ = 0;  // the last count read (diag=concat sizes its full-target pass by it)
 };
 
 Source BlockCompactor::bitsSource(Source::Kind kind, uint32_t count, uint64_t maxValue) const {
@@ -250,61 +254,17 @@ const Texture& BlockCompactor::runLengths(uint32_t padded) {
 
 void BlockCompactor::concatenate(const Texture& local, uint32_t localLog2w, const Emit& emit,
                                  uint32_t aligned) {
-  auto setUp = [&](Program& p) {
-    p.bindTexture("blockScan", 0, *blockScan_);
-    p.set("blockLog2w", blockLog2w_);
-    p.set("blockLog2", log2u(o_.block));
-    p.bindTexture("local", 1, local);
-    p.set("localLog2w", localLog2w);
-    p.set("log2w", emit.layout.log2Width);
-    p.set("rows", emit.layout.rows());
-    emit.bind(p);
-    p.use();
-  };
-  const std::string fragment = emit.fragment + (aligned ? "#define SRT_ALIGNED\n" : "") +
-                               (aligned == 16 ? "#define SRT_WIDE\n" : "");
-  Program& p = o_.drawTwice
-                   ? passes_.program("concat.frag", fragment + "#define SRT_DRAW_TWICE\n",
-                                     "concat.vert")
-                   : passes_.program("concat.frag", fragment, "concat.vert", "concat.geom");
-  setUp(p);
-  passes_.bindTargets(emit.targets, emit.layout.width(), emit.layout.rows());
-  SRT_GL_CHECK(glBindVertexArray(passes_.emptyVertexArray()));
-  for (uint32_t piece = 0; piece < (o_.drawTwice ? 2u : 1u); ++piece) {
-    p.set("piece", piece);
-    SRT_GL_CHECK(glDrawArrays(GL_LINES, 0, GLsizei(2 * numBlocks_)));
-  }
-  PassRecord r;
-  r.texelBytes = srt::gl::texelBytes(emit.targets[0]->format());
-  r.targets = uint32_t(emit.targets.size());
-  r.lines = true;
-  r.read = uint64_t(numBlocks_) * 2 * srt::gl::texelBytes(blockScan_->format());
-  // A byte of offsets a survivor (a wide texel serves four output texels).
-  r.readPerKept = (aligned == 16 ? 1 : srt::gl::texelBytes(local.format()) / 4) + emit.readPerKept;
-  r.writtenPerKept = emit.writtenPerKept;
-  r.keptPerFragment = emit.quad ? 4 : 1;
-  r.primitives = numBlocks_;
-  r.ops = costs::concat(emit.quad, aligned, emit.fused ? uint32_t(emit.targets.size()) : 0);
-  r.program = p.id();
-  passes_.record(r);
-  if (!emit.quad) return;
-  // The texels where a block starts after another's elements: one point each, OR-ed in.
-  Program& heads =
-      passes_.program("concat.frag", fragment + "#define SRT_HEADS\n", "concat.vert");
-  setUp(heads);
-  SRT_GL_CHECK(glEnable(GL_COLOR_LOGIC_OP));
-  SRT_GL_CHECK(glLogicOp(GL_OR));
-  SRT_GL_CHECK(glDrawArrays(GL_POINTS, 0, GLsizei(numBlocks_)));
-  SRT_GL_CHECK(glDisable(GL_COLOR_LOGIC_OP));
-  PassRecord h = r;
-  h.lines = false;
-  h.read = uint64_t(numBlocks_) * (2 * srt::gl::texelBytes(blockScan_->format()) + 16 * r.targets);
-  h.written = uint64_t(numBlocks_) * 16 * r.targets;  // at most: blocks starting inside a texel
-  h.readPerKept = h.writtenPerKept = h.keptPerFragment = 0;
-  h.primitives = 0;  // points without a geometry stage: not priced as lines
-  h.fragments = uint64_t(numBlocks_) * 3 / 4;  // blocks starting inside a texel, for random counts
-  h.program = heads.id();
-  passes_.record(h);
+  ConcatInput in;
+  in.blockScan = blockScan_;
+  in.blockLog2w = blockLog2w_;
+  in.blockLog2 = log2u(o_.block);
+  in.local = &local;
+  in.localLog2w = localLog2w;
+  in.numBlocks = numBlocks_;
+  in.aligned = aligned;
+  in.wrap = o_.wrap;
+  if (o_.diagnoseConcat) diagnoseConcatenation(passes_, in, emit, lastKept_);
+  gl::concatenate(passes_, in, emit);
 }
 
 }  // namespace

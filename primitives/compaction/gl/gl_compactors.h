@@ -65,13 +65,17 @@ struct InteropOptions {
 // Throws std::invalid_argument naming a bad value.
 InteropOptions readInteropOptions(OptionReader& options);
 enum class BlockMethod { Roger, Horn, JumpingJack, Rlz, BinaryTree };
+// How Roger's concatenation wraps a block's line at a row end: the geometry shader splits it
+// (the default), every line is drawn twice (III-C's fallback), or one draw of four vertices a
+// block has the vertex shader place both pieces (no geometry stage, one draw).
+enum class Wrap { Geometry, DrawTwice, Vertex };
 
 struct BlockOptions {
   BlockMethod method = BlockMethod::Roger;
   uint32_t block = 128;                    // s: a power of two, 8..2048 (Horn: the whole stream)
   ScanKind scan = ScanKind::HillisSteele;  // inside blocks and over the block counts
   bool improvedSearch = true;              // Roger: Fig. 5's search; false: fixed-length loop
-  bool drawTwice = false;                  // Roger III-C fallback: no geometry shader
+  Wrap wrap = Wrap::Geometry;              // Roger: wrap=geometry|draw-twice|vertex
   bool rlSweep = false;                    // RLZ run lengths by up/down-sweep, not doubling
   bool quadOutput = true;                  // final pass: four 4-byte elements per fragment
   uint32_t parallelism = 1u << 17;         // Sengupta: reduce until a level is this small
@@ -86,10 +90,13 @@ struct BlockOptions {
   // Hillis-Steele steps of radix r: each pass adds r - 1 earlier elements, so a scan of 2^k
   // takes ceil(k / log2 r) passes instead of k (2: the paper's doubling).
   uint32_t radix = 2;
+  // Roger, diag=concat (bench only): before the concatenation, the same draw reduced step by
+  // step, each timed as a step "diag: ..." outside the GL total (gl_concat.h).
+  bool diagnoseConcat = false;
   InteropOptions interop;
 };
 
-// Reads "block", "scan", "search", "offsets", "wrap", "runs", "parallelism", "output" as
+// Reads "block", "scan", "search", "offsets", "wrap", "diag", "runs", "parallelism", "output" as
 // `defaults.method` takes them, and the interop options; throws std::invalid_argument naming a bad
 // value (block=100, scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);

@@ -110,10 +110,14 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
       throw bad("offsets=" + offsets + " takes blocks up to 128 and search=plain or next");
     if (o.alignedPositions == 16 && o.block < 16)
       throw bad("offsets=wide takes blocks of 16 to 128 (16 positions a fragment)");
-    const std::string wrap = r.get("wrap", o.drawTwice ? "draw-twice" : "geometry");
-    if (wrap != "geometry" && wrap != "draw-twice")
-      throw bad("wrap=" + wrap + " (takes geometry or draw-twice)");
-    o.drawTwice = wrap == "draw-twice";
+    const char* wraps[] = {"geometry", "draw-twice", "vertex"};
+    const std::string wrap = r.get("wrap", wraps[int(o.wrap)]);
+    if (wrap != "geometry" && wrap != "draw-twice" && wrap != "vertex")
+      throw bad("wrap=" + wrap + " (takes geometry, draw-twice or vertex)");
+    o.wrap = wrap == "vertex" ? Wrap::Vertex : wrap == "draw-twice" ? Wrap::DrawTwice : Wrap::Geometry;
+    const std::string diag = r.get("diag", o.diagnoseConcat ? "concat" : "none");
+    if (diag != "none" && diag != "concat") throw bad("diag=" + diag + " (takes none or concat)");
+    o.diagnoseConcat = diag == "concat";
   }
   if (o.method == BlockMethod::Rlz) {
     const std::string runs = r.get("runs", o.rlSweep ? "sweep" : "doubling");

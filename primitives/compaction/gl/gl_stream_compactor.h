@@ -37,7 +37,6 @@ class GlStreamCompactor : public GlCompactor {
   // The interop that ran and who moved the payload ("interop: ...; payload: ...").
   std::string choiceSummary() const override;
 
- protected:
   // What an algorithm's final pass writes through: emitSource(src) in its fragment shader
   // (declared by `fragment`) writes survivor src's fields into `targets` (fused), or src itself
   // into targets[0] (the indices). With `quad` (every output 4 bytes an element, and the
@@ -54,6 +53,8 @@ class GlStreamCompactor : public GlCompactor {
     const GlStreamCompactor* owner = nullptr;
     void bind(Program& p) const;  // the fields' buffer textures
   };
+
+ protected:
   // The algorithm: from the keep flags (keepWords_/keepBytes_, `n` elements) through `emit`.
   virtual void run(uint32_t n, const Emit& emit) = 0;
   // The survivors of the last run (reads back, waits for the GPU).

@@ -47,7 +47,8 @@ void registerGlCompactors(Registry& r) {
     if (m == BlockMethod::Roger) {
       o.push_back(choiceOption("search", "next", {"plain", "improved", "next"}));
       o.push_back(choiceOption("offsets", "block", {"block", "aligned", "wide"}));
-      o.push_back(choiceOption("wrap", "geometry", {"geometry", "draw-twice"}));
+      o.push_back(choiceOption("wrap", "geometry", {"geometry", "draw-twice", "vertex"}));
+      o.push_back(choiceOption("diag", "none", {"none", "concat"}));
     }
     if (m == BlockMethod::Rlz) o.push_back(choiceOption("runs", "doubling", {"doubling", "sweep"}));
     return o;

@@ -3,14 +3,21 @@
 // SRT_QUAD a fragment is a 16-byte texel of four output elements; those of other blocks are
 // written as zeros, and the blocks that start inside the texel OR theirs in (concat.vert). With
 // SRT_ALIGNED (offsets=aligned|wide) the search laid the offsets out in output texels: one fetch
-// a fragment, each offset already in its component (search_aligned.frag).
+// a fragment, each offset already in its component (search_aligned.frag). The SRT_DIAG_*
+// variants are the bench's decomposition of this pass (diag=concat; their output is not used):
+// CONST writes the line's values (no fetch), FETCH makes the offset fetches only, FULLSCREEN runs
+// the full shader over a full-target triangle on synthetic blocks (every element valid).
 uniform usampler2D local;  // in-block offsets, four to a texel (SRT_WIDE: sixteen)
 uniform uint localLog2w;
 uniform uint blockLog2;
 uniform uint log2w;  // output layout (texels)
+#ifdef SRT_DIAG_FULLSCREEN
+uint dStart, dLength, dSource;
+#else
 flat in uint dStart;
 flat in uint dLength;
 flat in uint dSource;
+#endif
 
 uint sourceOf(uint o) {
   uint p = dSource + (o - dStart);
@@ -19,7 +26,29 @@ uint sourceOf(uint o) {
 
 void main() {
   uint o = fragIndex(log2w);
-#if defined(SRT_QUAD) && defined(SRT_ALIGNED)
+#ifdef SRT_DIAG_FULLSCREEN
+  // Blocks keeping half their elements, laid end to end from texel 0.
+  uint h = blockLog2 - 1u, b = (o << 2u) >> h;
+  dStart = b << h;
+  dLength = 1u << h;
+  dSource = b << blockLog2;
+#endif
+#if defined(SRT_DIAG_CONST)
+  emitQuad(uvec4(dStart, dLength, dSource, o), bvec4(true));
+#elif defined(SRT_DIAG_FETCH) && defined(SRT_ALIGNED)
+  uint slot = (o - (dStart >> 2u)) & ((1u << (blockLog2 - 2u)) - 1u);
+#ifdef SRT_WIDE
+  uint t = (dSource >> 4u) + (slot >> 2u);
+#else
+  uint t = (dSource >> 2u) + slot;
+#endif
+  emitQuad(texelFetch(local, texelOf(t, localLog2w), 0), bvec4(true));
+#elif defined(SRT_DIAG_FETCH)
+  uint p = dSource + (o << 2u) - dStart;
+  emitQuad(uvec4(loadQuarter(local, localLog2w, p), loadQuarter(local, localLog2w, p + 1u),
+                 loadQuarter(local, localLog2w, p + 2u), loadQuarter(local, localLog2w, p + 3u)),
+           bvec4(true));
+#elif defined(SRT_QUAD) && defined(SRT_ALIGNED)
   // The search laid the block's offsets out in output texels (search_aligned.frag): texel j of
   // the block reads slot j mod s/4, one fetch, each offset in its own component.
   uint j = o - (dStart >> 2u);

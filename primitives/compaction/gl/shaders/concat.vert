@@ -1,7 +1,9 @@
 // Roger 2007, III-C: one line per block. Vertex 2b+e is end e of block b's segment: it covers
 // output elements [start, start + kept) with start the exclusive scan of the kept counts. The
 // geometry shader wraps segments at row ends (or, with SRT_DRAW_TWICE, every segment is drawn
-// twice, `piece` 0 the part on its first row and 1 the rest on the next row).
+// twice, `piece` 0 the part on its first row and 1 the rest on the next row; with
+// SRT_VERTEX_LINES, one draw of four vertices a block: vertices 4b, 4b+1 the part on the first
+// row, 4b+2, 4b+3 the rest, a line off the viewport when there is none).
 // With SRT_QUAD the output holds four elements to a 16-byte texel, and a block's line covers the
 // texels whose first element is its own (it writes zeros for the elements of the blocks after
 // it); with SRT_HEADS vertex b is instead a point on the texel where block b starts, when that
@@ -17,7 +19,7 @@ flat out uint vSource;  // its first input element
 flat out uint vFirst;   // the first output texel the line covers
 flat out uint vTexels;  // how many
 
-#if defined(SRT_DRAW_TWICE) || defined(SRT_HEADS)
+#if defined(SRT_DRAW_TWICE) || defined(SRT_VERTEX_LINES) || defined(SRT_HEADS)
 uniform uint piece;
 flat out uint dStart;
 flat out uint dLength;
@@ -32,6 +34,9 @@ vec4 toClip(float x, uint row) {
 void main() {
 #ifdef SRT_HEADS
   uint b = uint(gl_VertexID);
+#elif defined(SRT_VERTEX_LINES)
+  uint b = uint(gl_VertexID) >> 2u;
+  uint linePiece = (uint(gl_VertexID) >> 1u) & 1u;
 #else
   uint b = uint(gl_VertexID) >> 1u;
 #endif
@@ -52,7 +57,10 @@ void main() {
   gl_Position = vLength > 0u && (vStart & 3u) != 0u
                     ? toClip(float(t & ((1u << log2w) - 1u)) + 0.5, t >> log2w)
                     : vec4(-2.0, -2.0, 0.0, 1.0);
-#elif defined(SRT_DRAW_TWICE)
+#elif defined(SRT_DRAW_TWICE) || defined(SRT_VERTEX_LINES)
+#ifdef SRT_DRAW_TWICE
+  uint linePiece = piece;
+#endif
   uint w = 1u << log2w;
   uint row = vFirst >> log2w;
   uint x0 = vFirst & (w - 1u);
@@ -61,9 +69,9 @@ void main() {
   dStart = vStart; dLength = vLength; dSource = vSource;
   // Endpoints a quarter texel inside the first and past the last texel: the diamond-exit rule
   // then covers exactly [x0, x1) with no endpoint on a diamond's corner.
-  if (piece == 0u && first > 0u) {
+  if (linePiece == 0u && first > 0u) {
     gl_Position = toClip(float(endIndex != 0u ? x0 + first : x0) + 0.25, row);
-  } else if (piece == 1u && first < vTexels) {
+  } else if (linePiece == 1u && first < vTexels) {
     gl_Position = toClip(float(endIndex != 0u ? vTexels - first : 0u) + 0.25, row + 1u);
   } else {
     gl_Position = vec4(-2.0, -2.0, 0.0, 1.0);  // nothing to draw: a point outside the viewport

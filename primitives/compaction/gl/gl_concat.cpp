@@ -1,0 +1,166 @@
+#include "primitives/compaction/gl/gl_concat.h"
+
+#include <algorithm>
+
+#include "primitives/compaction/gl/gl_costs.h"
+#include "primitives/gl/gl_context.h"
+
+namespace srt::compaction::gl {
+namespace {
+
+using Emit = GlStreamCompactor::Emit;
+
+std::string fragmentDefines(const ConcatInput& in, const Emit& emit) {
+  return emit.fragment + (in.aligned ? "#define SRT_ALIGNED\n" : "") +
+         (in.aligned == 16 ? "#define SRT_WIDE\n" : "");
+}
+
+Program& linesProgram(GlPasses& passes, const std::string& defines, Wrap wrap) {
+  switch (wrap) {
+    case Wrap::DrawTwice:
+      return passes.program("concat.frag", defines + "#define SRT_DRAW_TWICE\n", "concat.vert");
+    case Wrap::Vertex:
+      return passes.program("concat.frag", defines + "#define SRT_VERTEX_LINES\n", "concat.vert");
+    case Wrap::Geometry:
+      break;
+  }
+  return passes.program("concat.frag", defines, "concat.vert", "concat.geom");
+}
+
+Program& headsProgram(GlPasses& passes, const std::string& defines) {
+  return passes.program("concat.frag", defines + "#define SRT_HEADS\n", "concat.vert");
+}
+
+void setUp(Program& p, const ConcatInput& in, const Emit& emit) {
+  p.bindTexture("blockScan", 0, *in.blockScan);
+  p.set("blockLog2w", in.blockLog2w);
+  p.set("blockLog2", in.blockLog2);
+  p.bindTexture("local", 1, *in.local);
+  p.set("localLog2w", in.localLog2w);
+  p.set("log2w", emit.layout.log2Width);
+  p.set("rows", emit.layout.rows());
+  emit.bind(p);
+  p.use();
+}
+
+void drawLines(GlPasses& passes, Program& p, const ConcatInput& in, const Emit& emit) {
+  setUp(p, in, emit);
+  passes.bindTargets(emit.targets, emit.layout.width(), emit.layout.rows());
+  SRT_GL_CHECK(glBindVertexArray(passes.emptyVertexArray()));
+  if (in.wrap == Wrap::Vertex) {
+    SRT_GL_CHECK(glDrawArrays(GL_LINES, 0, GLsizei(4 * in.numBlocks)));
+    return;
+  }
+  for (uint32_t piece = 0; piece < (in.wrap == Wrap::DrawTwice ? 2u : 1u); ++piece) {
+    p.set("piece", piece);
+    SRT_GL_CHECK(glDrawArrays(GL_LINES, 0, GLsizei(2 * in.numBlocks)));
+  }
+}
+
+// Points on the texels where a block starts after another's elements (targets bound).
+void drawHeads(Program& heads, const ConcatInput& in, const Emit& emit, bool logicOp) {
+  setUp(heads, in, emit);
+  if (logicOp) {
+    SRT_GL_CHECK(glEnable(GL_COLOR_LOGIC_OP));
+    SRT_GL_CHECK(glLogicOp(GL_OR));
+  }
+  SRT_GL_CHECK(glDrawArrays(GL_POINTS, 0, GLsizei(in.numBlocks)));
+  if (logicOp) SRT_GL_CHECK(glDisable(GL_COLOR_LOGIC_OP));
+}
+
+PassRecord linesRecord(const ConcatInput& in, const Emit& emit, const Program& p) {
+  PassRecord r;
+  r.texelBytes = srt::gl::texelBytes(emit.targets[0]->format());
+  r.targets = uint32_t(emit.targets.size());
+  r.lines = true;
+  r.read = uint64_t(in.numBlocks) * 2 * srt::gl::texelBytes(in.blockScan->format());
+  // A byte of offsets a survivor (a wide texel serves four output texels).
+  r.readPerKept =
+      (in.aligned == 16 ? 1 : srt::gl::texelBytes(in.local->format()) / 4) + emit.readPerKept;
+  r.writtenPerKept = emit.writtenPerKept;
+  r.keptPerFragment = emit.quad ? 4 : 1;
+  r.primitives = in.numBlocks;
+  r.ops = costs::concat(emit.quad, in.aligned, emit.fused ? uint32_t(emit.targets.size()) : 0);
+  r.program = p.id();
+  return r;
+}
+
+PassRecord headsRecord(const PassRecord& lines, const ConcatInput& in, const Program& heads) {
+  PassRecord h = lines;
+  h.lines = false;
+  h.read = uint64_t(in.numBlocks) *
+           (2 * srt::gl::texelBytes(in.blockScan->format()) + 16 * lines.targets);
+  h.written = uint64_t(in.numBlocks) * 16 * lines.targets;  // at most: blocks starting in a texel
+  h.readPerKept = h.writtenPerKept = h.keptPerFragment = 0;
+  h.primitives = 0;  // points without a geometry stage: not priced as lines
+  h.fragments = uint64_t(in.numBlocks) * 3 / 4;  // blocks starting inside a texel, for random counts
+  h.program = heads.id();
+  return h;
+}
+
+}  // namespace
+
+void concatenate(GlPasses& passes, const ConcatInput& in, const Emit& emit) {
+  const std::string fragment = fragmentDefines(in, emit);
+  Program& p = linesProgram(passes, fragment, in.wrap);
+  drawLines(passes, p, in, emit);
+  const PassRecord r = linesRecord(in, emit, p);
+  passes.record(r);
+  if (!emit.quad) return;
+  Program& heads = headsProgram(passes, fragment);
+  drawHeads(heads, in, emit, true);
+  passes.record(headsRecord(r, in, heads));
+}
+
+void diagnoseConcatenation(GlPasses& passes, const ConcatInput& in, const Emit& emit,
+                           uint32_t lastKept) {
+  if (!emit.quad || emit.targets.empty()) return;
+  const std::string base = fragmentDefines(in, emit);
+  const std::string constant = "#define SRT_DIAG_CONST\n", fetch = "#define SRT_DIAG_FETCH\n";
+  // The same targets' formats and layout, elsewhere: a first draw that is not into the output.
+  Emit scratch = emit;
+  for (size_t k = 0; k < scratch.targets.size(); ++k)
+    scratch.targets[k] = &passes.texture("diag.scratch" + std::to_string(k),
+                                         emit.targets[k]->format(), emit.layout);
+  auto lines = [&](const char* step, const std::string& variant, Wrap wrap, bool counted,
+                   const Emit& into) {
+    ConcatInput w = in;
+    w.wrap = wrap;
+    Program& p = linesProgram(passes, base + variant, wrap);
+    drawLines(passes, p, w, into);
+    PassRecord r = linesRecord(w, into, p);
+    if (!counted) r.ops = {};
+    passes.record(r);
+    passes.mark(step);
+  };
+  passes.mark("diag: nothing");
+  lines("diag: lines, full shader, into a scratch target", "", in.wrap, true, scratch);
+  lines("diag: lines, full shader (the output's first draw)", "", in.wrap, true, emit);
+  lines("diag: lines, constant", constant, in.wrap, false, emit);
+  lines("diag: lines, fetches only", fetch, in.wrap, false, emit);
+  lines("diag: lines, full shader", "", in.wrap, true, emit);
+  lines("diag: vertex-shader lines, constant", constant, Wrap::Vertex, false, emit);
+  lines("diag: vertex-shader lines, full shader", "", Wrap::Vertex, true, emit);
+  const PassRecord linesPass = linesRecord(in, emit, linesProgram(passes, base, in.wrap));
+  for (bool logicOp : {true, false}) {
+    Program& heads = headsProgram(passes, base);
+    drawHeads(heads, in, emit, logicOp);
+    passes.record(headsRecord(linesPass, in, heads));
+    passes.mark(logicOp ? "diag: head points" : "diag: head points, no logic op");
+  }
+  // The survivors' texels (the last call's count), whole rows: the lines' fragments, no lines.
+  const uint64_t keptTexels = lastKept ? (uint64_t(lastKept) + 3) / 4 : emit.layout.count;
+  const Layout rows{uint32_t(std::min<uint64_t>(keptTexels, emit.layout.count)),
+                    emit.layout.log2Width};
+  for (const std::string& variant : {constant, std::string()}) {
+    Program& p = passes.program("concat.frag", base + "#define SRT_DIAG_FULLSCREEN\n" + variant);
+    setUp(p, in, emit);
+    passes.draw(p, emit.targets, rows, linesPass.read);
+    passes.lastPass().readPerKept = linesPass.readPerKept;
+    if (variant.empty()) passes.lastPass().ops = linesPass.ops;
+    passes.mark(variant.empty() ? "diag: full-target pass, full shader"
+                                : "diag: full-target pass, constant");
+  }
+}
+
+}  // namespace srt::compaction::gl
