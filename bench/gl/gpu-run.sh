@@ -12,7 +12,8 @@
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
 #      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
 #      radix=8, search=plain (every position searched; next is the default), offsets=aligned
-#      and wide (the concatenation fetches one texel per output texel), count=device (the
+#      and wide (the concatenation fetches one texel per output texel), wrap=vertex (the lines
+#      placed by the vertex shader, no geometry stage), count=device (the
 #      gather reads the count GL packed; no host wait), and gl-roger/cub with --payload index;
 #      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
 #      with cub's (before the images are deleted);
@@ -70,6 +71,7 @@ render roger-radix8 gl-roger:radix=8
 render roger-plain gl-roger:search=plain
 render roger-aligned gl-roger:offsets=aligned
 render roger-wide gl-roger:offsets=wide
+render roger-vertex gl-roger:wrap=vertex
 render roger-count gl-roger:indices=texture,count=device
 render roger-index gl-roger --payload index
 render cub-index cub --payload index

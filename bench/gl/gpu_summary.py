@@ -223,9 +223,9 @@ for line in text("renders.list"):
            xfer, 100 * xfer / comp if comp else 0, same))
     for l in text(f"render-{name}.txt"):
         if l.startswith("streamrt: GL compaction,") or "note:" in l:
-            # In full for the default and the variants this branch adds; the rest shortened, so
+            # In full for the default; the rest shortened, so
             # the summary fits the 12,000 characters a run's tail shows.
-            full = name in ("roger", "roger-aligned", "roger-wide", "roger-plain")
+            full = name == "roger"
             print("    " + l[:700 if full else 260])
 
 for name, n in (("bench_interop_external.txt", 30), ("interop_diagnose.txt", 25)):
