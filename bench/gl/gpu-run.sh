@@ -13,7 +13,8 @@
 #      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
 #      radix=8, search=plain (every position searched; next is the default), offsets=aligned
 #      and wide (the concatenation fetches one texel per output texel), wrap=vertex (the lines
-#      placed by the vertex shader, no geometry stage), count=device (the
+#      placed by the vertex shader, no geometry stage), concat=pair (two fetches of offsets a
+#      fragment), count=device (the
 #      gather reads the count GL packed; no host wait), and gl-roger/cub with --payload index;
 #      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
 #      with cub's (before the images are deleted);
@@ -49,7 +50,8 @@ timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 
   gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 gl-roger:search=plain \
   gl-roger:offsets=aligned gl-roger:offsets=wide gl-roger:offsets=wide,radix=8 \
   gl-roger:offsets=wide,wrap=draw-twice gl-roger:wrap=vertex gl-roger:diag=concat \
-  gl-roger:offsets=wide,diag=concat gl-roger:output=element \
+  gl-roger:offsets=wide,diag=concat gl-roger:output=element gl-roger:concat=pair \
+  gl-roger:invalidate=output \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
@@ -72,6 +74,7 @@ render roger-plain gl-roger:search=plain
 render roger-aligned gl-roger:offsets=aligned
 render roger-wide gl-roger:offsets=wide
 render roger-vertex gl-roger:wrap=vertex
+render roger-pair gl-roger:concat=pair
 render roger-count gl-roger:indices=texture,count=device
 render roger-index gl-roger --payload index
 render cub-index cub --payload index

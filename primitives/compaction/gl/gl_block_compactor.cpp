@@ -263,6 +263,9 @@ void BlockCompactor::concatenate(const Texture& local, uint32_t localLog2w, cons
   in.numBlocks = numBlocks_;
   in.aligned = aligned;
   in.wrap = o_.wrap;
+  in.pair = o_.pairFetch;
+  if (o_.invalidateOutput)
+    for (const Texture* t : emit.targets) SRT_GL_CHECK(glInvalidateTexImage(t->id(), 0));
   if (o_.diagnoseConcat) diagnoseConcatenation(passes_, in, emit, lastKept_);
   gl::concatenate(passes_, in, emit);
 }

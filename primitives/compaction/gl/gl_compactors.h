@@ -93,10 +93,18 @@ struct BlockOptions {
   // Roger, diag=concat (bench only): before the concatenation, the same draw reduced step by
   // step, each timed as a step "diag: ..." outside the GL total (gl_concat.h).
   bool diagnoseConcat = false;
+  // Roger, invalidate=output: the output's old contents are invalidated (glInvalidateTexImage)
+  // before the concatenation draws, so the driver need not keep them (the lines rewrite every
+  // texel that is read).
+  bool invalidateOutput = false;
+  // Roger, concat=pair (offsets=block, blocks up to 256: 8-bit offsets; quad output): each
+  // fragment fetches the two texels of in-block offsets its four elements lie in, once each and
+  // without a size query; concat=quarters (default): one clamped fetch an element.
+  bool pairFetch = false;
   InteropOptions interop;
 };
 
-// Reads "block", "scan", "search", "offsets", "wrap", "diag", "runs", "parallelism", "output" as
+// Reads "block", "scan", "search", "offsets", "wrap", "diag", "invalidate", "concat", "runs", "parallelism", "output" as
 // `defaults.method` takes them, and the interop options; throws std::invalid_argument naming a bad
 // value (block=100, scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);

@@ -12,7 +12,8 @@ using Emit = GlStreamCompactor::Emit;
 
 std::string fragmentDefines(const ConcatInput& in, const Emit& emit) {
   return emit.fragment + (in.aligned ? "#define SRT_ALIGNED\n" : "") +
-         (in.aligned == 16 ? "#define SRT_WIDE\n" : "");
+         (in.aligned == 16 ? "#define SRT_WIDE\n" : "") +
+         (in.pair && !in.aligned ? "#define SRT_PAIR\n" : "");
 }
 
 Program& linesProgram(GlPasses& passes, const std::string& defines, Wrap wrap) {
@@ -80,7 +81,8 @@ PassRecord linesRecord(const ConcatInput& in, const Emit& emit, const Program& p
   r.writtenPerKept = emit.writtenPerKept;
   r.keptPerFragment = emit.quad ? 4 : 1;
   r.primitives = in.numBlocks;
-  r.ops = costs::concat(emit.quad, in.aligned, emit.fused ? uint32_t(emit.targets.size()) : 0);
+  r.ops = costs::concat(emit.quad, in.aligned, emit.fused ? uint32_t(emit.targets.size()) : 0,
+                        in.pair);
   r.program = p.id();
   return r;
 }

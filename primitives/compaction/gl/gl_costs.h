@@ -55,12 +55,14 @@ inline OpCount searchAligned(uint32_t positions, bool next) {
 
 // concat.frag, one output texel of four elements: with the block layout each element's offset
 // is its own loadQuarter() (four fetches and a size query); aligned, one fetch in place (wide:
-// and a component picked and split into bytes). Fused fields: a fetch of each field an element.
-inline OpCount concat(bool quad, uint32_t aligned, uint32_t fusedFields) {
+// and a component picked and split into bytes); pair, two fetches packed into a 64-bit window
+// and split. Fused fields: a fetch of each field an element.
+inline OpCount concat(bool quad, uint32_t aligned, uint32_t fusedFields, bool pair = false) {
   const OpCount fields{0, 0, float(fusedFields * (quad ? 4 : 1))};
   if (!quad) return kFragIndex + OpCount{12, 0, 0} + kLoad + kSizeQuery + fields;
   if (aligned == 4) return OpCount{38, 0, 1} + fields;
   if (aligned == 16) return OpCount{52, 0, 1} + fields;
+  if (pair) return kFragIndex + OpCount{66, 0, 2} + fields;
   return kFragIndex + OpCount{95, 0, 0} + 4.f * OpCount{0, 0, 1} + kSizeQuery + fields;
 }
 

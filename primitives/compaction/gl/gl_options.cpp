@@ -118,6 +118,16 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     const std::string diag = r.get("diag", o.diagnoseConcat ? "concat" : "none");
     if (diag != "none" && diag != "concat") throw bad("diag=" + diag + " (takes none or concat)");
     o.diagnoseConcat = diag == "concat";
+    const std::string invalidate = r.get("invalidate", o.invalidateOutput ? "output" : "none");
+    if (invalidate != "none" && invalidate != "output")
+      throw bad("invalidate=" + invalidate + " (takes none or output)");
+    o.invalidateOutput = invalidate == "output";
+    const std::string concat = r.get("concat", o.pairFetch ? "pair" : "quarters");
+    if (concat != "quarters" && concat != "pair")
+      throw bad("concat=" + concat + " (takes quarters or pair)");
+    o.pairFetch = concat == "pair";
+    if (o.pairFetch && (o.alignedPositions || o.block > 256))
+      throw bad("concat=pair takes offsets=block and blocks up to 256 (8-bit offsets)");
   }
   if (o.method == BlockMethod::Rlz) {
     const std::string runs = r.get("runs", o.rlSweep ? "sweep" : "doubling");

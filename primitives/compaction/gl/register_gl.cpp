@@ -49,6 +49,8 @@ void registerGlCompactors(Registry& r) {
       o.push_back(choiceOption("offsets", "block", {"block", "aligned", "wide"}));
       o.push_back(choiceOption("wrap", "geometry", {"geometry", "draw-twice", "vertex"}));
       o.push_back(choiceOption("diag", "none", {"none", "concat"}));
+      o.push_back(choiceOption("invalidate", "none", {"none", "output"}));
+      o.push_back(choiceOption("concat", "quarters", {"quarters", "pair"}));
     }
     if (m == BlockMethod::Rlz) o.push_back(choiceOption("runs", "doubling", {"doubling", "sweep"}));
     return o;

@@ -3,7 +3,9 @@
 // SRT_QUAD a fragment is a 16-byte texel of four output elements; those of other blocks are
 // written as zeros, and the blocks that start inside the texel OR theirs in (concat.vert). With
 // SRT_ALIGNED (offsets=aligned|wide) the search laid the offsets out in output texels: one fetch
-// a fragment, each offset already in its component (search_aligned.frag). The SRT_DIAG_*
+// a fragment, each offset already in its component (search_aligned.frag). With SRT_PAIR
+// (concat=pair, block layout, 8-bit offsets) a fragment fetches the two texels of `local` that
+// hold its four offsets, once each. The SRT_DIAG_*
 // variants are the bench's decomposition of this pass (diag=concat; their output is not used):
 // CONST writes the line's values (no fetch), FETCH makes the offset fetches only, FULLSCREEN runs
 // the full shader over a full-target triangle on synthetic blocks (every element valid).
@@ -43,6 +45,12 @@ void main() {
   uint t = (dSource >> 2u) + slot;
 #endif
   emitQuad(texelFetch(local, texelOf(t, localLog2w), 0), bvec4(true));
+#elif defined(SRT_DIAG_FETCH) && defined(SRT_PAIR)
+  uint base = dSource >> 2u, qa = base + (((o << 2u) - dStart) >> 2u);
+  uint qb = min(qa + 1u, base + (1u << (blockLog2 - 2u)) - 1u);
+  emitQuad(texelFetch(local, texelOf(qa, localLog2w), 0) +
+               texelFetch(local, texelOf(qb, localLog2w), 0),
+           bvec4(true));
 #elif defined(SRT_DIAG_FETCH)
   uint p = dSource + (o << 2u) - dStart;
   emitQuad(uvec4(loadQuarter(local, localLog2w, p), loadQuarter(local, localLog2w, p + 1u),
@@ -62,6 +70,24 @@ void main() {
 #endif
   // Ranks below 0 (the texel's elements before the block's) wrap to large values: not valid.
   bvec4 valid = lessThan(uvec4(j * 4u - (dStart & 3u)) + uvec4(0u, 1u, 2u, 3u), uvec4(dLength));
+  if (!any(valid)) discard;  // guards the rasterisation rule
+  emitQuad(uvec4(dSource) + offsets, valid);
+#elif defined(SRT_QUAD) && defined(SRT_PAIR)
+  // concat=pair (8-bit offsets): the texel's elements are block positions j0..j0+3 (j0 below 0
+  // in the texel where the block starts), so their offsets lie in two consecutive texels of the
+  // block's offsets: fetched once each, no loop, no size query, joined as one 64-bit window.
+  int j0 = int(o << 2u) - int(dStart);
+  uint base = dSource >> 2u, last = base + (1u << (blockLog2 - 2u)) - 1u;
+  uint qa = base + (uint(max(j0, 0)) >> 2u);
+  uvec4 ta = texelFetch(local, texelOf(qa, localLog2w), 0);
+  uvec4 tb = texelFetch(local, texelOf(j0 < 0 ? qa : min(qa + 1u, last), localLog2w), 0);
+  uint lo = ta.x | (ta.y << 8u) | (ta.z << 16u) | (ta.w << 24u);
+  uint hi = tb.x | (tb.y << 8u) | (tb.z << 16u) | (tb.w << 24u);
+  uint sh = (uint(j0) & 3u) << 3u;
+  uint window = sh == 0u ? lo : (lo >> sh) | (hi << (32u - sh));
+  uvec4 offsets = (uvec4(window) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu;
+  // Positions below 0 wrap to large values: not valid.
+  bvec4 valid = lessThan(uvec4(ivec4(j0) + ivec4(0, 1, 2, 3)), uvec4(dLength));
   if (!any(valid)) discard;  // guards the rasterisation rule
   emitQuad(uvec4(dSource) + offsets, valid);
 #elif defined(SRT_QUAD)
