@@ -81,8 +81,8 @@ PassRecord linesRecord(const ConcatInput& in, const Emit& emit, const Program& p
   r.writtenPerKept = emit.writtenPerKept;
   r.keptPerFragment = emit.quad ? 4 : 1;
   r.primitives = in.numBlocks;
-  r.ops = costs::concat(emit.quad, in.aligned, emit.fused ? uint32_t(emit.targets.size()) : 0,
-                        in.pair);
+  r.ops =
+      costs::concat(emit.quad, in.aligned, emit.fused ? uint32_t(emit.targets.size()) : 0, in.pair);
   r.program = p.id();
   return r;
 }
@@ -95,7 +95,8 @@ PassRecord headsRecord(const PassRecord& lines, const ConcatInput& in, const Pro
   h.written = uint64_t(in.numBlocks) * 16 * lines.targets;  // at most: blocks starting in a texel
   h.readPerKept = h.writtenPerKept = h.keptPerFragment = 0;
   h.primitives = 0;  // points without a geometry stage: not priced as lines
-  h.fragments = uint64_t(in.numBlocks) * 3 / 4;  // blocks starting inside a texel, for random counts
+  h.fragments =
+      uint64_t(in.numBlocks) * 3 / 4;  // blocks starting inside a texel, for random counts
   h.program = heads.id();
   return h;
 }
@@ -122,8 +123,8 @@ void diagnoseConcatenation(GlPasses& passes, const ConcatInput& in, const Emit& 
   // The same targets' formats and layout, elsewhere: a first draw that is not into the output.
   Emit scratch = emit;
   for (size_t k = 0; k < scratch.targets.size(); ++k)
-    scratch.targets[k] = &passes.texture("diag.scratch" + std::to_string(k),
-                                         emit.targets[k]->format(), emit.layout);
+    scratch.targets[k] =
+        &passes.texture("diag.scratch" + std::to_string(k), emit.targets[k]->format(), emit.layout);
   auto lines = [&](const char* step, const std::string& variant, Wrap wrap, bool counted,
                    const Emit& into) {
     ConcatInput w = in;
