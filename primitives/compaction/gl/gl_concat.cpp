@@ -139,6 +139,8 @@ void diagnoseConcatenation(GlPasses& passes, const ConcatInput& in, const Emit& 
   passes.mark("diag: nothing");
   lines("diag: lines, full shader, into a scratch target", "", in.wrap, true, scratch);
   lines("diag: lines, full shader (the output's first draw)", "", in.wrap, true, emit);
+  lines("diag: lines, constant without flat inputs", "#define SRT_DIAG_BARE\n", in.wrap, false,
+        emit);
   lines("diag: lines, constant", constant, in.wrap, false, emit);
   lines("diag: lines, fetches only", fetch, in.wrap, false, emit);
   lines("diag: lines, full shader", "", in.wrap, true, emit);

@@ -25,7 +25,8 @@ void concatenate(GlPasses& passes, const ConcatInput& in, const GlStreamCompacto
 // Quad output only (else nothing): into the same targets with the same state, before the real
 // concatenation overwrites them, each of these timed as a step "diag: ...": nothing (the timer's
 // own cost); the lines with the full shader into a scratch target of the same formats and
-// layout, then into the output (its first draw of the call); the lines
+// layout, then into the output (its first draw of the call); the lines writing the fragment's
+// index (no flat inputs: the vertex and geometry stages lose their outputs); the lines
 // writing their flat inputs (no fetch); with the offset fetches only; the full shader again;
 // the lines placed by the vertex shader (no geometry stage) writing their inputs, then with the
 // full shader; the head points with and without the logic op; a full-target triangle over the

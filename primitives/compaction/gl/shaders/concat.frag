@@ -7,7 +7,8 @@
 // (concat=pair, block layout, 8-bit offsets) a fragment fetches the two texels of `local` that
 // hold its four offsets, once each. The SRT_DIAG_*
 // variants are the bench's decomposition of this pass (diag=concat; their output is not used):
-// CONST writes the line's values (no fetch), FETCH makes the offset fetches only, FULLSCREEN runs
+// BARE writes the fragment's index, CONST the line's values (no fetch), FETCH makes the offset
+// fetches only, FULLSCREEN runs
 // the full shader over a full-target triangle on synthetic blocks (every element valid).
 uniform usampler2D local;  // in-block offsets, four to a texel (SRT_WIDE: sixteen)
 uniform uint localLog2w;
@@ -35,7 +36,9 @@ void main() {
   dLength = 1u << h;
   dSource = b << blockLog2;
 #endif
-#if defined(SRT_DIAG_CONST)
+#if defined(SRT_DIAG_BARE)
+  emitQuad(uvec4(o), bvec4(true));  // no flat inputs: the linker drops the lines' outputs
+#elif defined(SRT_DIAG_CONST)
   emitQuad(uvec4(dStart, dLength, dSource, o), bvec4(true));
 #elif defined(SRT_DIAG_FETCH) && defined(SRT_ALIGNED)
   uint slot = (o - (dStart >> 2u)) & ((1u << (blockLog2 - 2u)) - 1u);
