@@ -146,6 +146,18 @@ void diagnoseConcatenation(GlPasses& passes, const ConcatInput& in, const Emit& 
   lines("diag: lines, full shader", "", in.wrap, true, emit);
   lines("diag: vertex-shader lines, constant", constant, Wrap::Vertex, false, emit);
   lines("diag: vertex-shader lines, full shader", "", Wrap::Vertex, true, emit);
+  // The same texels in bands of two rows, each piece a line two pixels wide (half as long), into
+  // the scratch target: whether whole 2x2 quads make the lines cheaper (where wide lines exist).
+  GLfloat widths[2] = {1, 1};
+  SRT_GL_CHECK(glGetFloatv(GL_ALIASED_LINE_WIDTH_RANGE, widths));
+  if (widths[1] >= 2) {
+    const std::string twoRows = "#define SRT_DIAG_TWO_ROWS\n";
+    SRT_GL_CHECK(glLineWidth(2));
+    lines("diag: two-row lines, constant without flat inputs", twoRows + "#define SRT_DIAG_BARE\n",
+          Wrap::Vertex, false, scratch);
+    lines("diag: two-row lines, full shader", twoRows, Wrap::Vertex, true, scratch);
+    SRT_GL_CHECK(glLineWidth(1));
+  }
   const PassRecord linesPass = linesRecord(in, emit, linesProgram(passes, base, in.wrap));
   for (bool logicOp : {true, false}) {
     Program& heads = headsProgram(passes, base);

@@ -28,7 +28,13 @@ uint sourceOf(uint o) {
 }
 
 void main() {
+#ifdef SRT_DIAG_TWO_ROWS
+  // Texel t of a band of two rows at column t / 2, row t mod 2 (concat.vert).
+  uint y = uint(gl_FragCoord.y);
+  uint o = ((y >> 1u) << (log2w + 1u)) | (uint(gl_FragCoord.x) << 1u) | (y & 1u);
+#else
   uint o = fragIndex(log2w);
+#endif
 #ifdef SRT_DIAG_FULLSCREEN
   // Blocks keeping half their elements, laid end to end from texel 0.
   uint h = blockLog2 - 1u, b = (o << 2u) >> h;

@@ -29,6 +29,19 @@ vec4 toClip(float x, uint row) {
   return vec4(2.0 * x / float(1u << log2w) - 1.0, 2.0 * (float(row) + 0.5) / float(rows) - 1.0,
               0.0, 1.0);
 }
+
+// End e of the piece over texels [x0, x1) of `row`. SRT_DIAG_TWO_ROWS (the bench's diagnosis, with
+// a line width of 2): texel t of a band of two rows at column t / 2, row t mod 2, so the piece is
+// a line two pixels high over columns [x0 / 2, (x1 + 1) / 2), centred between the band's rows.
+vec4 endpoint(uint e, uint x0, uint x1, uint row) {
+#ifdef SRT_DIAG_TWO_ROWS
+  float x = float(e != 0u ? (x1 + 1u) >> 1u : x0 >> 1u) + 0.25;
+  return vec4(2.0 * x / float(1u << log2w) - 1.0, 2.0 * float(2u * row + 1u) / float(rows) - 1.0,
+              0.0, 1.0);
+#else
+  return toClip(float(e != 0u ? x1 : x0) + 0.25, row);
+#endif
+}
 #endif
 
 void main() {
@@ -61,8 +74,13 @@ void main() {
 #ifdef SRT_DRAW_TWICE
   uint linePiece = piece;
 #endif
-  uint w = 1u << log2w;
-  uint row = vFirst >> log2w;
+#ifdef SRT_DIAG_TWO_ROWS
+  uint bandLog2 = log2w + 1u;
+#else
+  uint bandLog2 = log2w;
+#endif
+  uint w = 1u << bandLog2;
+  uint row = vFirst >> bandLog2;
   uint x0 = vFirst & (w - 1u);
   uint first = min(vTexels, w - x0);
   uint endIndex = uint(gl_VertexID) & 1u;
@@ -70,9 +88,9 @@ void main() {
   // Endpoints a quarter texel inside the first and past the last texel: the diamond-exit rule
   // then covers exactly [x0, x1) with no endpoint on a diamond's corner.
   if (linePiece == 0u && first > 0u) {
-    gl_Position = toClip(float(endIndex != 0u ? x0 + first : x0) + 0.25, row);
+    gl_Position = endpoint(endIndex, x0, x0 + first, row);
   } else if (linePiece == 1u && first < vTexels) {
-    gl_Position = toClip(float(endIndex != 0u ? vTexels - first : 0u) + 0.25, row + 1u);
+    gl_Position = endpoint(endIndex, 0u, vTexels - first, row + 1u);
   } else {
     gl_Position = vec4(-2.0, -2.0, 0.0, 1.0);  // nothing to draw: a point outside the viewport
   }
