@@ -14,7 +14,7 @@
 #      radix=8, search=plain (every position searched; next is the default), offsets=aligned
 #      and wide (the concatenation fetches one texel per output texel), wrap=vertex (the lines
 #      placed by the vertex shader, no geometry stage), concat=pair (two fetches of offsets a
-#      fragment), count=device (the
+#      fragment), heads=inline (no head points pass), count=device (the
 #      gather reads the count GL packed; no host wait), and gl-roger/cub with --payload index;
 #      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
 #      with cub's (before the images are deleted);
@@ -51,7 +51,8 @@ timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 
   gl-roger:offsets=aligned gl-roger:offsets=wide gl-roger:offsets=wide,radix=8 \
   gl-roger:offsets=wide,wrap=draw-twice gl-roger:wrap=vertex gl-roger:diag=concat \
   gl-roger:offsets=wide,diag=concat gl-roger:output=element gl-roger:concat=pair \
-  gl-roger:invalidate=output \
+  gl-roger:invalidate=output gl-roger:heads=inline gl-roger:heads=inline,concat=pair \
+  gl-roger:heads=inline,diag=concat \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
@@ -75,6 +76,7 @@ render roger-aligned gl-roger:offsets=aligned
 render roger-wide gl-roger:offsets=wide
 render roger-vertex gl-roger:wrap=vertex
 render roger-pair gl-roger:concat=pair
+render roger-inline gl-roger:heads=inline
 render roger-count gl-roger:indices=texture,count=device
 render roger-index gl-roger --payload index
 render cub-index cub --payload index

@@ -264,6 +264,7 @@ void BlockCompactor::concatenate(const Texture& local, uint32_t localLog2w, cons
   in.aligned = aligned;
   in.wrap = o_.wrap;
   in.pair = o_.pairFetch;
+  in.inlineHeads = o_.inlineHeads;
   if (o_.invalidateOutput)
     for (const Texture* t : emit.targets) SRT_GL_CHECK(glInvalidateTexImage(t->id(), 0));
   if (o_.diagnoseConcat) diagnoseConcatenation(passes_, in, emit, lastKept_);

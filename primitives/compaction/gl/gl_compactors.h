@@ -101,10 +101,15 @@ struct BlockOptions {
   // fragment fetches the two texels of in-block offsets its four elements lie in, once each and
   // without a size query; concat=quarters (default): one clamped fetch an element.
   bool pairFetch = false;
+  // Roger, heads=inline (quad output): the line's last fragment also writes the elements of the
+  // blocks that start inside its texel (found on the scan of kept counts), so no head points
+  // pass; heads=points (default): one point a block, OR-ed in by a logic op.
+  bool inlineHeads = false;
   InteropOptions interop;
 };
 
-// Reads "block", "scan", "search", "offsets", "wrap", "diag", "invalidate", "concat", "runs", "parallelism", "output" as
+// Reads "block", "scan", "search", "offsets", "wrap", "diag", "invalidate", "concat", "heads",
+// "runs", "parallelism", "output" as
 // `defaults.method` takes them, and the interop options; throws std::invalid_argument naming a bad
 // value (block=100, scan=foo).
 BlockOptions readBlockOptions(BlockOptions defaults, OptionReader& options);

@@ -13,7 +13,8 @@ using Emit = GlStreamCompactor::Emit;
 std::string fragmentDefines(const ConcatInput& in, const Emit& emit) {
   return emit.fragment + (in.aligned ? "#define SRT_ALIGNED\n" : "") +
          (in.aligned == 16 ? "#define SRT_WIDE\n" : "") +
-         (in.pair && !in.aligned ? "#define SRT_PAIR\n" : "");
+         (in.pair && !in.aligned ? "#define SRT_PAIR\n" : "") +
+         (in.inlineHeads && emit.quad ? "#define SRT_INLINE_HEADS\n" : "");
 }
 
 Program& linesProgram(GlPasses& passes, const std::string& defines, Wrap wrap) {
@@ -40,6 +41,7 @@ void setUp(Program& p, const ConcatInput& in, const Emit& emit) {
   p.set("localLog2w", in.localLog2w);
   p.set("log2w", emit.layout.log2Width);
   p.set("rows", emit.layout.rows());
+  p.set("numBlocks", in.numBlocks);
   emit.bind(p);
   p.use();
 }
@@ -109,7 +111,7 @@ void concatenate(GlPasses& passes, const ConcatInput& in, const Emit& emit) {
   drawLines(passes, p, in, emit);
   const PassRecord r = linesRecord(in, emit, p);
   passes.record(r);
-  if (!emit.quad) return;
+  if (!emit.quad || in.inlineHeads) return;
   Program& heads = headsProgram(passes, fragment);
   drawHeads(heads, in, emit, true);
   passes.record(headsRecord(r, in, heads));
@@ -160,6 +162,7 @@ void diagnoseConcatenation(GlPasses& passes, const ConcatInput& in, const Emit& 
   }
   const PassRecord linesPass = linesRecord(in, emit, linesProgram(passes, base, in.wrap));
   for (bool logicOp : {true, false}) {
+    if (in.inlineHeads) break;  // the lines write them
     Program& heads = headsProgram(passes, base);
     drawHeads(heads, in, emit, logicOp);
     passes.record(headsRecord(linesPass, in, heads));

@@ -17,6 +17,7 @@ struct ConcatInput {
   uint32_t aligned = 0;  // offsets=aligned (4) or wide (16); 0: the paper's block layout
   Wrap wrap = Wrap::Geometry;
   bool pair = false;  // concat=pair: two fetches of offsets a fragment (block layout, 8 bits)
+  bool inlineHeads = false;  // heads=inline: no head points; lines' last fragments write them
 };
 
 // Draws the concatenation into emit's targets and records its passes.

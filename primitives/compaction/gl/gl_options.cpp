@@ -126,6 +126,10 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     if (concat != "quarters" && concat != "pair")
       throw bad("concat=" + concat + " (takes quarters or pair)");
     o.pairFetch = concat == "pair";
+    const std::string heads = r.get("heads", o.inlineHeads ? "inline" : "points");
+    if (heads != "points" && heads != "inline")
+      throw bad("heads=" + heads + " (takes points or inline)");
+    o.inlineHeads = heads == "inline";
     if (o.pairFetch && (o.alignedPositions || o.block > 256))
       throw bad("concat=pair takes offsets=block and blocks up to 256 (8-bit offsets)");
   }
