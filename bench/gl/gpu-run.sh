@@ -12,9 +12,9 @@
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
 #      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
 #      radix=8, search=plain (every position searched; next is the default), offsets=aligned
-#      and wide (the concatenation fetches one texel per output texel), wrap=vertex (the lines
-#      placed by the vertex shader, no geometry stage), concat=pair (two fetches of offsets a
-#      fragment), heads=inline (no head points pass), count=device (the
+#      and wide (the concatenation fetches one texel per output texel), concat=pair (two
+#      fetches of offsets a fragment), heads=inline (no head points pass), layout=bands with it
+#      (the output in bands of two rows, lines two pixels wide), count=device (the
 #      gather reads the count GL packed; no host wait), and gl-roger/cub with --payload index;
 #      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
 #      with cub's (before the images are deleted);
@@ -47,12 +47,11 @@ nosweeps=
 [ -z "${SWEEPS-1}" ] && nosweeps=--no-sweeps
 timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 \
   --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
-  gl-binary-tree gl-roger:radix=8 gl-roger:radix=32 gl-roger:search=plain \
-  gl-roger:offsets=aligned gl-roger:offsets=wide gl-roger:offsets=wide,radix=8 \
-  gl-roger:offsets=wide,wrap=draw-twice gl-roger:wrap=vertex gl-roger:diag=concat \
-  gl-roger:offsets=wide,diag=concat gl-roger:output=element gl-roger:concat=pair \
-  gl-roger:invalidate=output gl-roger:heads=inline gl-roger:heads=inline,concat=pair \
-  gl-roger:heads=inline,diag=concat \
+  gl-binary-tree gl-roger:radix=8 gl-roger:search=plain gl-roger:offsets=aligned \
+  gl-roger:offsets=wide gl-roger:output=element gl-roger:concat=pair gl-roger:heads=inline \
+  gl-roger:heads=inline,concat=pair gl-roger:layout=bands gl-roger:layout=bands,heads=inline \
+  gl-roger:layout=bands,heads=inline,concat=pair gl-roger:layout=bands,heads=inline,radix=8 \
+  gl-roger:diag=concat gl-roger:layout=bands,heads=inline,diag=concat \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
@@ -74,9 +73,9 @@ render roger-radix8 gl-roger:radix=8
 render roger-plain gl-roger:search=plain
 render roger-aligned gl-roger:offsets=aligned
 render roger-wide gl-roger:offsets=wide
-render roger-vertex gl-roger:wrap=vertex
 render roger-pair gl-roger:concat=pair
 render roger-inline gl-roger:heads=inline
+render roger-bands gl-roger:layout=bands,heads=inline
 render roger-count gl-roger:indices=texture,count=device
 render roger-index gl-roger --payload index
 render cub-index cub --payload index

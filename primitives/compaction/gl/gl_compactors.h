@@ -105,10 +105,17 @@ struct BlockOptions {
   // blocks that start inside its texel (found on the scan of kept counts), so no head points
   // pass; heads=points (default): one point a block, OR-ed in by a logic op.
   bool inlineHeads = false;
+  // Roger, layout=bands (quad output of survivor indices read by CUDA from the texture, or by
+  // the host): output texel t in bands of two rows (column (t mod 2w) / 2, row 2 (t / 2w) +
+  // t mod 2), each block's line two pixels wide from the vertex shader, so its writes fill 2x2
+  // quads and whole memory sectors; layout=rows (default): row-major, lines one pixel high.
+  // Where the output is read otherwise (fields written by GL, indices copied), rows.
+  bool bands = false;
   InteropOptions interop;
 };
 
 // Reads "block", "scan", "search", "offsets", "wrap", "diag", "invalidate", "concat", "heads",
+// "layout",
 // "runs", "parallelism", "output" as
 // `defaults.method` takes them, and the interop options; throws std::invalid_argument naming a bad
 // value (block=100, scan=foo).

@@ -14,7 +14,8 @@ std::string fragmentDefines(const ConcatInput& in, const Emit& emit) {
   return emit.fragment + (in.aligned ? "#define SRT_ALIGNED\n" : "") +
          (in.aligned == 16 ? "#define SRT_WIDE\n" : "") +
          (in.pair && !in.aligned ? "#define SRT_PAIR\n" : "") +
-         (in.inlineHeads && emit.quad ? "#define SRT_INLINE_HEADS\n" : "");
+         (in.inlineHeads && emit.quad ? "#define SRT_INLINE_HEADS\n" : "") +
+         (emit.bands ? "#define SRT_TWO_ROWS\n" : "");
 }
 
 Program& linesProgram(GlPasses& passes, const std::string& defines, Wrap wrap) {
@@ -51,7 +52,9 @@ void drawLines(GlPasses& passes, Program& p, const ConcatInput& in, const Emit& 
   passes.bindTargets(emit.targets, emit.layout.width(), emit.layout.rows());
   SRT_GL_CHECK(glBindVertexArray(passes.emptyVertexArray()));
   if (in.wrap == Wrap::Vertex) {
+    if (emit.bands) SRT_GL_CHECK(glLineWidth(2));
     SRT_GL_CHECK(glDrawArrays(GL_LINES, 0, GLsizei(4 * in.numBlocks)));
+    if (emit.bands) SRT_GL_CHECK(glLineWidth(1));
     return;
   }
   for (uint32_t piece = 0; piece < (in.wrap == Wrap::DrawTwice ? 2u : 1u); ++piece) {
@@ -105,7 +108,9 @@ PassRecord headsRecord(const PassRecord& lines, const ConcatInput& in, const Pro
 
 }  // namespace
 
-void concatenate(GlPasses& passes, const ConcatInput& in, const Emit& emit) {
+void concatenate(GlPasses& passes, const ConcatInput& given, const Emit& emit) {
+  ConcatInput in = given;
+  if (emit.bands) in.wrap = Wrap::Vertex;
   const std::string fragment = fragmentDefines(in, emit);
   Program& p = linesProgram(passes, fragment, in.wrap);
   drawLines(passes, p, in, emit);
@@ -117,9 +122,11 @@ void concatenate(GlPasses& passes, const ConcatInput& in, const Emit& emit) {
   passes.record(headsRecord(r, in, heads));
 }
 
-void diagnoseConcatenation(GlPasses& passes, const ConcatInput& in, const Emit& emit,
+void diagnoseConcatenation(GlPasses& passes, const ConcatInput& given, const Emit& emit,
                            uint32_t lastKept) {
   if (!emit.quad || emit.targets.empty()) return;
+  ConcatInput in = given;
+  if (emit.bands) in.wrap = Wrap::Vertex;
   const std::string base = fragmentDefines(in, emit);
   const std::string constant = "#define SRT_DIAG_CONST\n", fetch = "#define SRT_DIAG_FETCH\n";
   // The same targets' formats and layout, elsewhere: a first draw that is not into the output.
@@ -152,8 +159,8 @@ void diagnoseConcatenation(GlPasses& passes, const ConcatInput& in, const Emit& 
   // the scratch target: whether whole 2x2 quads make the lines cheaper (where wide lines exist).
   GLfloat widths[2] = {1, 1};
   SRT_GL_CHECK(glGetFloatv(GL_ALIASED_LINE_WIDTH_RANGE, widths));
-  if (widths[1] >= 2) {
-    const std::string twoRows = "#define SRT_DIAG_TWO_ROWS\n";
+  if (widths[1] >= 2 && !emit.bands) {
+    const std::string twoRows = "#define SRT_TWO_ROWS\n";
     SRT_GL_CHECK(glLineWidth(2));
     lines("diag: two-row lines, constant without flat inputs", twoRows + "#define SRT_DIAG_BARE\n",
           Wrap::Vertex, false, scratch);

@@ -19,6 +19,8 @@ struct ConcatInput {
   bool pair = false;  // concat=pair: two fetches of offsets a fragment (block layout, 8 bits)
   bool inlineHeads = false;  // heads=inline: no head points; lines' last fragments write them
 };
+// The emit's layout in bands of two rows (layout=bands) takes lines two pixels wide, placed by
+// the vertex shader whatever the wrap.
 
 // Draws the concatenation into emit's targets and records its passes.
 void concatenate(GlPasses& passes, const ConcatInput& in, const GlStreamCompactor::Emit& emit);

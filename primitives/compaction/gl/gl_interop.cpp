@@ -254,7 +254,9 @@ void StreamBuffers::readIndices(const Request& r, uint32_t kept, const Output& i
   const uint64_t bytes = uint64_t(kept) * 4;
   if (mode_ == Mode::HostUploads) {
     hostIndices_.resize(kept);
-    if (kept > 0 && indices.texture)
+    if (kept > 0 && indices.texture && indices.bands)
+      readBands(*indices.texture, kept);
+    else if (kept > 0 && indices.texture)
       srt::gl::downloadStream(*indices.texture, bytes, hostIndices_.data(), false);
     else if (kept > 0)
       SRT_GL_CHECK(
@@ -262,6 +264,7 @@ void StreamBuffers::readIndices(const Request& r, uint32_t kept, const Output& i
     times_.readbackWaited = true;
   } else if (mode_ == Mode::Registered && options_.indicesFromTexture && indices.texture) {
     indexTexture_ = indices.texture;  // the gather reads it where it is
+    indexBands_ = indices.bands;
   } else {
     ensure(index_, room(size_t(r.count) * 4), cudaGraphicsRegisterFlagsReadOnly);
     readToSlot(indices, index_, bytes);
@@ -382,6 +385,20 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
   times_.hostMs += msSince(t0);
 }
 
+// layout=bands on the host: the whole bands holding the first `kept` indices, reordered.
+void StreamBuffers::readBands(const srt::gl::Texture& t, uint32_t kept) {
+  const uint32_t log2w = uint32_t(__builtin_ctz(t.width())), band = 2u << log2w;
+  const uint32_t texels = (kept + 3) / 4, bands = (texels + band - 1) / band;
+  std::vector<uint32_t> rows(size_t(bands) * band * 4);
+  srt::gl::downloadTexels(t, srt::gl::Layout{bands * band, log2w}, GL_RGBA_INTEGER,
+                          GL_UNSIGNED_INT, 16, rows.data(), rows.size() * 4);
+  for (uint32_t k = 0; k < kept; ++k) {
+    const uint32_t texel = k >> 2, b = texel >> (log2w + 1), x = (texel & (band - 1)) >> 1;
+    const uint32_t y = (b << 1) | (texel & 1);
+    hostIndices_[k] = rows[((size_t(y) << log2w) + x) * 4 + (k & 3)];
+  }
+}
+
 // indices=texture: the output texture mapped for the gather alone (GL writes it again next call;
 // the unmap orders the gather before that).
 void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept,
@@ -397,7 +414,8 @@ void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept,
   onStream(
       r.stream,
       [&] {
-        gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream, deviceCount);
+        gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream, deviceCount,
+                                indexBands_);
       },
       [&] { indexImage_.unmap(); });
 }
@@ -417,9 +435,11 @@ void StreamBuffers::packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_
   SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
 }
 
-void StreamBuffers::gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices) {
+void StreamBuffers::gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices,
+                                          bool bands) {
   const auto t0 = Clock::now();
   indexTexture_ = &indices;
+  indexBands_ = bands;
   // Mapped for the gather alone: the map orders GL's passes and the packing before it.
   auto tm = Clock::now();
   srt::gl::CudaGlMapping map({count_.registered.get()}, r.stream);

@@ -40,6 +40,7 @@ class StreamBuffers {
   struct Output {
     const srt::gl::Texture* texture = nullptr;
     GLuint buffer = 0;
+    bool bands = false;  // indices in a texture, in bands of two rows (GlStreamCompactor::Emit)
   };
   // The last call's interop times, known once its stream-side work is done (finish()).
   struct Times {
@@ -81,7 +82,12 @@ class StreamBuffers {
   // it there with the indices from GL's output texture `indices` (grid over the request's count).
   bool countOnDevice() const { return mode_ == Mode::Registered && options_.countOnDevice; }
   void packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_t index);
-  void gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices);
+  void gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices, bool bands);
+  // Whether readIndices() reads a quad index texture in bands of two rows: read back by the host
+  // (reordered there) or gathered by CUDA from the texture; not GL copies into buffers.
+  bool readsIndexBands() const {
+    return mode_ == Mode::HostUploads || (mode_ == Mode::Registered && options_.indicesFromTexture);
+  }
   // Waits for the last call's stream-side work and returns its times. Cheap when done.
   Times finish();
   // What runs, and why not something faster ("external memory (Vulkan), Vulkan semaphores").
@@ -124,6 +130,7 @@ class StreamBuffers {
   }
   void handToStream(const Request& r);
   void gatherFromTexture(const Request& r, uint32_t kept, const uint32_t* deviceCount = nullptr);
+  void readBands(const srt::gl::Texture& t, uint32_t kept);
   void recordEvent(int k, cudaStream_t stream);
   // The stream side's moves on `stream` between events 2 and 3 (finish() waits for them), then
   // `unmap` (when given) timed as the interop's unmaps.
@@ -148,6 +155,7 @@ class StreamBuffers {
   // indices=texture: GL's output texture of the survivors' indices (set by readIndices when the
   // gather reads it in place), registered with CUDA and mapped for the gather alone.
   const srt::gl::Texture* indexTexture_ = nullptr;
+  bool indexBands_ = false;
   srt::gl::CudaGlImage indexImage_;
   Slot count_;  // count=device: the survivor count GL packed, for the gather
   std::vector<uint32_t> hostIndices_;

@@ -130,6 +130,10 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     if (heads != "points" && heads != "inline")
       throw bad("heads=" + heads + " (takes points or inline)");
     o.inlineHeads = heads == "inline";
+    const std::string layout = r.get("layout", o.bands ? "bands" : "rows");
+    if (layout != "rows" && layout != "bands")
+      throw bad("layout=" + layout + " (takes rows or bands)");
+    o.bands = layout == "bands";
     if (o.pairFetch && (o.alignedPositions || o.block > 256))
       throw bad("concat=pair takes offsets=block and blocks up to 256 (8-bit offsets)");
   }

@@ -128,6 +128,9 @@ GlStreamCompactor::Emit GlStreamCompactor::makeEmit(const Request& r, uint32_t n
   e.quad = wantsQuad() && !writesBuffers();
   for (int f = 0; f < outputs && e.fused; ++f) e.quad &= r.fields[f].bytes == 4;
   if (e.quad) e.layout = {(n + 3) / 4, quadOutLog2w_};
+  e.bands = e.quad && indicesOnly && wantsBands() && buffers_.readsIndexBands();
+  const uint32_t band = 2u << quadOutLog2w_;
+  if (e.bands) e.layout.count = (e.layout.count + band - 1) / band * band;
   // emitSource() for a fragment stage (render targets) and a geometry stage (varyings), or
   // emitQuad() for a fragment stage writing four elements per texel.
   std::string frag, geom, body, quad;
@@ -221,6 +224,7 @@ void GlStreamCompactor::compact(const Request& r) {
       indices.buffer = indexBuffer();
     else
       indices.texture = emit.targets[0];
+    indices.bands = emit.bands;
     buffers_.readIndices(r, kept, indices);
     passes_.mark("readback");
     buffers_.gatherByIndices(r, kept);
@@ -310,7 +314,7 @@ bool GlStreamCompactor::gatherWithDeviceCount(const Request& r, const Emit& emit
     return false;
   buffers_.packCount(*t, log2w, index);
   passes_.mark("count to CUDA");
-  buffers_.gatherWithDeviceCount(r, *emit.targets[0]);
+  buffers_.gatherWithDeviceCount(r, *emit.targets[0], emit.bands);
   passWaitMs_ = countMs_ = 0;
   settleLater_ = true;
   pending_ = true;

@@ -46,6 +46,9 @@ class GlStreamCompactor : public GlCompactor {
   struct Emit {
     bool fused = false;
     bool quad = false;
+    // Quad indices only, where the algorithm asks and the reader knows the layout: texel t in
+    // bands of two rows (column (t mod 2w) / 2, row 2 (t / 2w) + t mod 2); layout.count whole bands.
+    bool bands = false;
     std::string fragment;
     std::vector<Texture*> targets;
     Layout layout;  // layout of the targets (texels), rows for the whole stream
@@ -67,6 +70,8 @@ class GlStreamCompactor : public GlCompactor {
   virtual uint32_t minWidth() const { return 1; }
   // Whether the final pass writes four 4-byte elements per fragment when it can.
   virtual bool wantsQuad() const { return false; }
+  // Whether a quad output of indices takes bands of two rows when its reader can (Emit::bands).
+  virtual bool wantsBands() const { return false; }
   // Whether run() can write fused outputs itself (transform feedback: at most four).
   virtual uint32_t maxFusedFields() const { return 8; }
   // The GS packing writes into buffers instead: it takes over the output stage.

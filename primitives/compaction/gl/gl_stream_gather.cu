@@ -23,13 +23,18 @@ __global__ void gatherKernel(gpu::FieldSet fs, const uint32_t* __restrict__ indi
 template <bool Quad>
 __global__ void gatherTextureKernel(gpu::FieldSet fs, cudaTextureObject_t texture,
                                     uint32_t widthLog2, bool fields, uint32_t kept,
-                                    const uint32_t* __restrict__ deviceCount, uint32_t* numKept) {
+                                    const uint32_t* __restrict__ deviceCount, uint32_t* numKept,
+                                    bool bands) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (deviceCount) kept = *deviceCount;
   if (k == 0) *numKept = kept;
   if (!fields || k >= kept) return;
   const uint32_t t = Quad ? k >> 2 : k;
-  const float x = float(t & ((1u << widthLog2) - 1)) + 0.5f, y = float(t >> widthLog2) + 0.5f;
+  float x = float(t & ((1u << widthLog2) - 1)) + 0.5f, y = float(t >> widthLog2) + 0.5f;
+  if (Quad && bands) {  // bands of two rows: column (t mod 2w) / 2, row 2 (t / 2w) + t mod 2
+    x = float((t & ((2u << widthLog2) - 1)) >> 1) + 0.5f;
+    y = float(((t >> (widthLog2 + 1)) << 1) | (t & 1)) + 0.5f;
+  }
   uint32_t index;
   if (Quad) {
     const uint4 v = tex2D<uint4>(texture, x, y);
@@ -45,17 +50,17 @@ __global__ void gatherTextureKernel(gpu::FieldSet fs, cudaTextureObject_t textur
 
 void gatherOnCudaFromTexture(const Request& r, cudaTextureObject_t texture, uint32_t widthLog2,
                              uint32_t perTexel, uint32_t kept, cudaStream_t stream,
-                             const uint32_t* deviceCount) {
+                             const uint32_t* deviceCount, bool bands) {
   const gpu::FieldSet fs = gpu::makeFieldSet(r);
   const uint32_t threads = 256;
   const bool fields = fs.count > 0;
   const uint32_t blocks = std::max(1u, ((fields ? kept : 0) + threads - 1) / threads);
   if (perTexel == 4)
     gatherTextureKernel<true><<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, fields, kept,
-                                                              deviceCount, r.numKept);
+                                                              deviceCount, r.numKept, bands);
   else
     gatherTextureKernel<false><<<blocks, threads, 0, stream>>>(fs, texture, widthLog2, fields, kept,
-                                                               deviceCount, r.numKept);
+                                                               deviceCount, r.numKept, false);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

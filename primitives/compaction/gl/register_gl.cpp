@@ -52,6 +52,7 @@ void registerGlCompactors(Registry& r) {
       o.push_back(choiceOption("invalidate", "none", {"none", "output"}));
       o.push_back(choiceOption("concat", "quarters", {"quarters", "pair"}));
       o.push_back(choiceOption("heads", "points", {"points", "inline"}));
+      o.push_back(choiceOption("layout", "rows", {"rows", "bands"}));
     }
     if (m == BlockMethod::Rlz) o.push_back(choiceOption("runs", "doubling", {"doubling", "sweep"}));
     return o;

@@ -10,7 +10,8 @@
 // SRT_DIAG_* variants are the bench's decomposition of this pass (diag=concat; their output is
 // not used): BARE writes the fragment's index, CONST the line's values (no fetch), FETCH makes
 // the offset fetches only, FULLSCREEN runs the full shader over a full-target triangle on
-// synthetic blocks (every element valid), TWO_ROWS reads the texel in bands of two rows.
+// synthetic blocks (every element valid). With SRT_TWO_ROWS (layout=bands) output texel t lies
+// in a band of two rows (column t / 2, row t mod 2), drawn as lines two pixels wide.
 uniform usampler2D local;  // in-block offsets, four to a texel (SRT_WIDE: sixteen)
 uniform uint localLog2w;
 uniform uint blockLog2;
@@ -21,6 +22,11 @@ uint dStart, dLength, dSource;
 flat in uint dStart;
 flat in uint dLength;
 flat in uint dSource;
+#endif
+#if defined(SRT_TWO_ROWS) && !defined(SRT_HEADS) && !defined(SRT_DIAG_FULLSCREEN)
+#define SRT_LINE_TEXELS
+flat in uint dFirst;
+flat in uint dTexels;
 #endif
 
 uint sourceOf(uint o) {
@@ -115,10 +121,14 @@ void laterBlocks(uint o, inout uvec4 src, inout bvec4 valid) {
 #endif
 
 void main() {
-#ifdef SRT_DIAG_TWO_ROWS
-  // Texel t of a band of two rows at column t / 2, row t mod 2 (concat.vert).
+#ifdef SRT_TWO_ROWS
+  // Texel t of a band of two rows at column t / 2, row t mod 2 (concat.vert); a line's end
+  // columns may hold a texel of the next or last block's line.
   uint y = uint(gl_FragCoord.y);
   uint o = ((y >> 1u) << (log2w + 1u)) | (uint(gl_FragCoord.x) << 1u) | (y & 1u);
+#ifdef SRT_LINE_TEXELS
+  if (o - dFirst >= dTexels) discard;
+#endif
 #else
   uint o = fragIndex(log2w);
 #endif

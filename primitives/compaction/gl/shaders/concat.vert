@@ -24,17 +24,22 @@ uniform uint piece;
 flat out uint dStart;
 flat out uint dLength;
 flat out uint dSource;
+#ifdef SRT_TWO_ROWS
+flat out uint dFirst;   // the texels the block's line writes: [dFirst, dFirst + dTexels)
+flat out uint dTexels;
+#endif
 
 vec4 toClip(float x, uint row) {
   return vec4(2.0 * x / float(1u << log2w) - 1.0, 2.0 * (float(row) + 0.5) / float(rows) - 1.0,
               0.0, 1.0);
 }
 
-// End e of the piece over texels [x0, x1) of `row`. SRT_DIAG_TWO_ROWS (the bench's diagnosis, with
-// a line width of 2): texel t of a band of two rows at column t / 2, row t mod 2, so the piece is
-// a line two pixels high over columns [x0 / 2, (x1 + 1) / 2), centred between the band's rows.
+// End e of the piece over texels [x0, x1) of `row`. SRT_TWO_ROWS (layout=bands, drawn with a
+// line width of 2): texel t of a band of two rows at column t / 2, row t mod 2, so the piece is
+// a line two pixels high over columns [x0 / 2, (x1 + 1) / 2), centred between the band's rows
+// (the fragments of texels outside [x0, x1) in its end columns discard).
 vec4 endpoint(uint e, uint x0, uint x1, uint row) {
-#ifdef SRT_DIAG_TWO_ROWS
+#ifdef SRT_TWO_ROWS
   float x = float(e != 0u ? (x1 + 1u) >> 1u : x0 >> 1u) + 0.25;
   return vec4(2.0 * x / float(1u << log2w) - 1.0, 2.0 * float(2u * row + 1u) / float(rows) - 1.0,
               0.0, 1.0);
@@ -64,17 +69,25 @@ void main() {
   vFirst = vStart;
   vTexels = vLength;
 #endif
+#if defined(SRT_TWO_ROWS) && (defined(SRT_VERTEX_LINES) || defined(SRT_HEADS))
+  dFirst = vFirst;
+  dTexels = vTexels;
+#endif
 #ifdef SRT_HEADS
   dStart = vStart; dLength = vLength; dSource = vSource;
   uint t = vStart >> 2u;
-  gl_Position = vLength > 0u && (vStart & 3u) != 0u
-                    ? toClip(float(t & ((1u << log2w) - 1u)) + 0.5, t >> log2w)
-                    : vec4(-2.0, -2.0, 0.0, 1.0);
+#ifdef SRT_TWO_ROWS
+  uint x = (t & ((2u << log2w) - 1u)) >> 1u, y = ((t >> (log2w + 1u)) << 1u) | (t & 1u);
+#else
+  uint x = t & ((1u << log2w) - 1u), y = t >> log2w;
+#endif
+  gl_Position = vLength > 0u && (vStart & 3u) != 0u ? toClip(float(x) + 0.5, y)
+                                                    : vec4(-2.0, -2.0, 0.0, 1.0);
 #elif defined(SRT_DRAW_TWICE) || defined(SRT_VERTEX_LINES)
 #ifdef SRT_DRAW_TWICE
   uint linePiece = piece;
 #endif
-#ifdef SRT_DIAG_TWO_ROWS
+#ifdef SRT_TWO_ROWS
   uint bandLog2 = log2w + 1u;
 #else
   uint bandLog2 = log2w;
