@@ -144,13 +144,14 @@ else:
         r = rows[algo][1 << 22]
         plain = rows.get(algo.replace(",diag=concat", "").replace(":diag=concat", ""), {})
         plain4 = plain.get(1 << 22, {}).get("steps", {}).get("concatenate", 0)
-        # The lines' own roof: the concatenation's bytes at the GB/s of RGBA32UI lines.
+        # The lines' own roof: the lines' fragments at the rate of the RGBA32UI roof line (lines
+        # of 16 texels, one pixel high: their rate is per texel written).
         lr = [l for l in bench.get("roof", []) if l["mode"] in ("lines", "gslines") and
-              l["format"] == "RGBA32UI" and l["gb_per_s"] > 0]
+              l["format"] == "RGBA32UI" and l["fragments"] > 0]
         ps, _, _, _ = step_sums(r, "concatenate")
-        moved = sum(p["read"] + p["written"] for p in ps)
-        line_roof = " (RGBA32UI lines roof of its bytes: %.4f)" % (moved / (lr[0]["gb_per_s"] * 1e6)) \
-            if lr else ""
+        frags = sum(p.get("fragments", 0) for p in ps if p.get("lines"))
+        line_roof = " (RGBA32UI one-pixel lines roof of its %d line fragments: %.4f)" % (
+            frags, frags * lr[0]["ms"] / lr[0]["fragments"]) if lr and frags else ""
         print("== %s at 4M: the concatenation decomposed (GL ms | fragments | byte roof);"
               " the same spec without diag: concatenate %.4f%s" % (algo, plain4, line_roof))
         # "diag: nothing" has no pass (two timestamps back to back): first, as it ran.
