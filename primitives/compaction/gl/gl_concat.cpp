@@ -167,6 +167,17 @@ void diagnoseConcatenation(GlPasses& passes, const ConcatInput& given, const Emi
     lines("diag: two-row lines, full shader", twoRows, Wrap::Vertex, true, scratch);
     SRT_GL_CHECK(glLineWidth(1));
   }
+  // The same pieces as rectangles one texel high (two triangles each), into the scratch target:
+  // whether the cost is the line rasteriser or one-row writes.
+  if (!emit.bands) {
+    Program& p = passes.program("concat.frag", base + "#define SRT_DIAG_RECTS\n", "concat.vert");
+    setUp(p, in, scratch);
+    passes.bindTargets(scratch.targets, scratch.layout.width(), scratch.layout.rows());
+    SRT_GL_CHECK(glBindVertexArray(passes.emptyVertexArray()));
+    SRT_GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, GLsizei(12 * in.numBlocks)));
+    passes.record(linesRecord(in, scratch, p));
+    passes.mark("diag: one-row rectangles, full shader");
+  }
   const PassRecord linesPass = linesRecord(in, emit, linesProgram(passes, base, in.wrap));
   for (bool logicOp : {true, false}) {
     if (in.inlineHeads) break;  // the lines write them

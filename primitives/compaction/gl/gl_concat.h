@@ -34,6 +34,7 @@ void concatenate(GlPasses& passes, const ConcatInput& in, const GlStreamCompacto
 // the lines placed by the vertex shader (no geometry stage) writing their inputs, then with the
 // full shader; the same texels in bands of two rows, each piece a line two pixels wide into the
 // scratch target (writing the index, then the full shader; where the driver draws wide lines);
+// the pieces as rectangles one texel high (two triangles each, into the scratch target);
 // the head points with and without the logic op; a full-target triangle over the
 // rows of `lastKept` survivors (the last call's; 0: all rows) writing a constant, then running
 // the full shader on synthetic blocks. Recorded with the bytes of the pass they mimic.

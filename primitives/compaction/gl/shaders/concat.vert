@@ -19,7 +19,8 @@ flat out uint vSource;  // its first input element
 flat out uint vFirst;   // the first output texel the line covers
 flat out uint vTexels;  // how many
 
-#if defined(SRT_DRAW_TWICE) || defined(SRT_VERTEX_LINES) || defined(SRT_HEADS)
+#if defined(SRT_DRAW_TWICE) || defined(SRT_VERTEX_LINES) || defined(SRT_HEADS) || \
+    defined(SRT_DIAG_RECTS)
 uniform uint piece;
 flat out uint dStart;
 flat out uint dLength;
@@ -52,6 +53,10 @@ vec4 endpoint(uint e, uint x0, uint x1, uint row) {
 void main() {
 #ifdef SRT_HEADS
   uint b = uint(gl_VertexID);
+#elif defined(SRT_DIAG_RECTS)
+  // The bench's diagnosis: each piece a rectangle one texel high, two triangles (six vertices).
+  uint b = uint(gl_VertexID) / 12u;
+  uint linePiece = (uint(gl_VertexID) / 6u) & 1u;
 #elif defined(SRT_VERTEX_LINES)
   uint b = uint(gl_VertexID) >> 2u;
   uint linePiece = (uint(gl_VertexID) >> 1u) & 1u;
@@ -83,6 +88,25 @@ void main() {
 #endif
   gl_Position = vLength > 0u && (vStart & 3u) != 0u ? toClip(float(x) + 0.5, y)
                                                     : vec4(-2.0, -2.0, 0.0, 1.0);
+#elif defined(SRT_DIAG_RECTS)
+  uint w = 1u << log2w;
+  uint row = vFirst >> log2w;
+  uint x0 = vFirst & (w - 1u);
+  uint first = min(vTexels, w - x0);
+  uint corner = uint(gl_VertexID) % 6u;
+  bool right = corner == 1u || corner == 2u || corner == 4u;
+  float up = corner == 2u || corner == 4u || corner == 5u ? 1.0 : 0.0;
+  dStart = vStart; dLength = vLength; dSource = vSource;
+  float x = -2.0, y = -2.0;  // nothing to draw: off the viewport
+  if (linePiece == 0u && first > 0u) {
+    x = float(right ? x0 + first : x0);
+    y = float(row) + up;
+  } else if (linePiece == 1u && first < vTexels) {
+    x = float(right ? vTexels - first : 0u);
+    y = float(row + 1u) + up;
+  }
+  gl_Position = x < 0.0 ? vec4(-2.0, -2.0, 0.0, 1.0)
+                        : vec4(2.0 * x / float(w) - 1.0, 2.0 * y / float(rows) - 1.0, 0.0, 1.0);
 #elif defined(SRT_DRAW_TWICE) || defined(SRT_VERTEX_LINES)
 #ifdef SRT_DRAW_TWICE
   uint linePiece = piece;
