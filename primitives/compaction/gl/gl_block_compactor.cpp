@@ -21,7 +21,7 @@ class BlockCompactor final : public GlStreamCompactor {
  private:
   uint32_t minWidth() const override { return o_.block; }
   bool wantsQuad() const override { return o_.quadOutput; }
-  bool wantsBands() const override { return o_.bands; }
+  bool wantsBands() const override { return o_.bands && wideLinesWork(); }
   void run(uint32_t n, const Emit& emit) override;
   uint32_t keptCount() override {
     return lastKept_ = readTexel(*blockScan_, blockLog2w_, numBlocks_ - 1);

@@ -108,6 +108,19 @@ PassRecord headsRecord(const PassRecord& lines, const ConcatInput& in, const Pro
 
 }  // namespace
 
+bool wideLinesWork() {
+  static const bool works = [] {
+    GLfloat range[2] = {1, 1};
+    glGetFloatv(GL_ALIASED_LINE_WIDTH_RANGE, range);
+    if (range[1] < 2) return false;
+    glLineWidth(2);
+    const bool ok = glGetError() == GL_NO_ERROR;
+    glLineWidth(1);
+    return ok;
+  }();
+  return works;
+}
+
 void concatenate(GlPasses& passes, const ConcatInput& given, const Emit& emit) {
   ConcatInput in = given;
   if (emit.bands) in.wrap = Wrap::Vertex;
@@ -157,9 +170,7 @@ void diagnoseConcatenation(GlPasses& passes, const ConcatInput& given, const Emi
   lines("diag: vertex-shader lines, full shader", "", Wrap::Vertex, true, emit);
   // The same texels in bands of two rows, each piece a line two pixels wide (half as long), into
   // the scratch target: whether whole 2x2 quads make the lines cheaper (where wide lines exist).
-  GLfloat widths[2] = {1, 1};
-  SRT_GL_CHECK(glGetFloatv(GL_ALIASED_LINE_WIDTH_RANGE, widths));
-  if (widths[1] >= 2 && !emit.bands) {
+  if (wideLinesWork() && !emit.bands) {
     const std::string twoRows = "#define SRT_TWO_ROWS\n";
     SRT_GL_CHECK(glLineWidth(2));
     lines("diag: two-row lines, constant without flat inputs", twoRows + "#define SRT_DIAG_BARE\n",

@@ -22,6 +22,9 @@ struct ConcatInput {
 // The emit's layout in bands of two rows (layout=bands) takes lines two pixels wide, placed by
 // the vertex shader whatever the wrap.
 
+// Whether the current context draws aliased lines two pixels wide (asked once, by setting it).
+bool wideLinesWork();
+
 // Draws the concatenation into emit's targets and records its passes.
 void concatenate(GlPasses& passes, const ConcatInput& in, const GlStreamCompactor::Emit& emit);
 
