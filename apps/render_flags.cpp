@@ -145,6 +145,13 @@ void addKdTreeFlags(CLI::App& cmd, AccelOptions& accel) {
                  "gpu-host (gpu's algorithm run on the host, any backend: to compare trees)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "gpu", "gpu-host"}));
+  cmd.add_option("--kd-quality", accel.quality,
+                 "GPU kd-tree quality: full (every small node's triangles clipped to its cell), "
+                 "fast (small nodes cut the boxes of their terminal; leaves still clipped: builds "
+                 "faster, traces slower) or auto (fast when the scene moves and its tree is rebuilt "
+                 "every frame, else full), like Embree's build qualities")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "full", "fast"}));
   cmd.add_option("--kd-overlap", accel.overlap,
                  "animated frames played in order: build the next frame's kd-tree beside this "
                  "frame's render (a second copy of the moving geometry and tree); auto: on with "

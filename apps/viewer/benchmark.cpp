@@ -71,9 +71,11 @@ void printSummary(const std::vector<FrameTimes>& frames, double wallMs, const Re
       mean.refillMs / n, mean.idleMs / n, mean.outsideMs / n, double(last.iterations.size()));
   if (rebuilt)
     std::printf(
-        "  kd-tree: %s; built beside the render %.3f ms a frame (its wait is the build column);"
-        " setTime on the host %.3f, of which freeing the last tree %.3f\n",
-        last.accel.overlapped ? "overlapped (--kd-overlap)" : "serial", mean.besideMs / n,
+        "  kd-tree: %s, %s quality (--kd-quality); built beside the render %.3f ms a frame (its"
+        " wait is the build column); setTime on the host %.3f, of which freeing the last tree"
+        " %.3f\n",
+        last.accel.overlapped ? "overlapped (--kd-overlap)" : "serial",
+        last.accel.quality.c_str(), mean.besideMs / n,
         mean.setTimeMs / n, mean.freeMs / n);
   std::fflush(stdout);
 }

@@ -69,7 +69,7 @@ nlohmann::json passJson(const IterationStats& it) {
 namespace {
 
 nlohmann::json accelJson(const AccelBuildReport& a) {
-  nlohmann::json accel = {{"builder", a.builder}, {"build_ms", a.buildMs}};
+  nlohmann::json accel = {{"builder", a.builder}, {"quality", a.quality}, {"build_ms", a.buildMs}};
   // Built beside the frame before (--kd-overlap): the frame paid only the wait.
   if (a.overlapped) accel["overlapped_wait_ms"] = a.waitMs;
   if (a.treeComputed) {  // a per-frame rebuild leaves them out unless asked for

@@ -25,6 +25,16 @@ GpuKdBuildOptions gpuOptions(const AccelOptions& accel) {
   return gpu;
 }
 
+// auto: the fast tree when some instance moves (every frame rebuilds it), the full one otherwise.
+std::string resolveQuality(const std::string& quality, const Scene& scene) {
+  if (quality == "full" || quality == "fast") return quality;
+  if (quality != "auto")
+    throw std::invalid_argument("--kd-quality must be auto, full or fast (got '" + quality + "')");
+  for (const Instance& inst : scene.instances)
+    if (!inst.keyframes.empty()) return "fast";
+  return "full";
+}
+
 }  // namespace
 
 SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
@@ -33,10 +43,12 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   const std::string overlap = overlapMode(accel.overlap);  // checked before anything is built
   // auto: the GPU builder on CUDA, where the mesh already is; the CPU builder on the CPU backend.
   if (accel_.builder == "auto") accel_.builder = backend.isCuda() ? "gpu" : "cpu";
+  accel_.quality = resolveQuality(accel_.quality, scene);
+  accel_.gpu.smallClampBoxes = accel_.quality == "fast";
   if (accel_.builder == "gpu") {
     if (!backend.isCuda())
       throw std::invalid_argument("--kd-build gpu needs the CUDA backend (--backend cuda)");
-    gpuBuilder_ = std::make_unique<GpuKdTreeBuilder>(gpuOptions(accel));  // checks the options
+    gpuBuilder_ = std::make_unique<GpuKdTreeBuilder>(gpuOptions(accel_));  // checks the options
   } else if (accel_.builder != "cpu" && accel_.builder != "gpu-host") {
     throw std::invalid_argument("--kd-build must be auto, cpu, gpu or gpu-host (got '" +
                                 accel.builder + "')");
@@ -194,6 +206,7 @@ std::unique_ptr<DeviceKdTree> SceneData::buildAccel(MovingGeometry& g, const Bac
   AccelBuildReport& report = g.report;
   report = {};
   report.builder = accel_.builder;
+  report.quality = accel_.builder == "cpu" ? "full" : accel_.quality;
   report.treeComputed = withStats;
   const auto t0 = std::chrono::steady_clock::now();
   if (gpuBuilder_) {

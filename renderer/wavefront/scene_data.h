@@ -144,11 +144,15 @@ struct AccelOptions {
   // tests the same code) | off. Never with the CPU builder on CUDA, nor with a moving light.
   // SRT_KD_OVERLAP=auto|on|off overrides.
   std::string overlap = "auto";
+  // The GPU builder's tree quality (GpuKdBuildOptions::smallClampBoxes): full | fast | auto (fast
+  // for scenes whose geometry moves, whose trees are rebuilt every frame; full otherwise).
+  std::string quality = "auto";
 };
 
 // What one build reported, for --stats: time per stage (the GPU builder's), size and SAH cost.
 struct AccelBuildReport {
   std::string builder;
+  std::string quality;  // AccelOptions::quality resolved: full or fast (the GPU algorithm's)
   double buildMs = 0;
   GpuKdBuildStats gpuStages;  // zero for the CPU builder
   KdTreeStats tree;           // nodes, leaves, depth, SAH cost (computed on the host)

@@ -249,21 +249,25 @@ TEST(KdTreeGpuAlgorithm, SmallStageVariantsBuildTheSameTree) {
     const std::string path = testScenePath(relative);
     if (!path.empty()) meshes.push_back(loadObjMesh(path));
   }
-  for (const TestMesh& mesh : meshes) {
-    GpuKdBuildOptions o;
-    o.smallReuseBoxes = false;
-    o.streamingClip = false;
-    const KdTree plain = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
-    for (int variant = 1; variant < 4; ++variant) {
-      o.smallReuseBoxes = variant & 1;
-      o.streamingClip = variant & 2;
-      const KdTree t = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
-      ASSERT_EQ(t.nodes.size(), plain.nodes.size()) << mesh.name << " variant " << variant;
-      EXPECT_EQ(std::memcmp(t.nodes.data(), plain.nodes.data(), t.nodes.size() * sizeof(KdNode)), 0)
-          << mesh.name << " variant " << variant;
-      EXPECT_EQ(t.primIndices, plain.primIndices) << mesh.name << " variant " << variant;
+  for (const TestMesh& mesh : meshes)
+    for (const bool fast : {false, true}) {  // the full and the fast quality (clamped boxes)
+      GpuKdBuildOptions o;
+      o.smallClampBoxes = fast;
+      o.smallReuseBoxes = false;
+      o.streamingClip = false;
+      const KdTree plain = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
+      for (int variant = 1; variant < 4; ++variant) {
+        o.smallReuseBoxes = variant & 1;
+        o.streamingClip = variant & 2;
+        const KdTree t = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
+        SCOPED_TRACE(mesh.name + " variant " + std::to_string(variant) + " fast " +
+                     std::to_string(fast));
+        ASSERT_EQ(t.nodes.size(), plain.nodes.size());
+        EXPECT_EQ(
+            std::memcmp(t.nodes.data(), plain.nodes.data(), t.nodes.size() * sizeof(KdNode)), 0);
+        EXPECT_EQ(t.primIndices, plain.primIndices);
+      }
     }
-  }
 }
 
 TEST(KdTreeGpuAlgorithm, BadOptions) {

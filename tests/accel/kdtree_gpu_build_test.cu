@@ -141,6 +141,24 @@ TEST(KdTreeGpuBuild, DegenerateAndSyntheticMeshes) {
   }
 }
 
+// The fast quality (small nodes cut their terminal's boxes; leaves clipped): hits as brute force's
+// on the awkward meshes and the teapot, and the SAH near its host reference's.
+TEST(KdTreeGpuBuild, FastQualityTrees) {
+  SRT_REQUIRE_DEVICE();
+  GpuKdBuildOptions fast;
+  fast.smallClampBoxes = true;
+  GpuKdTreeBuilder builder(fast);
+  std::vector<TestMesh> meshes{emptyMesh(),         oneTriangle(),          identicalTriangles(300),
+                               degenerateTriangles(), coplanarTriangles(),  axisPlaneTriangles(),
+                               randomTriangles(65, 1), randomTriangles(20000, 2), slivers(2000)};
+  const std::string teapot = testScenePath("teapot/teapot.obj");
+  if (!teapot.empty()) meshes.push_back(loadObjMesh(teapot));
+  for (const TestMesh& mesh : meshes) {
+    const DeviceMesh dm(mesh);
+    checkTree(mesh, dm, builder, 1500, 0);
+  }
+}
+
 TEST(KdTreeGpuBuild, EveryReductionAndCompactionGivesTheSameTree) {
   SRT_REQUIRE_DEVICE();
   const TestMesh mesh = randomTriangles(30000, 5);

@@ -51,6 +51,32 @@ TEST(IdenticalHits, CpuTreeAndGpuAlgorithmTreeOnRealMeshes) {
   if (meshes == 0) GTEST_SKIP() << "no scene of identicalHitsScenes() under " << testScenesDir();
 }
 
+// The fast-quality tree (--kd-quality fast: small nodes cut their terminal's boxes, leaves clipped)
+// is another tree, and its hits are the same: on the real meshes and on meshes of exact ties.
+TEST(IdenticalHits, FastQualityTreeGivesTheSameHits) {
+  GpuKdBuildOptions fast;
+  fast.smallClampBoxes = true;
+  std::vector<TestMesh> meshes{coplanarTriangles(), axisPlaneTriangles(), slivers(500),
+                               randomTriangles(3000, 7)};
+  for (const char* scene : identicalHitsScenes())
+    if (const std::string path = testScenePath(scene); !path.empty())
+      meshes.push_back(loadObjMesh(path));
+  bool treesDiffer = false;
+  for (const TestMesh& mesh : meshes) {
+    SCOPED_TRACE(mesh.name);
+    const KdTree cpu = buildKdTreeSah(mesh.view());
+    const KdTree full = buildKdTreeGpuAlgorithmOnHost(mesh.view());
+    const KdTree quick = buildKdTreeGpuAlgorithmOnHost(mesh.view(), fast);
+    treesDiffer = treesDiffer || quick.nodes.size() != full.nodes.size();
+    const std::vector<Ray> rays = identicalHitsRays(mesh, 200000);
+    EXPECT_EQ(countDifferences(rays, traceOnHost(hostView(cpu, mesh.view()), rays),
+                               traceOnHost(hostView(quick, mesh.view()), rays), "CPU SAH tree",
+                               "fast-quality tree"),
+              0u);
+  }
+  EXPECT_TRUE(treesDiffer) << "the fast quality built the full-quality trees";
+}
+
 // The rays a render makes (origins on surfaces, shadow rays ending short of the lit Conference
 // Room's panels) meet the same triangles through either tree, closest and any hit.
 TEST(IdenticalHits, CpuTreeAndGpuAlgorithmTreeOnRenderRays) {

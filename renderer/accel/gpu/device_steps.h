@@ -75,6 +75,7 @@ void launchChooseSplits(const LevelArgs& a, const LevelNode* nodes, const Bounds
 // ---- small-node stage (small_nodes.cu)
 struct SmallVariant {
   bool reuseBoxes, streamingClip;  // GpuKdBuildOptions::smallReuseBoxes, streamingClip
+  bool clampBoxes;                 // GpuKdBuildOptions::smallClampBoxes
   int carveout;                    // GpuKdBuildOptions::smallCarveout
   uint32_t scratchPerRef;          // GpuKdBuildOptions::scratchPerRef
 };

@@ -228,10 +228,10 @@ class HostBuild {
         uint32_t* refsUsed = &termRefs_[size_t(t)];
         if (o_.streamingClip)
           buildSmallSubtree<true>(team, *shared, term, tris, boxes, maxDepth_, mesh_, eps_, sah_,
-                                  out, nodesUsed, refsUsed, o_.smallReuseBoxes);
+                                  out, nodesUsed, refsUsed, o_.smallReuseBoxes, o_.smallClampBoxes);
         else
           buildSmallSubtree<false>(team, *shared, term, tris, boxes, maxDepth_, mesh_, eps_, sah_,
-                                   out, nodesUsed, refsUsed, o_.smallReuseBoxes);
+                                   out, nodesUsed, refsUsed, o_.smallReuseBoxes, o_.smallClampBoxes);
       }
     }
   }

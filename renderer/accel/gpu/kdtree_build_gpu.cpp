@@ -415,7 +415,8 @@ class BuildScratch {
 
   SahParams sah() const { return {o_.traversalCost, o_.intersectCost, o_.emptyBonus}; }
   SmallVariant smallVariant() const {
-    return {o_.smallReuseBoxes, o_.streamingClip, o_.smallCarveout, uint32_t(o_.scratchPerRef)};
+    return {o_.smallReuseBoxes, o_.streamingClip, o_.smallClampBoxes, o_.smallCarveout,
+            uint32_t(o_.scratchPerRef)};
   }
 
   const GpuKdBuildOptions o_;

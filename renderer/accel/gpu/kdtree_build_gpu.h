@@ -56,6 +56,10 @@ struct GpuKdBuildOptions {
   // overrides them for any program that builds on the GPU (withEnvironment).
   // A below child in the small-node stage re-clips only the triangles crossing its new face.
   bool smallReuseBoxes = true;  // SRT_KD_SMALL_REUSE=0|1
+  // The small stage's boxes below a terminal: its triangles clipped to every node's cell (clip,
+  // the full-quality tree), or the terminal's clipped boxes cut to each cell and only the leaves
+  // clipped (clamp: the fast-quality tree, for per-frame rebuilds; bench/accel/RESULTS.md).
+  bool smallClampBoxes = false;  // SRT_KD_SMALL_BOXES=clip|clamp
   // Both stages clip in registers (clip_streaming.h) instead of polygon arrays in local memory.
   bool streamingClip = false;  // SRT_KD_CLIP=poly|stream
   // The large nodes' binned-SAH choice with one warp per node instead of one thread.

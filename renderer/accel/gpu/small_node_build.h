@@ -159,6 +159,10 @@ struct SmallWalk {
   int reuseAxis;
   bool boxesClipped;  // the current node's boxes are clipToCell's (not the terminal's as loaded)
   bool reuse;         // the variant: reuse the parent's boxes where they stay exact
+  // The fast variant: each node's boxes are the terminal's cut to its cell (never smaller than the
+  // clipped ones, so no hit is lost, but looser: the SAH sees more straddlers); leaves are still
+  // clipped exactly. Null: every node clips (the full-quality tree).
+  const Bounds3f* clampFrom;
 };
 
 // Triangle j of a below child whose parent's box is in shared memory: when the triangle's own
@@ -201,6 +205,20 @@ SRT_CPU_GPU void clipToCell(const Team& team, SmallShared& sh, uint32_t n, float
   const uint32_t before = uint32_t(popcount64(w.mask));
   for (uint32_t k = team.lane(); k < before; k += team.size()) {
     const uint32_t j = sh.act[k];
+    if (w.clampFrom) {
+      Bounds3f b = w.clampFrom[j];
+      bool empty = false;
+      for (int a = 0; a < 3; ++a) {
+        b.lo[a] = clipMax(b.lo[a], w.cell.lo[a]);
+        b.hi[a] = clipMin(b.hi[a], w.cell.hi[a]);
+        empty = empty || b.lo[a] > b.hi[a];
+      }
+      if (empty)
+        storeEmpty(sh, j);
+      else
+        storeBox(sh, j, b);
+      continue;
+    }
     const float* q = sh.vert[j];
     const Vec3f v[3] = {{q[0], q[1], q[2]}, {q[3], q[4], q[5]}, {q[6], q[7], q[8]}};
     if (w.reuseAxis >= 0 && keepClamped(sh, j, v, w.reuseAxis, w.cell.hi[w.reuseAxis], eps))
@@ -316,13 +334,13 @@ SRT_CPU_GPU void popPending(const Team& team, SmallShared& sh, const SmallOutput
 // reference boxes (already clipped to its cell); deeper nodes clip the mesh's triangles again.
 // Returns nodes and references used through *nodesUsed / *refsUsed (written by the leader).
 // StreamingClip and reuseBoxes pick speed variants (clip_streaming.h, keepClamped) that build the
-// same subtree.
+// same subtree; clampBoxes the fast-quality subtree (SmallWalk::clampFrom).
 template <bool StreamingClip = false, typename Team>
 SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& t,
                                    const uint32_t* tris, const Bounds3f* boxes, int maxDepth,
                                    const TriangleMeshView& mesh, float eps, const SahParams& sah,
                                    const SmallOutput& out, uint32_t* nodesUsed, uint32_t* refsUsed,
-                                   bool reuseBoxes = true) {
+                                   bool reuseBoxes = true, bool clampBoxes = false) {
   const uint32_t n = t.refCount;
   if (n == 0 || n > uint32_t(kSmallMax) || int(t.depth) >= maxDepth) {  // one leaf
     for (uint32_t j = team.lane(); j < n; j += team.size()) out.refs[j] = tris[j];
@@ -335,7 +353,8 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
   }
   loadTerminal(team, sh, tris, boxes, mesh, n);
   SmallWalk w{
-      n == 64 ? ~0ull : (1ull << n) - 1, t.cell, t.depth, 0, 0, 0, 0, 0, -1, false, reuseBoxes};
+      n == 64 ? ~0ull : (1ull << n) - 1, t.cell, t.depth, 0, 0, 0, 0, 0, -1, false,
+      reuseBoxes && !clampBoxes, clampBoxes ? boxes : nullptr};
   for (bool root = true;; root = false) {
     if (!root) clipToCell<StreamingClip>(team, sh, n, eps, w);
     const uint32_t count = uint32_t(popcount64(w.mask));
@@ -344,7 +363,16 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
     if (best != ~0u && bestCost <= sah.leafCost(float(count)) &&
         splitNode(team, sh, n, best, out, w))
       continue;
-    writeLeaf(team, tris, n, count, out, w);
+    if (w.clampFrom && !root) {
+      // Clamped boxes may hold triangles that miss the leaf's cell: the leaf keeps only those
+      // the exact clip finds in it, as the clip variant's leaves do.
+      const Bounds3f* from = w.clampFrom;
+      w.clampFrom = nullptr;
+      w.reuseAxis = -1;
+      clipToCell<StreamingClip>(team, sh, n, eps, w);
+      w.clampFrom = from;
+    }
+    writeLeaf(team, tris, n, uint32_t(popcount64(w.mask)), out, w);
     if (w.top == 0) break;
     popPending(team, sh, out, w);
   }

@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
     smallNodesKernel(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
                      uint32_t capTermRefs, uint32_t* overflow, const uint32_t* termTri,
                      const Bounds3f* termBox, int maxDepth, TriangleMeshView mesh,
-                     const BuildCounters* counters, SahParams sah, bool reuseBoxes,
+                     const BuildCounters* counters, SahParams sah, bool reuseBoxes, bool clampBoxes,
                      uint32_t scratchPerRef, KdNode* scratchNodes, uint32_t* scratchRefs, uint32_t* termNodes,
                      uint32_t* termRefs) {
   // Raw storage: Bounds3f's initialisers would be a dynamic initialisation of shared memory.
@@ -86,7 +86,8 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
   WarpTeam team;
   buildSmallSubtree<StreamingClip>(
       team, shared, term, termTri + term.refStart, termBox + term.refStart, maxDepth, mesh,
-      clipEpsilon(counters->rawBounds), sah, out, &termNodes[t], &termRefs[t], reuseBoxes);
+      clipEpsilon(counters->rawBounds), sah, out, &termNodes[t], &termRefs[t], reuseBoxes,
+      clampBoxes);
 }
 
 }  // namespace
@@ -104,7 +105,7 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
   SRT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       variant.carveout));
   kernel<<<capTerms, 32, 0, stream>>>(terms, totals, capTerms, capTermRefs, overflow, termTri,
-                                      termBox, maxDepth, mesh, counters, sah, variant.reuseBoxes,
+                                      termBox, maxDepth, mesh, counters, sah, variant.reuseBoxes, variant.clampBoxes,
                                       variant.scratchPerRef, scratchNodes, scratchRefs, termNodes,
                                       termRefs);
   SRT_CUDA_CHECK_LAUNCH();
