@@ -47,11 +47,10 @@ nosweeps=
 [ -z "${SWEEPS-1}" ] && nosweeps=--no-sweeps
 timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 \
   --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
-  gl-binary-tree gl-roger:radix=8 gl-roger:search=plain gl-roger:offsets=aligned \
-  gl-roger:offsets=wide gl-roger:output=element gl-roger:concat=pair gl-roger:heads=inline \
-  gl-roger:heads=inline,concat=pair gl-roger:layout=bands gl-roger:layout=bands,heads=inline \
-  gl-roger:layout=bands,heads=inline,concat=pair gl-roger:layout=bands,heads=inline,radix=8 \
-  gl-roger:diag=concat gl-roger:layout=bands,heads=inline,diag=concat \
+  gl-binary-tree gl-roger:layout=rows,concat=quarters,heads=points gl-roger:radix=8 \
+  gl-roger:search=plain gl-roger:offsets=wide gl-roger:layout=bands,concat=pair,heads=points \
+  gl-roger:layout=rows,heads=inline gl-roger:layout=rows,heads=inline,wrap=vertex \
+  gl-roger:diag=concat gl-roger:layout=rows,concat=quarters,heads=points,diag=concat \
   --sweep-n 4194304 $nosweeps --json "$res/bench_gl.json" >"$res/bench_gl.txt" 2>&1
 echo "streamrt-bench-gl: exit $?" >>"$res/tests.txt"
 
@@ -66,16 +65,12 @@ render() {  # name spec [renderer options...]
 }
 render cub cub
 render roger gl-roger
+render roger-rows gl-roger:layout=rows,concat=quarters,heads=points
 render roger-call gl-roger:map=call
-render roger-tex gl-roger:indices=texture
 render roger-payload-gl gl-roger:payload=gl
 render roger-radix8 gl-roger:radix=8
 render roger-plain gl-roger:search=plain
-render roger-aligned gl-roger:offsets=aligned
 render roger-wide gl-roger:offsets=wide
-render roger-pair gl-roger:concat=pair
-render roger-inline gl-roger:heads=inline
-render roger-bands gl-roger:layout=bands,heads=inline
 render roger-count gl-roger:indices=texture,count=device
 render roger-index gl-roger --payload index
 render cub-index cub --payload index

@@ -101,10 +101,12 @@ struct BlockOptions {
   // fragment fetches the two texels of in-block offsets its four elements lie in, once each and
   // without a size query; concat=quarters (default): one clamped fetch an element.
   bool pairFetch = false;
+  bool autoConcat = false;  // concat=auto: pair where it applies, else quarters
   // Roger, heads=inline (quad output): the line's last fragment also writes the elements of the
   // blocks that start inside its texel (found on the scan of kept counts), so no head points
   // pass; heads=points (default): one point a block, OR-ed in by a logic op.
   bool inlineHeads = false;
+  bool autoHeads = false;  // heads=auto: inline where the output is in bands, else points
   // Roger, layout=bands (quad output of survivor indices read by CUDA from the texture, or by
   // the host): output texel t in bands of two rows (column (t mod 2w) / 2, row 2 (t / 2w) +
   // t mod 2), each block's line two pixels wide from the vertex shader, so its writes fill 2x2

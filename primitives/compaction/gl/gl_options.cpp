@@ -122,13 +122,17 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     if (invalidate != "none" && invalidate != "output")
       throw bad("invalidate=" + invalidate + " (takes none or output)");
     o.invalidateOutput = invalidate == "output";
-    const std::string concat = r.get("concat", o.pairFetch ? "pair" : "quarters");
-    if (concat != "quarters" && concat != "pair")
-      throw bad("concat=" + concat + " (takes quarters or pair)");
+    const std::string concat =
+        r.get("concat", o.autoConcat ? "auto" : o.pairFetch ? "pair" : "quarters");
+    if (concat != "quarters" && concat != "pair" && concat != "auto")
+      throw bad("concat=" + concat + " (takes auto, quarters or pair)");
+    o.autoConcat = concat == "auto";
     o.pairFetch = concat == "pair";
-    const std::string heads = r.get("heads", o.inlineHeads ? "inline" : "points");
-    if (heads != "points" && heads != "inline")
-      throw bad("heads=" + heads + " (takes points or inline)");
+    const std::string heads =
+        r.get("heads", o.autoHeads ? "auto" : o.inlineHeads ? "inline" : "points");
+    if (heads != "points" && heads != "inline" && heads != "auto")
+      throw bad("heads=" + heads + " (takes auto, points or inline)");
+    o.autoHeads = heads == "auto";
     o.inlineHeads = heads == "inline";
     const std::string layout = r.get("layout", o.bands ? "bands" : "rows");
     if (layout != "rows" && layout != "bands")
@@ -136,6 +140,7 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     o.bands = layout == "bands";
     if (o.pairFetch && (o.alignedPositions || o.block > 256))
       throw bad("concat=pair takes offsets=block and blocks up to 256 (8-bit offsets)");
+    if (o.autoConcat) o.pairFetch = !o.alignedPositions && o.block <= 256;
   }
   if (o.method == BlockMethod::Rlz) {
     const std::string runs = r.get("runs", o.rlSweep ? "sweep" : "doubling");
