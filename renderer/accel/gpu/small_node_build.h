@@ -367,6 +367,7 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
       // Clamped boxes may hold triangles that miss the leaf's cell: the leaf keeps only those
       // the exact clip finds in it, as the clip variant's leaves do.
       const Bounds3f* from = w.clampFrom;
+      team.sync();  // bestPlane's lanes have read sh.act, which the clip lists again
       w.clampFrom = nullptr;
       w.reuseAxis = -1;
       clipToCell<StreamingClip>(team, sh, n, eps, w);
