@@ -1,6 +1,8 @@
 // The options of the block family and Horn, read before any GL work so a bad value is an error
 // even without a context.
+#include <initializer_list>
 #include <stdexcept>
+#include <string>
 
 #include "primitives/compaction/gl/gl_compactors.h"
 
@@ -18,6 +20,25 @@ const char* scanName(ScanKind k) {
   return k == ScanKind::HillisSteele ? "hillis-steele"
          : k == ScanKind::Blelloch   ? "blelloch"
                                      : "sengupta";
+}
+
+// The index in `names` of option `key` (default: names[current]); any other value is an error
+// that lists them: "GL compaction: key=value (takes a, b or c)".
+int readChoice(OptionReader& r, const char* key, int current,
+               std::initializer_list<const char*> names) {
+  const std::string value = r.get(key, names.begin()[current]);
+  std::string takes;
+  int i = 0, found = -1;
+  for (const char* name : names) {
+    if (value == name) found = i;
+    takes += i == 0 ? "" : i + 1 == int(names.size()) ? " or " : ", ";
+    takes += name;
+    ++i;
+  }
+  if (found < 0)
+    throw std::invalid_argument("GL compaction: " + std::string(key) + "=" + value + " (takes " +
+                                takes + ")");
+  return found;
 }
 
 }  // namespace
@@ -110,34 +131,18 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
       throw bad("offsets=" + offsets + " takes blocks up to 128 and search=plain or next");
     if (o.alignedPositions == 16 && o.block < 16)
       throw bad("offsets=wide takes blocks of 16 to 128 (16 positions a fragment)");
-    const char* wraps[] = {"geometry", "draw-twice", "vertex"};
-    const std::string wrap = r.get("wrap", wraps[int(o.wrap)]);
-    if (wrap != "geometry" && wrap != "draw-twice" && wrap != "vertex")
-      throw bad("wrap=" + wrap + " (takes geometry, draw-twice or vertex)");
-    o.wrap = wrap == "vertex" ? Wrap::Vertex : wrap == "draw-twice" ? Wrap::DrawTwice : Wrap::Geometry;
-    const std::string diag = r.get("diag", o.diagnoseConcat ? "concat" : "none");
-    if (diag != "none" && diag != "concat") throw bad("diag=" + diag + " (takes none or concat)");
-    o.diagnoseConcat = diag == "concat";
-    const std::string invalidate = r.get("invalidate", o.invalidateOutput ? "output" : "none");
-    if (invalidate != "none" && invalidate != "output")
-      throw bad("invalidate=" + invalidate + " (takes none or output)");
-    o.invalidateOutput = invalidate == "output";
-    const std::string concat =
-        r.get("concat", o.autoConcat ? "auto" : o.pairFetch ? "pair" : "quarters");
-    if (concat != "quarters" && concat != "pair" && concat != "auto")
-      throw bad("concat=" + concat + " (takes auto, quarters or pair)");
-    o.autoConcat = concat == "auto";
-    o.pairFetch = concat == "pair";
-    const std::string heads =
-        r.get("heads", o.autoHeads ? "auto" : o.inlineHeads ? "inline" : "points");
-    if (heads != "points" && heads != "inline" && heads != "auto")
-      throw bad("heads=" + heads + " (takes auto, points or inline)");
-    o.autoHeads = heads == "auto";
-    o.inlineHeads = heads == "inline";
-    const std::string layout = r.get("layout", o.bands ? "bands" : "rows");
-    if (layout != "rows" && layout != "bands")
-      throw bad("layout=" + layout + " (takes rows or bands)");
-    o.bands = layout == "bands";
+    o.wrap = Wrap(readChoice(r, "wrap", int(o.wrap), {"geometry", "draw-twice", "vertex"}));
+    o.diagnoseConcat = readChoice(r, "diag", o.diagnoseConcat, {"none", "concat"}) == 1;
+    o.invalidateOutput = readChoice(r, "invalidate", o.invalidateOutput, {"none", "output"}) == 1;
+    const int concat = readChoice(r, "concat", o.autoConcat ? 0 : o.pairFetch ? 2 : 1,
+                                  {"auto", "quarters", "pair"});
+    o.autoConcat = concat == 0;
+    o.pairFetch = concat == 2;
+    const int heads = readChoice(r, "heads", o.autoHeads ? 0 : o.inlineHeads ? 2 : 1,
+                                 {"auto", "points", "inline"});
+    o.autoHeads = heads == 0;
+    o.inlineHeads = heads == 2;
+    o.bands = readChoice(r, "layout", o.bands, {"rows", "bands"}) == 1;
     if (o.pairFetch && (o.alignedPositions || o.block > 256))
       throw bad("concat=pair takes offsets=block and blocks up to 256 (8-bit offsets)");
     if (o.autoConcat) o.pairFetch = !o.alignedPositions && o.block <= 256;
