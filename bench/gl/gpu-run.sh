@@ -11,12 +11,13 @@
 #      copies, both payload sides), and the sweeps unless SWEEPS= (empty);
 #   3. the Conference Room at 1920x1080, 16 spp, depth 8: cub, gl-roger (map=held), map=call,
 #      indices=texture (the gather reads GL's output texture: no read-back copy), payload=gl,
-#      radix=8, search=plain (every position searched; next is the default), offsets=aligned
-#      and wide (the concatenation fetches one texel per output texel), concat=pair (two
-#      fetches of offsets a fragment), heads=inline (no head points pass), layout=bands with it
+#      radix=2 (the paper's doubling; 8 is the default), search=plain (every position
+#      searched; next is the default), offsets=aligned and wide (the concatenation fetches
+#      one texel per output texel), concat=pair (two fetches of offsets a fragment), heads=inline (no head points pass), layout=bands with it
 #      (the output in bands of two rows, lines two pixels wide), count=device (the
 #      gather reads the count GL packed; no host wait), and gl-roger/cub with --payload index;
-#      SRT_GL_INTEROP_STATS=1 prints each GL render's interop breakdown; every image compared
+#      SRT_GL_INTEROP_STATS=1 with STREAMRT_QUICK_EXIT=0 (the breakdown is printed by the
+#      compactor's destructor) prints each GL render's interop breakdown; every image compared
 #      with cub's (before the images are deleted);
 #   4. unless EXTERNAL= (empty): external memory (VMM, Vulkan) with host fences, each in a
 #      process of its own: the interop bench and two renders;
@@ -47,7 +48,7 @@ nosweeps=
 [ -z "${SWEEPS-1}" ] && nosweeps=--no-sweeps
 timeout -s KILL 300 "$B/bin/streamrt-bench-gl" --sizes 1048576 4194304 16777216 \
   --algorithms gl-roger gl-horn gl-horn-blelloch gl-gs-packing gl-jumping-jack gl-rlz \
-  gl-binary-tree gl-roger:layout=rows,concat=quarters,heads=points gl-roger:radix=8 \
+  gl-binary-tree gl-roger:layout=rows,concat=quarters,heads=points gl-roger:radix=2 \
   gl-roger:search=plain gl-roger:offsets=wide gl-roger:layout=bands,concat=pair,heads=points \
   gl-roger:layout=rows,heads=inline gl-roger:layout=rows,heads=inline,wrap=vertex \
   gl-roger:diag=concat gl-roger:layout=rows,concat=quarters,heads=points,diag=concat \
@@ -58,7 +59,7 @@ scene=scenes/examples/conference-room.json
 render() {  # name spec [renderer options...]
   local name=$1 spec=$2
   shift 2
-  SRT_GL_INTEROP_STATS=1 timeout -s KILL 90 "$B/bin/streamrt" render "$scene" \
+  STREAMRT_QUICK_EXIT=0 SRT_GL_INTEROP_STATS=1 timeout -s KILL 90 "$B/bin/streamrt" render "$scene" \
     -o "$res/conf-$name.pfm" --width 1920 --height 1080 --spp 16 --max-depth 8 \
     --compaction "$spec" --stats "$res/stats-$name.json" -v "$@" >"$res/render-$name.txt" 2>&1
   echo "$name|$spec $*|$?" >>"$res/renders.list"
@@ -68,7 +69,7 @@ render roger gl-roger
 render roger-rows gl-roger:layout=rows,concat=quarters,heads=points
 render roger-call gl-roger:map=call
 render roger-payload-gl gl-roger:payload=gl
-render roger-radix8 gl-roger:radix=8
+render roger-radix2 gl-roger:radix=2
 render roger-plain gl-roger:search=plain
 render roger-wide gl-roger:offsets=wide
 render roger-count gl-roger:indices=texture,count=device

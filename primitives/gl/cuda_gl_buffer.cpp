@@ -19,16 +19,18 @@ void CudaGlBuffer::release() noexcept {
   buffer_ = BufferObject();
 }
 
-CudaGlMapping::CudaGlMapping(const std::vector<CudaGlBuffer*>& buffers, cudaStream_t stream)
+CudaGlMapping::CudaGlMapping(const std::vector<CudaGlBuffer*>& buffers, cudaStream_t stream,
+                             const std::vector<cudaGraphicsResource_t>& images)
     : stream_(stream) {
   for (CudaGlBuffer* b : buffers) resources_.push_back(b->resource());
+  resources_.insert(resources_.end(), images.begin(), images.end());
   if (resources_.empty()) return;
   SRT_CUDA_CHECK(cudaGraphicsMapResources(int(resources_.size()), resources_.data(), stream_));
   mapped_ = true;
-  for (cudaGraphicsResource_t r : resources_) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
     void* p = nullptr;
     size_t size = 0;
-    SRT_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&p, &size, r));
+    SRT_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&p, &size, resources_[i]));
     pointers_.push_back(p);
   }
 }
@@ -43,7 +45,7 @@ CudaGlMapping::~CudaGlMapping() {
   if (mapped_) cudaGraphicsUnmapResources(int(resources_.size()), resources_.data(), stream_);
 }
 
-cudaTextureObject_t CudaGlImage::map(const Texture& t, cudaStream_t stream) {
+cudaGraphicsResource_t CudaGlImage::registered(const Texture& t) {
   unmap();
   if (!resource_ || t.id() != id_ || t.width() != width_ || t.rows() != rows_ ||
       t.format() != format_) {
@@ -55,14 +57,17 @@ cudaTextureObject_t CudaGlImage::map(const Texture& t, cudaStream_t stream) {
     rows_ = t.rows();
     format_ = t.format();
   }
+  return resource_;
+}
+
+cudaTextureObject_t CudaGlImage::objectOfMapped() {
+  cudaArray_t array = nullptr;
+  SRT_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resource_, 0, 0));
+  if (object_ && array == array_) return object_;
   // The last call's object: its kernel is done (the caller waited for it before this call).
   if (object_) SRT_CUDA_CHECK(cudaDestroyTextureObject(object_));
   object_ = 0;
-  stream_ = stream;
-  SRT_CUDA_CHECK(cudaGraphicsMapResources(1, &resource_, stream_));
-  mapped_ = true;
-  cudaArray_t array = nullptr;
-  SRT_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, resource_, 0, 0));
+  array_ = array;
   cudaResourceDesc res{};
   res.resType = cudaResourceTypeArray;
   res.res.array.array = array;
@@ -73,6 +78,14 @@ cudaTextureObject_t CudaGlImage::map(const Texture& t, cudaStream_t stream) {
   tex.normalizedCoords = 0;
   SRT_CUDA_CHECK(cudaCreateTextureObject(&object_, &res, &tex, nullptr));
   return object_;
+}
+
+cudaTextureObject_t CudaGlImage::map(const Texture& t, cudaStream_t stream) {
+  cudaGraphicsResource_t resource = registered(t);
+  stream_ = stream;
+  SRT_CUDA_CHECK(cudaGraphicsMapResources(1, &resource, stream_));
+  mapped_ = true;
+  return objectOfMapped();
 }
 
 void CudaGlImage::unmap() {
@@ -86,6 +99,7 @@ void CudaGlImage::release() noexcept {
   mapped_ = false;
   if (object_) cudaDestroyTextureObject(object_);
   object_ = 0;
+  array_ = nullptr;
   if (resource_) cudaGraphicsUnregisterResource(resource_);
   resource_ = nullptr;
   id_ = 0;

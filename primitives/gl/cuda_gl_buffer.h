@@ -37,7 +37,10 @@ class CudaGlBuffer {
 // work issued before it ahead of the GL commands issued after it (and mapping the reverse).
 class CudaGlMapping {
  public:
-  CudaGlMapping(const std::vector<CudaGlBuffer*>& buffers, cudaStream_t stream);
+  // `images` (registered textures, CudaGlImage::registered) are mapped in the same call: one map
+  // and one unmap for everything a hand-off needs, as each costs the host a driver round trip.
+  CudaGlMapping(const std::vector<CudaGlBuffer*>& buffers, cudaStream_t stream,
+                const std::vector<cudaGraphicsResource_t>& images = {});
   ~CudaGlMapping();  // unmaps if unmap() was not called; never throws
   CudaGlMapping(const CudaGlMapping&) = delete;
   CudaGlMapping& operator=(const CudaGlMapping&) = delete;
@@ -68,11 +71,17 @@ class CudaGlImage {
   // orders the CUDA work issued before it ahead of GL's later commands (GL writes it next call).
   cudaTextureObject_t map(const Texture& texture, cudaStream_t stream);
   void unmap();  // never throws when nothing is mapped
+  // The same in two steps, for a texture mapped with buffers by one CudaGlMapping: the resource
+  // to map (registered first when needed; not mapped here), then, once it is mapped, the texture
+  // object over it (kept while the mapped array stays the same).
+  cudaGraphicsResource_t registered(const Texture& texture);
+  cudaTextureObject_t objectOfMapped();
 
  private:
   void release() noexcept;
   cudaGraphicsResource_t resource_ = nullptr;
   cudaTextureObject_t object_ = 0;  // kept until the next map: a queued kernel may still read it
+  cudaArray_t array_ = nullptr;     // what object_ reads
   cudaStream_t stream_ = nullptr;
   GLuint id_ = 0;
   uint32_t width_ = 0, rows_ = 0;

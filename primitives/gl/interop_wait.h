@@ -18,6 +18,8 @@ double interopDeadlineSeconds();
 // The GL commands issued so far are done within `seconds` (default: the interop deadline), else
 // throws GlError("<what>: GL did not finish within N s").
 void waitGl(const std::string& what, double seconds = 0);
+// The same for the commands before `fence`, which it deletes.
+void waitGlFence(GLsync fence, const std::string& what, double seconds = 0);
 // The work queued on `stream` is done within the deadline; a CUDA error is thrown as CudaError,
 // a timeout as std::runtime_error naming `what`.
 void waitCudaStream(cudaStream_t stream, const std::string& what, double seconds = 0);

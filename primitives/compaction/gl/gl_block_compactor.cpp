@@ -23,9 +23,7 @@ class BlockCompactor final : public GlStreamCompactor {
   bool wantsQuad() const override { return o_.quadOutput; }
   bool wantsBands() const override { return o_.bands && wideLinesWork(); }
   void run(uint32_t n, const Emit& emit) override;
-  uint32_t keptCount() override {
-    return lastKept_ = readTexel(*blockScan_, blockLog2w_, numBlocks_ - 1);
-  }
+  uint32_t keptCount() override { return readTexel(*blockScan_, blockLog2w_, numBlocks_ - 1); }
   bool countTexel(const Texture** t, uint32_t* log2w, uint32_t* index) const override {
     *t = blockScan_;
     *log2w = blockLog2w_;
@@ -46,7 +44,6 @@ class BlockCompactor final : public GlStreamCompactor {
   const Texture* bits_ = nullptr;
   const Texture* blockScan_ = nullptr;
   uint32_t numBlocks_ = 0, numGroups_ = 0;
-  uint32_t lastKept_ = 0;  // the last count read (diag=concat sizes its full-target pass by it)
 };
 
 Source BlockCompactor::bitsSource(Source::Kind kind, uint32_t count, uint64_t maxValue) const {

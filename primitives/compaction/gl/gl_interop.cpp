@@ -249,7 +249,7 @@ void StreamBuffers::readOutputs(const Request& r, uint32_t kept,
   times_.hostMs += msSince(t0);
 }
 
-void StreamBuffers::readIndices(const Request& r, uint32_t kept, const Output& indices) {
+bool StreamBuffers::readIndices(const Request& r, uint32_t kept, const Output& indices) {
   const auto t0 = Clock::now();
   const uint64_t bytes = uint64_t(kept) * 4;
   if (mode_ == Mode::HostUploads) {
@@ -265,11 +265,14 @@ void StreamBuffers::readIndices(const Request& r, uint32_t kept, const Output& i
   } else if (mode_ == Mode::Registered && options_.indicesFromTexture && indices.texture) {
     indexTexture_ = indices.texture;  // the gather reads it where it is
     indexBands_ = indices.bands;
+    times_.hostMs += msSince(t0);
+    return false;
   } else {
     ensure(index_, room(size_t(r.count) * 4), cudaGraphicsRegisterFlagsReadOnly);
     readToSlot(indices, index_, bytes);
   }
   times_.hostMs += msSince(t0);
+  return true;
 }
 
 // External memory: GL's read-back before the stream side's work that follows.
@@ -399,25 +402,46 @@ void StreamBuffers::readBands(const srt::gl::Texture& t, uint32_t kept) {
   }
 }
 
-// indices=texture: the output texture mapped for the gather alone (GL writes it again next call;
-// the unmap orders the gather before that).
-void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept,
-                                      const uint32_t* deviceCount) {
+// indices=texture: the gather reads GL's output texture in place. map=held maps it in one call
+// with the keep flags' and indices' buffers (and count=device's count), all given back to GL by
+// the next call's one unmap (GL writes the texture again then); map=call maps it for the gather.
+void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept, bool deviceCount) {
   const srt::gl::Texture& t = *indexTexture_;
   indexTexture_ = nullptr;
   times_.gathered = true;
   const auto tm = Clock::now();
-  const cudaTextureObject_t texture = indexImage_.map(t, r.stream);
+  std::unique_ptr<srt::gl::CudaGlMapping> countMap;
+  const uint32_t* count = nullptr;
+  cudaTextureObject_t texture = 0;
+  if (holdsMapping(false)) {
+    releaseHeld(r.stream);
+    std::vector<srt::gl::CudaGlBuffer*> buffers{in_[0].registered.get(), index_.registered.get()};
+    if (deviceCount) buffers.push_back(count_.registered.get());
+    held_ = std::make_unique<srt::gl::CudaGlMapping>(buffers, r.stream,
+                                                     std::vector{indexImage_.registered(t)});
+    texture = indexImage_.objectOfMapped();
+    if (deviceCount) count = static_cast<const uint32_t*>(held_->pointer(2));
+  } else {
+    if (deviceCount) {
+      countMap = std::make_unique<srt::gl::CudaGlMapping>(
+          std::vector<srt::gl::CudaGlBuffer*>{count_.registered.get()}, r.stream);
+      count = static_cast<const uint32_t*>(countMap->pointer(0));
+    }
+    texture = indexImage_.map(t, r.stream);
+  }
   times_.mapMs += msSince(tm);
   const uint32_t perTexel = t.format() == GL_RGBA32UI ? 4 : 1;
   const uint32_t widthLog2 = uint32_t(__builtin_ctz(t.width()));  // widths are powers of two
   onStream(
       r.stream,
       [&] {
-        gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream, deviceCount,
+        gatherOnCudaFromTexture(r, texture, widthLog2, perTexel, kept, r.stream, count,
                                 indexBands_);
       },
-      [&] { indexImage_.unmap(); });
+      [&] {
+        indexImage_.unmap();  // nothing to do when held_ mapped it
+        if (countMap) countMap->unmap();
+      });
 }
 
 void StreamBuffers::packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_t index) {
@@ -440,14 +464,8 @@ void StreamBuffers::gatherWithDeviceCount(const Request& r, const srt::gl::Textu
   const auto t0 = Clock::now();
   indexTexture_ = &indices;
   indexBands_ = bands;
-  // Mapped for the gather alone: the map orders GL's passes and the packing before it.
-  auto tm = Clock::now();
-  srt::gl::CudaGlMapping map({count_.registered.get()}, r.stream);
-  times_.mapMs += msSince(tm);
-  gatherFromTexture(r, r.count, static_cast<const uint32_t*>(map.pointer(0)));
-  tm = Clock::now();
-  map.unmap();
-  times_.unmapMs += msSince(tm);
+  // The map orders GL's passes and the packing before the gather.
+  gatherFromTexture(r, r.count, true);
   times_.hostMs += msSince(t0);
 }
 

@@ -10,7 +10,8 @@
 //   - registered GL buffers (cudaGraphicsGLRegisterBuffer): with the payload on CUDA the keep
 //     flags' and the indices' buffers are mapped once a call, for the gather, and stay mapped
 //     until the next call's flags are in (map=held); map=call maps them per use; with
-//     indices=texture the gather reads the indices from GL's output texture, registered too;
+//     indices=texture the gather reads the indices from GL's output texture, registered too
+//     and, with map=held, mapped in the same call as the buffers: one map and one unmap a call;
 //   - host copies (interop=host): CUDA to host memory, uploaded to GL, read back to the host and
 //     copied to CUDA; always works where GL does, and is auto's last resort.
 // auto checks each candidate by a round trip under a deadline before it is used, registered then
@@ -75,7 +76,8 @@ class StreamBuffers {
   void readOutputs(const Request& r, uint32_t kept, const std::vector<Output>& outputs);
   void copyOutputs(const Request& r, uint32_t kept);
   // payload on the stream's side: the survivors' indices, then every field gathered by them.
-  void readIndices(const Request& r, uint32_t kept, const Output& indices);
+  // False when GL reads nothing back (indices=texture: the gather reads the output in place).
+  bool readIndices(const Request& r, uint32_t kept, const Output& indices);
   void gatherByIndices(const Request& r, uint32_t kept);
   // count=device: whether it applies (registered buffers), then GL packs the count (texel `index`
   // of `t`, an integer format of up to 32 bits) into a registered buffer, and the gather reads
@@ -129,7 +131,7 @@ class StreamBuffers {
     return mode_ == Mode::Registered && options_.holdMapping && !fields;
   }
   void handToStream(const Request& r);
-  void gatherFromTexture(const Request& r, uint32_t kept, const uint32_t* deviceCount = nullptr);
+  void gatherFromTexture(const Request& r, uint32_t kept, bool deviceCount = false);
   void readBands(const srt::gl::Texture& t, uint32_t kept);
   void recordEvent(int k, cudaStream_t stream);
   // The stream side's moves on `stream` between events 2 and 3 (finish() waits for them), then
@@ -149,15 +151,16 @@ class StreamBuffers {
   std::string description_;
   std::vector<Slot> in_, out_;  // in: keep, then one per field; out: one per field
   Slot index_;                  // the survivors' indices, for the stream side
-  // map=held: in_[0] and index_ mapped for CUDA between a gather and the next call's copy in.
-  // Declared after the slots, so it is unmapped before they are unregistered.
-  std::unique_ptr<srt::gl::CudaGlMapping> held_;
   // indices=texture: GL's output texture of the survivors' indices (set by readIndices when the
   // gather reads it in place), registered with CUDA and mapped for the gather alone.
   const srt::gl::Texture* indexTexture_ = nullptr;
   bool indexBands_ = false;
   srt::gl::CudaGlImage indexImage_;
   Slot count_;  // count=device: the survivor count GL packed, for the gather
+  // map=held: in_[0] and index_ (with indices=texture also the output texture, with count=device
+  // count_) mapped for CUDA between a gather and the next call's copy in. Declared after what it
+  // maps, so it is unmapped before they are unregistered.
+  std::unique_ptr<srt::gl::CudaGlMapping> held_;
   std::vector<uint32_t> hostIndices_;
   // Host copies of CUDA streams: the streams staged on the host, and the indices back on CUDA.
   std::vector<std::vector<char>> stageIn_, stageOut_;

@@ -80,6 +80,12 @@ void GlStreamCompactor::grow(uint32_t maxCount) {
   quadOutLog2w_ = srt::gl::chooseLog2Width(padded / 4 + 1, std::max(minWidth() / 2, 1u));
 }
 
+uint32_t GlStreamCompactor::readKept() {
+  const char* what = "GL compaction: the survivor count";
+  lastKept_ = hostCount_.pending() ? hostCount_.take(what) : keptCount();
+  return lastKept_;
+}
+
 GLenum GlStreamCompactor::fieldFormat(uint32_t bytes) {
   return bytes % 16 == 0 ? GL_RGBA32UI : bytes % 8 == 0 ? GL_RG32UI : GL_R32UI;
 }
@@ -207,12 +213,16 @@ void GlStreamCompactor::compact(const Request& r) {
   if (byIndices && gatherWithDeviceCount(r, emit)) return;
   // Every pass done before the count is read (it waits anyway): the host time measured as interop
   // from here on then holds no pass still running.
+  const Texture* countAt = nullptr;
+  uint32_t countLog2w = 0, countIndex = 0;
+  if (countTexel(&countAt, &countLog2w, &countIndex))
+    hostCount_.request(*countAt, countLog2w, countIndex);
   const auto w0 = std::chrono::steady_clock::now();
   srt::gl::waitGl(
       "GL compaction: the passes (after the hand-off to GL: " + buffers_.description() + ")",
       std::max(60.0, srt::gl::interopDeadlineSeconds()));
   const auto w1 = std::chrono::steady_clock::now();
-  const uint32_t kept = keptCount();
+  const uint32_t kept = readKept();
   passWaitMs_ = std::chrono::duration<double, std::milli>(w1 - w0).count();
   countMs_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w1).count();
@@ -225,8 +235,10 @@ void GlStreamCompactor::compact(const Request& r) {
     else
       indices.texture = emit.targets[0];
     indices.bands = emit.bands;
-    buffers_.readIndices(r, kept, indices);
-    passes_.mark("readback");
+    // Without a read-back, a "readback" mark would time only the GL timeline's gap until the
+    // host's next command is flushed: its wake-up from the wait for the passes and its maps,
+    // both timed on the host already.
+    if (buffers_.readIndices(r, kept, indices)) passes_.mark("readback");
     buffers_.gatherByIndices(r, kept);
   } else {
     moveOutputs(r, kept, emit);
@@ -313,6 +325,7 @@ bool GlStreamCompactor::gatherWithDeviceCount(const Request& r, const Emit& emit
       writesBuffers() || emit.targets.empty() || !countTexel(&t, &log2w, &index))
     return false;
   buffers_.packCount(*t, log2w, index);
+  hostCount_.request(*t, log2w, index);  // for finalize(): the records' bytes
   passes_.mark("count to CUDA");
   buffers_.gatherWithDeviceCount(r, *emit.targets[0], emit.bands);
   passWaitMs_ = countMs_ = 0;
@@ -326,7 +339,7 @@ bool GlStreamCompactor::gatherWithDeviceCount(const Request& r, const Emit& emit
 void GlStreamCompactor::finalize() {
   if (!pending_) return;
   pending_ = false;
-  if (settleLater_) passes_.settle(keptCount());  // GL is long done by now
+  if (settleLater_) passes_.settle(readKept());  // GL is long done by now
   settleLater_ = false;
   steps_ = passes_.readTimes();
   const StreamBuffers::Times t = buffers_.finish();

@@ -12,6 +12,7 @@
 #include "primitives/compaction/gl/gl_interop.h"
 #include "primitives/compaction/gl/gl_passes.h"
 #include "primitives/gl/gl_objects.h"
+#include "primitives/gl/texel_readback.h"
 
 namespace srt::compaction::gl {
 
@@ -62,7 +63,8 @@ class GlStreamCompactor : public GlCompactor {
   virtual void run(uint32_t n, const Emit& emit) = 0;
   // The survivors of the last run (reads back, waits for the GPU).
   virtual uint32_t keptCount() = 0;
-  // Where keptCount() reads it, when that is one texel as it is (count=device packs it for CUDA).
+  // Where keptCount() reads it, when that is one texel as it is: then the count is queued for the
+  // host behind the passes (hostCount_), and count=device packs it for CUDA.
   virtual bool countTexel(const Texture** t, uint32_t* log2w, uint32_t* index) const {
     return false;
   }
@@ -85,6 +87,8 @@ class GlStreamCompactor : public GlCompactor {
   static GLenum fieldFormat(uint32_t bytes);
 
   GlPasses passes_;
+  // The last call's survivors, once the host has read them.
+  uint32_t lastKept_ = 0;
   BufferTexture keepWords_, keepBytes_;  // RGBA32UI and R8UI views of the keep flags
   uint32_t capacity_ = 0;
   // Widths (log2) of every layout, chosen from the capacity so pool textures stay put.
@@ -108,8 +112,13 @@ class GlStreamCompactor : public GlCompactor {
   // it does not apply (the call then reads the count on the host).
   bool gatherWithDeviceCount(const Request& r, const Emit& emit);
 
+  // The survivors, read when the passes are done: from the texel queued behind them
+  // (countTexel), else by keptCount().
+  uint32_t readKept();
+
   std::vector<Field> fields_;
   std::vector<std::unique_ptr<BufferTexture>> fieldViews_;
+  srt::gl::TexelReadback hostCount_;
   std::vector<Texture*> outputs_;  // per field, the texture holding its compacted stream
   StreamBuffers buffers_;
   InteropOptions options_;
