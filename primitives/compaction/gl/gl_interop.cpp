@@ -403,7 +403,7 @@ void StreamBuffers::readBands(const srt::gl::Texture& t, uint32_t kept) {
 }
 
 // indices=texture: the gather reads GL's output texture in place. map=held maps it in one call
-// with the keep flags' and indices' buffers (and count=device's count), all given back to GL by
+// with the keep flags' buffer (and count=device's count), all given back to GL by
 // the next call's one unmap (GL writes the texture again then); map=call maps it for the gather.
 void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept, bool deviceCount) {
   const srt::gl::Texture& t = *indexTexture_;
@@ -415,12 +415,13 @@ void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept, bool devi
   cudaTextureObject_t texture = 0;
   if (holdsMapping(false)) {
     releaseHeld(r.stream);
-    std::vector<srt::gl::CudaGlBuffer*> buffers{in_[0].registered.get(), index_.registered.get()};
+    // The keep flags' buffer first (the next call's copy in), then what this gather reads.
+    std::vector<srt::gl::CudaGlBuffer*> buffers{in_[0].registered.get()};
     if (deviceCount) buffers.push_back(count_.registered.get());
     held_ = std::make_unique<srt::gl::CudaGlMapping>(buffers, r.stream,
                                                      std::vector{indexImage_.registered(t)});
     texture = indexImage_.objectOfMapped();
-    if (deviceCount) count = static_cast<const uint32_t*>(held_->pointer(2));
+    if (deviceCount) count = static_cast<const uint32_t*>(held_->pointer(1));
   } else {
     if (deviceCount) {
       countMap = std::make_unique<srt::gl::CudaGlMapping>(

@@ -157,9 +157,9 @@ class StreamBuffers {
   bool indexBands_ = false;
   srt::gl::CudaGlImage indexImage_;
   Slot count_;  // count=device: the survivor count GL packed, for the gather
-  // map=held: in_[0] and index_ (with indices=texture also the output texture, with count=device
-  // count_) mapped for CUDA between a gather and the next call's copy in. Declared after what it
-  // maps, so it is unmapped before they are unregistered.
+  // map=held: in_[0] and index_ (with indices=texture in_[0], count=device's count_ and the
+  // output texture) mapped for CUDA between a gather and the next call's copy in. Declared after
+  // what it maps, so it is unmapped before they are unregistered.
   std::unique_ptr<srt::gl::CudaGlMapping> held_;
   std::vector<uint32_t> hostIndices_;
   // Host copies of CUDA streams: the streams staged on the host, and the indices back on CUDA.
