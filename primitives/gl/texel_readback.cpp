@@ -5,6 +5,19 @@
 
 namespace srt::gl {
 
+void packTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint buffer) {
+  SRT_GL_CHECK(
+      glClearNamedBufferSubData(buffer, GL_R32UI, 0, 16, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr));
+  const GLenum type = t.format() == GL_R8UI    ? GL_UNSIGNED_BYTE
+                      : t.format() == GL_R16UI ? GL_UNSIGNED_SHORT
+                                               : GL_UNSIGNED_INT;
+  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer));
+  SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, GLint(index & ((1u << log2w) - 1)),
+                                    GLint(index >> log2w), 0, 1, 1, 1, GL_RED_INTEGER, type, 4,
+                                    nullptr));
+  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+}
+
 void TexelReadback::request(const Texture& t, uint32_t log2w, uint32_t index) {
   constexpr GLbitfield kMap = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
   if (!buffer_) {
@@ -15,17 +28,7 @@ void TexelReadback::request(const Texture& t, uint32_t log2w, uint32_t index) {
   }
   if (fence_) glDeleteSync(fence_);
   fence_ = nullptr;
-  // Zeroed first: an 8- or 16-bit texel packs only its low bytes.
-  SRT_GL_CHECK(glClearNamedBufferSubData(buffer_, GL_R32UI, 0, 16, GL_RED_INTEGER, GL_UNSIGNED_INT,
-                                         nullptr));
-  const GLenum type = t.format() == GL_R8UI    ? GL_UNSIGNED_BYTE
-                      : t.format() == GL_R16UI ? GL_UNSIGNED_SHORT
-                                               : GL_UNSIGNED_INT;
-  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer_));
-  SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, GLint(index & ((1u << log2w) - 1)),
-                                    GLint(index >> log2w), 0, 1, 1, 1, GL_RED_INTEGER, type, 4,
-                                    nullptr));
-  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+  packTexel(t, log2w, index, buffer_);
   fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   if (!fence_) throw GlError("GL texel read-back: glFenceSync failed");
 }

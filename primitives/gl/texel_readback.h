@@ -13,6 +13,11 @@
 
 namespace srt::gl {
 
+// Queues the copy of texel `index` of `t` (rows of 2^log2w texels; an unsigned integer format of
+// 8, 16 or 32 bits) into the first 4 bytes of `buffer`, zeroed first so a narrow texel reads as
+// a 32-bit value.
+void packTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint buffer);
+
 class TexelReadback {
  public:
   TexelReadback() = default;
@@ -20,8 +25,8 @@ class TexelReadback {
   TexelReadback(const TexelReadback&) = delete;
   TexelReadback& operator=(const TexelReadback&) = delete;
 
-  // Queues the copy of texel `index` of `t` (rows of 2^log2w texels; an unsigned integer format
-  // of 8, 16 or 32 bits, read as 32) and a fence after it. Replaces a request not taken.
+  // Queues packTexel into a persistently mapped buffer and a fence after it. Replaces a request
+  // not taken.
   void request(const Texture& t, uint32_t log2w, uint32_t index);
   bool pending() const { return fence_ != nullptr; }
   // The requested texel, once the fence has signalled (at once after a wait for later GL work);

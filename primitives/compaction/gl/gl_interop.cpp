@@ -8,6 +8,7 @@
 #include "primitives/compaction/gl/gl_stream_gather.h"
 #include "primitives/gl/gl_context.h"
 #include "primitives/gl/interop_wait.h"
+#include "primitives/gl/texel_readback.h"
 
 namespace srt::compaction::gl {
 namespace {
@@ -447,17 +448,7 @@ void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept, bool devi
 
 void StreamBuffers::packCount(const srt::gl::Texture& t, uint32_t log2w, uint32_t index) {
   ensure(count_, 16, cudaGraphicsRegisterFlagsReadOnly);
-  // Zeroed first: a narrow texel (8 or 16 bits) packs only its low bytes.
-  SRT_GL_CHECK(glClearNamedBufferSubData(slotId(count_), GL_R32UI, 0, 16, GL_RED_INTEGER,
-                                         GL_UNSIGNED_INT, nullptr));
-  const GLenum type = t.format() == GL_R8UI    ? GL_UNSIGNED_BYTE
-                      : t.format() == GL_R16UI ? GL_UNSIGNED_SHORT
-                                               : GL_UNSIGNED_INT;
-  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, slotId(count_)));
-  SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, GLint(index & ((1u << log2w) - 1)),
-                                    GLint(index >> log2w), 0, 1, 1, 1, GL_RED_INTEGER, type, 4,
-                                    nullptr));
-  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+  srt::gl::packTexel(t, log2w, index, slotId(count_));
 }
 
 void StreamBuffers::gatherWithDeviceCount(const Request& r, const srt::gl::Texture& indices,
