@@ -5,17 +5,21 @@
 
 namespace srt::gl {
 
-void packTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint buffer) {
-  SRT_GL_CHECK(
-      glClearNamedBufferSubData(buffer, GL_R32UI, 0, 16, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr));
+void copyTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint packBuffer, void* dst) {
   const GLenum type = t.format() == GL_R8UI    ? GL_UNSIGNED_BYTE
                       : t.format() == GL_R16UI ? GL_UNSIGNED_SHORT
                                                : GL_UNSIGNED_INT;
-  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer));
+  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, packBuffer));
   SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, GLint(index & ((1u << log2w) - 1)),
                                     GLint(index >> log2w), 0, 1, 1, 1, GL_RED_INTEGER, type, 4,
-                                    nullptr));
-  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+                                    dst));
+  if (packBuffer) SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+}
+
+void packTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint buffer) {
+  SRT_GL_CHECK(
+      glClearNamedBufferSubData(buffer, GL_R32UI, 0, 16, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr));
+  copyTexel(t, log2w, index, buffer, nullptr);
 }
 
 void TexelReadback::request(const Texture& t, uint32_t log2w, uint32_t index) {

@@ -13,9 +13,12 @@
 
 namespace srt::gl {
 
-// Queues the copy of texel `index` of `t` (rows of 2^log2w texels; an unsigned integer format of
-// 8, 16 or 32 bits) into the first 4 bytes of `buffer`, zeroed first so a narrow texel reads as
-// a 32-bit value.
+// Texel `index` of `t` (rows of 2^log2w texels; an unsigned integer format of 8, 16 or 32 bits)
+// into `dst`: host memory when packBuffer is 0 (GL waits for the texel), else an offset into that
+// pixel-pack buffer (queued).
+void copyTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint packBuffer, void* dst);
+// Queues the texel into the first 4 bytes of `buffer`, zeroed first so a narrow texel reads as a
+// 32-bit value.
 void packTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint buffer);
 
 class TexelReadback {

@@ -58,15 +58,17 @@ void StreamBuffers::quiesce() {
   releaseHeld(nullptr);  // the last use is done; its stream may be gone
 }
 
-void StreamBuffers::mapHeld(cudaStream_t stream) {
-  if (held_) {
+void StreamBuffers::mapHeld(cudaStream_t stream, bool withIndices) {
+  if (held_ && (heldIndices_ || !withIndices)) {
     held_->setStream(stream);
     return;
   }
+  releaseHeld(stream);
   const auto t0 = Clock::now();
-  held_ = std::make_unique<srt::gl::CudaGlMapping>(
-      std::vector<srt::gl::CudaGlBuffer*>{in_[0].registered.get(), index_.registered.get()},
-      stream);
+  std::vector<srt::gl::CudaGlBuffer*> buffers{in_[0].registered.get()};
+  if (withIndices) buffers.push_back(index_.registered.get());
+  held_ = std::make_unique<srt::gl::CudaGlMapping>(buffers, stream);
+  heldIndices_ = withIndices;
   times_.mapMs += msSince(t0);
 }
 
@@ -165,8 +167,7 @@ void StreamBuffers::upload(const Request& r, bool fields) {
   } else if (holdsMapping(fields)) {
     // Mapped since the last call's gather (or now): the copy goes in, and the unmap orders it
     // before GL's passes, so the host does not wait.
-    ensure(index_, room(size_t(r.count) * 4), cudaGraphicsRegisterFlagsReadOnly);
-    mapHeld(r.stream);
+    mapHeld(r.stream, false);
     const auto tc = Clock::now();
     SRT_CUDA_CHECK(
         cudaMemcpyAsync(held_->pointer(0), r.keep, r.count, cudaMemcpyDeviceToDevice, r.stream));
@@ -372,7 +373,7 @@ void StreamBuffers::gatherByIndices(const Request& r, uint32_t kept) {
     indices = static_cast<const uint32_t*>(deviceIndices_.data());
   } else if (holdsMapping(false)) {
     // Maps after GL's read-back (the map orders it before the gather) and stays mapped.
-    mapHeld(r.stream);
+    mapHeld(r.stream, true);
     indices = static_cast<const uint32_t*>(held_->pointer(1));
   } else {
     const auto tm = Clock::now();
@@ -421,6 +422,7 @@ void StreamBuffers::gatherFromTexture(const Request& r, uint32_t kept, bool devi
     if (deviceCount) buffers.push_back(count_.registered.get());
     held_ = std::make_unique<srt::gl::CudaGlMapping>(buffers, r.stream,
                                                      std::vector{indexImage_.registered(t)});
+    heldIndices_ = false;
     texture = indexImage_.objectOfMapped();
     if (deviceCount) count = static_cast<const uint32_t*>(held_->pointer(1));
   } else {

@@ -123,9 +123,10 @@ class StreamBuffers {
   void quiesce();  // neither side uses the buffers any more (before they are freed)
   std::vector<GLuint> sharedIds() const;
   void readToSlot(const Output& from, Slot& to, uint64_t bytes);
-  // map=held: the keep flags' and the indices' registered buffers, mapped for CUDA on `stream`
-  // (kept mapped when already), and given back to GL (the unmap orders CUDA's work first).
-  void mapHeld(cudaStream_t stream);
+  // map=held: the keep flags' registered buffer (at held_->pointer(0)) and, withIndices, the
+  // indices' (pointer(1)), mapped for CUDA on `stream` (kept mapped when what is held has them),
+  // and given back to GL (the unmap orders CUDA's work first).
+  void mapHeld(cudaStream_t stream, bool withIndices);
   void releaseHeld(cudaStream_t stream);
   bool holdsMapping(bool fields) const {
     return mode_ == Mode::Registered && options_.holdMapping && !fields;
@@ -161,6 +162,7 @@ class StreamBuffers {
   // output texture) mapped for CUDA between a gather and the next call's copy in. Declared after
   // what it maps, so it is unmapped before they are unregistered.
   std::unique_ptr<srt::gl::CudaGlMapping> held_;
+  bool heldIndices_ = false;  // held_ maps index_ at pointer(1)
   std::vector<uint32_t> hostIndices_;
   // Host copies of CUDA streams: the streams staged on the host, and the indices back on CUDA.
   std::vector<std::vector<char>> stageIn_, stageOut_;

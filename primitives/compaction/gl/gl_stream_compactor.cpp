@@ -91,14 +91,8 @@ GLenum GlStreamCompactor::fieldFormat(uint32_t bytes) {
 }
 
 uint32_t GlStreamCompactor::readTexel(const Texture& t, uint32_t log2w, uint32_t index) {
-  const GLenum type = t.format() == GL_R8UI    ? GL_UNSIGNED_BYTE
-                      : t.format() == GL_R16UI ? GL_UNSIGNED_SHORT
-                                               : GL_UNSIGNED_INT;
-  uint32_t v = 0;
-  SRT_GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
-  SRT_GL_CHECK(glGetTextureSubImage(t.id(), 0, GLint(index & ((1u << log2w) - 1)),
-                                    GLint(index >> log2w), 0, 1, 1, 1, GL_RED_INTEGER, type,
-                                    sizeof v, &v));
+  uint32_t v = 0;  // a narrow texel fills only its low bytes
+  srt::gl::copyTexel(t, log2w, index, 0, &v);
   return v;
 }
 
