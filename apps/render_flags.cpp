@@ -113,6 +113,11 @@ void addRenderFlags(CLI::App& cmd, RenderOptions& o, std::string& backend) {
   addEnumOption(cmd, "--reorder", o.reorder,
                 "Ray reordering between passes: none, or octant (partition the index stream by "
                 "ray-direction octant with the compaction primitive; needs --payload index)");
+  cmd.add_option("--pixel-bands", o.pixelBands,
+                 "New camera paths take pixels in bands of N rows, column by column, so a warp "
+                 "traces a small block of the image (0: scanline order); images do not change")
+      ->capture_default_str()
+      ->check(integerIn(0, 64));
   cmd.add_option_function<std::string>(
          "--compact-every",
          [&o](const std::string& v) { o.compactEvery = v == "auto" ? 0 : uint32_t(std::stoul(v)); },

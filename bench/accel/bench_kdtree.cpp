@@ -206,7 +206,7 @@ void printRows(std::vector<nlohmann::json>& rows, double cubSegTotal) {
 int main(int argc, char** argv) {
   CLI::App app{"GPU kd-tree build (Zhou et al. 2008): time per stage for each segmented reduction"};
   std::vector<std::string> meshes, reductions;
-  std::string compactionName = "cub", jsonPath = "bench_kdtree.json";
+  std::string compactionName = GpuKdBuildOptions{}.compaction, jsonPath = "bench_kdtree.json";
   int repeats = 11, warmup = 2;
   size_t traceRays = 1000000;
   app.add_option("--mesh", meshes, "OBJ or PLY file (repeatable)")->required();

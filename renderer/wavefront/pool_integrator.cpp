@@ -107,6 +107,8 @@ class PoolIntegrator final : public WavefrontIntegrator {
     init.totalWork = (unsigned long long)pixels * uint32_t(opt_.spp);
     control_.upload(&init, 1);
     source_ = PathSource{camera_, pixels, opt_.firstSample, opt_.seed, spillStacks()};
+    if (pixels == uint32_t(camera_.width) * uint32_t(camera_.height))
+      source_.bandRows = opt_.pixelBands;
     filmView_ = FixedFilm{film_.data(), float(kFilmMaxSum / opt_.filmClampSamples())};
     stats.schedule = opt_.schedule;
     stats.poolSize = capacity_;

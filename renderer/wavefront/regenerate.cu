@@ -10,7 +10,7 @@ namespace {
 
 SRT_CPU_GPU inline void startPath(const PathSource& src, PathState st, uint32_t slot,
                                   unsigned long long work) {
-  const uint32_t pixel = uint32_t(work % src.numPixels);
+  const uint32_t pixel = pixelOfWork(src, uint32_t(work % src.numPixels));
   const uint32_t sample = src.firstSample + uint32_t(work / src.numPixels);
   const Ray ray = cameraRay(src.camera, pixel, sample, src.seed);
   Vec3fAnd packed;

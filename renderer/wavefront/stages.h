@@ -125,7 +125,21 @@ struct PathSource {
   CameraView camera;
   uint32_t numPixels = 0, firstSample = 0, seed = 0;
   SpillStacks spill;
+  // 0: work items take pixels in scanline order. k > 0: in bands of k rows, column by column, so a
+  // warp's 32 camera rays cover a 32/k x k block of the image instead of a 32 x 1 strip.
+  uint32_t bandRows = 0;
 };
+
+// The pixel of work item i (< numPixels) in the source's order.
+SRT_CPU_GPU inline uint32_t pixelOfWork(const PathSource& src, uint32_t i) {
+  const uint32_t rows = src.bandRows, width = uint32_t(src.camera.width);
+  if (rows == 0) return i;
+  const uint32_t band = i / (rows * width), firstRow = band * rows;
+  const uint32_t height = uint32_t(src.camera.height) - firstRow;
+  const uint32_t h = height < rows ? height : rows;
+  const uint32_t j = i - firstRow * width;
+  return (firstRow + j % h) * width + j / h;
+}
 
 // regenerate.cu: after compaction, slots [kept, ...) take the rays planned off the spill stacks,
 // then new camera paths, as many as fit and remain (waves: only once the pool is empty). Reads

@@ -3,10 +3,12 @@
 // the per-pass occupancy add up; the pool's memory depends on neither resolution nor spp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <sstream>
 
 #include "primitives/compaction/compaction.h"
+#include "renderer/wavefront/stages.h"
 #include "tests/render/render_test_util.h"
 
 namespace srt {
@@ -254,6 +256,43 @@ TEST(PathPool, OctantReorderingChangesNothingButTheOrder) {
   }
   o.payload = Payload::State;  // the state payload moves whole paths: no partition
   EXPECT_THROW(renderer.setOptions(o), std::invalid_argument);
+}
+
+// Band orders visit every pixel once, on images whose height is not a multiple of the band and
+// on one-row and one-column images.
+TEST(PathPool, PixelBandsAreAPermutation) {
+  for (auto [w, h] : {std::pair{24, 20}, {7, 5}, {1, 9}, {9, 1}, {1, 1}, {33, 17}})
+    for (uint32_t rows : {0u, 1u, 2u, 4u, 5u, 8u, 64u}) {
+      PathSource src;
+      src.camera.width = w, src.camera.height = h;
+      src.numPixels = uint32_t(w * h);
+      src.bandRows = rows;
+      std::vector<int> seen(src.numPixels, 0);
+      for (uint32_t i = 0; i < src.numPixels; ++i) {
+        const uint32_t p = pixelOfWork(src, i);
+        ASSERT_LT(p, src.numPixels) << w << "x" << h << " bands " << rows;
+        ++seen[p];
+      }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), int(src.numPixels))
+          << w << "x" << h << " bands " << rows;
+    }
+  PathSource src;  // bands of 4: the first 8 work items are two columns of a band
+  src.camera.width = 10, src.camera.height = 6, src.numPixels = 60, src.bandRows = 4;
+  EXPECT_EQ(pixelOfWork(src, 1), 10u);
+  EXPECT_EQ(pixelOfWork(src, 4), 1u);
+  EXPECT_EQ(pixelOfWork(src, 41), 50u);  // the last band has two rows
+}
+
+TEST(PathPool, PixelBandsChangeNothingButTheOrder) {
+  RenderOptions o = small(23, 19, 2, 5);
+  o.pixelBands = 0;
+  Renderer renderer(loadScene("cornell"), kCpu, o);
+  const Image reference = renderer.render(0.f).image;
+  for (uint32_t rows : {1u, 4u, 7u, 32u}) {
+    o.pixelBands = rows;
+    renderer.setOptions(o);
+    EXPECT_TRUE(test::bitIdentical(reference, renderer.render(0.f).image)) << rows;
+  }
 }
 
 }  // namespace
