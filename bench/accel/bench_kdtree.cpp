@@ -273,7 +273,15 @@ int main(int argc, char** argv) {
       const KdTreeStats cpu = computeStats(cpuTree);
       Buffer<Vec3f> positions(MemorySpace::Cuda, mesh.positions);
       Buffer<uint32_t> indices(MemorySpace::Cuda, mesh.indices);
-      const TriangleMeshView dview{positions.data(), indices.data(), tris};
+      // The triangles' corners in order, as the renderer hands them to the builder.
+      std::vector<PackedVertex> hostCorners(3 * size_t(tris));
+      for (size_t k = 0; k < hostCorners.size(); ++k) {
+        const Vec3f p = mesh.positions[mesh.indices[k]];
+        hostCorners[k] = {p.x, p.y, p.z, 0.f};
+      }
+      Buffer<PackedVertex> corners(MemorySpace::Cuda, hostCorners);
+      TriangleMeshView dview{positions.data(), indices.data(), tris};
+      dview.corners = corners.data();
       const double floorMs = copyMs(positions.bytes() + indices.bytes(), repeats);
       std::printf(
           "\n%s: %u triangles | CPU SAH builder %.1f ms, SAH %.2f, %zu nodes | D2D copy of the "

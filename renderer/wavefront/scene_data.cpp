@@ -201,7 +201,8 @@ std::unique_ptr<DeviceKdTree> SceneData::buildAccel(MovingGeometry& g, const Bac
                                                     const Vec3f* hostPositions, bool withStats,
                                                     bool asyncStats) {
   std::unique_ptr<DeviceKdTree> old;
-  const TriangleMeshView mesh{g.positions.data(), indices_.data(), uint32_t(triangles_)};
+  TriangleMeshView mesh{g.positions.data(), indices_.data(), uint32_t(triangles_)};
+  mesh.corners = g.corners.data();  // gathered before every build; the builder reads them
   if (asyncStats) pendingTreeStats_ = {};  // a statistics walk still running is waited for
   AccelBuildReport& report = g.report;
   report = {};

@@ -84,6 +84,10 @@ SRT_CPU_GPU inline bool finiteVec(Vec3f v) {
 }
 
 SRT_CPU_GPU inline void triangleVertices(const TriangleMeshView& mesh, uint32_t tri, Vec3f v[3]) {
+  if (mesh.corners) {  // the same values without the index indirection
+    for (int i = 0; i < 3; ++i) v[i] = loadCorner(mesh.corners + 3 * size_t(tri) + i);
+    return;
+  }
   for (int i = 0; i < 3; ++i) v[i] = mesh.positions[mesh.indices[3 * size_t(tri) + i]];
 }
 

@@ -132,11 +132,9 @@ SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& m
                                            uint32_t numNodes, Ref* d, uint8_t* dKeep) {
   const Ref r = cur[i];
   assert(r.owner < numNodes);
-  Vec3f v[3];
-  triangleVertices(mesh, r.tri, v);
   bool below, above;
   Bounds3f bb, ba;
-  routeReference<StreamingClip>(level[r.owner], r.box, v, eps, &below, &bb, &above, &ba);
+  routeReference<StreamingClip>(level[r.owner], r.box, mesh, r.tri, eps, &below, &bb, &above, &ba);
   d[i] = {bb, r.tri, r.owner};
   d[count + i] = {ba, r.tri, r.owner + numNodes};
   dKeep[i] = below;

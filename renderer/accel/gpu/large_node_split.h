@@ -196,10 +196,12 @@ SRT_CPU_GPU inline Bounds3f childCell(const LargeNode& n, int side) {
 }
 
 // Routes one reference of node n to its children; straddling triangles are clipped to each
-// child's cell ("perfect splits"), which may drop a side the triangle only grazes.
+// child's cell ("perfect splits"), which may drop a side the triangle only grazes. Only they
+// read the triangle's corners.
 template <bool StreamingClip = false>
-SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Bounds3f& box, const Vec3f v[3],
-                                       float eps, bool* below, Bounds3f* boxBelow, bool* above,
+SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Bounds3f& box,
+                                       const TriangleMeshView& mesh, uint32_t tri, float eps,
+                                       bool* below, Bounds3f* boxBelow, bool* above,
                                        Bounds3f* boxAbove) {
   *boxBelow = *boxAbove = box;
   if (n.leaf) {
@@ -210,6 +212,8 @@ SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Bounds3f& box, 
   *below = goesBelow(box, n.axis, n.split);
   *above = goesAbove(box, n.axis, n.split);
   if (*below && *above) {
+    Vec3f v[3];
+    triangleVertices(mesh, tri, v);
     *below = clippedBounds<StreamingClip>(v, childCell(n, 0), eps, boxBelow);
     *above = clippedBounds<StreamingClip>(v, childCell(n, 1), eps, boxAbove);
   }
