@@ -259,13 +259,17 @@ int main(int argc, char** argv) {
     std::printf(
         "variants: SRT_KD_SMALL_REUSE=%d SRT_KD_CLIP=%s SRT_KD_SPLIT=%s "
         "SRT_KD_SMALL_CARVEOUT=%d SRT_KD_LEVELS=%s SRT_KD_REPLAY_SLACK=%d\n",
-        int(variants.smallReuseBoxes), variants.streamingClip ? "stream" : "poly",
+        int(variants.smallReuseBoxes),
+        variants.smallSharedClip ? "shared"
+        : variants.streamingClip ? "stream"
+                                 : "poly",
         variants.splitPerWarp ? "warp" : "thread", variants.smallCarveout,
         toString(variants.levels), variants.replaySlack);
     out["variants"] = {
         {"smallReuseBoxes", variants.smallReuseBoxes}, {"streamingClip", variants.streamingClip},
-        {"splitPerWarp", variants.splitPerWarp},       {"smallCarveout", variants.smallCarveout},
-        {"levels", toString(variants.levels)},         {"replaySlack", variants.replaySlack}};
+        {"smallSharedClip", variants.smallSharedClip}, {"splitPerWarp", variants.splitPerWarp},
+        {"smallCarveout", variants.smallCarveout},     {"levels", toString(variants.levels)},
+        {"replaySlack", variants.replaySlack}};
     for (const std::string& path : meshes) {
       const HostMesh mesh = bench::refineTo(loadMesh(path), refineTriangles);
       const uint32_t tris = uint32_t(mesh.indices.size() / 3);

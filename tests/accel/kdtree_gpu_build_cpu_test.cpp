@@ -240,7 +240,8 @@ TEST(KdTreeGpuAlgorithm, StreamingClipEqualsArrayClip) {
   EXPECT_GT(clipped, 10000u) << "too few triangles were clipped to test anything";
 }
 
-// The small-node stage's speed variants (streaming clip, reused parent boxes) build the same tree
+// The small-node stage's speed variants (streaming clip, reused parent boxes, polygons in a
+// caller's buffer) build the same tree
 // as the plain stage, node for node and reference for reference.
 TEST(KdTreeGpuAlgorithm, SmallStageVariantsBuildTheSameTree) {
   std::vector<TestMesh> meshes{randomTriangles(3000, 5), coplanarTriangles(), axisPlaneTriangles(),
@@ -255,16 +256,18 @@ TEST(KdTreeGpuAlgorithm, SmallStageVariantsBuildTheSameTree) {
       o.smallClampBoxes = fast;
       o.smallReuseBoxes = false;
       o.streamingClip = false;
+      o.smallSharedClip = false;
       const KdTree plain = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
-      for (int variant = 1; variant < 4; ++variant) {
+      for (int variant = 1; variant < 8; ++variant) {
         o.smallReuseBoxes = variant & 1;
         o.streamingClip = variant & 2;
+        o.smallSharedClip = variant & 4;
         const KdTree t = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
         SCOPED_TRACE(mesh.name + " variant " + std::to_string(variant) + " fast " +
                      std::to_string(fast));
         ASSERT_EQ(t.nodes.size(), plain.nodes.size());
-        EXPECT_EQ(
-            std::memcmp(t.nodes.data(), plain.nodes.data(), t.nodes.size() * sizeof(KdNode)), 0);
+        EXPECT_EQ(std::memcmp(t.nodes.data(), plain.nodes.data(), t.nodes.size() * sizeof(KdNode)),
+                  0);
         EXPECT_EQ(t.primIndices, plain.primIndices);
       }
     }

@@ -148,9 +148,10 @@ TEST(KdTreeGpuBuild, FastQualityTrees) {
   GpuKdBuildOptions fast;
   fast.smallClampBoxes = true;
   GpuKdTreeBuilder builder(fast);
-  std::vector<TestMesh> meshes{emptyMesh(),         oneTriangle(),          identicalTriangles(300),
-                               degenerateTriangles(), coplanarTriangles(),  axisPlaneTriangles(),
-                               randomTriangles(65, 1), randomTriangles(20000, 2), slivers(2000)};
+  std::vector<TestMesh> meshes{
+      emptyMesh(),         oneTriangle(),        identicalTriangles(300), degenerateTriangles(),
+      coplanarTriangles(), axisPlaneTriangles(), randomTriangles(65, 1),  randomTriangles(20000, 2),
+      slivers(2000)};
   const std::string teapot = testScenePath("teapot/teapot.obj");
   if (!teapot.empty()) meshes.push_back(loadObjMesh(teapot));
   for (const TestMesh& mesh : meshes) {
@@ -246,7 +247,8 @@ TEST(KdTreeGpuBuild, StreamAndStats) {
 }
 
 // The speed variants (GpuKdBuildOptions: reused boxes, one warp per node for the split choice, the
-// small kernel's carve-out) build the same tree as the plain build, node for node, per clipper.
+// small kernel's carve-out, its polygons in shared memory) build the same tree as the plain build,
+// node for node, per clipper.
 TEST(KdTreeGpuBuild, SpeedVariantsBuildTheSameTree) {
   SRT_REQUIRE_DEVICE();
   std::vector<TestMesh> meshes{randomTriangles(30000, 7), slivers(2000)};
@@ -260,17 +262,20 @@ TEST(KdTreeGpuBuild, SpeedVariantsBuildTheSameTree) {
       GpuKdBuildOptions o;
       o.smallReuseBoxes = false;
       o.streamingClip = streaming;
+      o.smallSharedClip = false;
       o.splitPerWarp = false;
       GpuKdTreeBuilder plain(o);
       const KdTree reference = plain.buildToHost(dm.view);
-      for (int variant = 1; variant < 8; ++variant) {
+      for (int variant = 1; variant < 16; ++variant) {
         o.smallReuseBoxes = variant & 1;
         o.splitPerWarp = variant & 2;
         o.smallCarveout = variant & 4 ? 50 : -1;
+        o.smallSharedClip = !streaming && (variant & 8);  // the shared clip is the array clip's
         GpuKdTreeBuilder builder(o);
         EXPECT_TRUE(sameTree(builder.buildToHost(dm.view), reference))
             << mesh.name << ": reuse " << o.smallReuseBoxes << ", streaming clip " << streaming
-            << ", split per warp " << o.splitPerWarp << ", carve-out " << o.smallCarveout;
+            << ", split per warp " << o.splitPerWarp << ", carve-out " << o.smallCarveout
+            << ", shared clip " << o.smallSharedClip;
       }
     }
   }

@@ -78,6 +78,7 @@ struct SmallVariant {
   bool clampBoxes;                 // GpuKdBuildOptions::smallClampBoxes
   int carveout;                    // GpuKdBuildOptions::smallCarveout
   uint32_t scratchPerRef;          // GpuKdBuildOptions::scratchPerRef
+  bool sharedClip;                 // GpuKdBuildOptions::smallSharedClip
 };
 // One warp per terminal of totals->termBase (the launch covers `capTerms`); nothing when the
 // build overflowed or the terminals pass the scratch's capacities (then it sets *overflow).

@@ -214,6 +214,8 @@ class HostBuild {
 #pragma omp parallel
     {
       auto shared = std::make_unique<SmallShared>();
+      float clipBuffer[kClipLaneFloats];
+      float* clip = o_.smallSharedClip ? clipBuffer : nullptr;
       SequentialTeam team;
 #pragma omp for schedule(dynamic, 64)
       for (int64_t t = 0; t < int64_t(numTerms_); ++t) {
@@ -228,10 +230,12 @@ class HostBuild {
         uint32_t* refsUsed = &termRefs_[size_t(t)];
         if (o_.streamingClip)
           buildSmallSubtree<true>(team, *shared, term, tris, boxes, maxDepth_, mesh_, eps_, sah_,
-                                  out, nodesUsed, refsUsed, o_.smallReuseBoxes, o_.smallClampBoxes);
+                                  out, nodesUsed, refsUsed, o_.smallReuseBoxes, o_.smallClampBoxes,
+                                  clip);
         else
           buildSmallSubtree<false>(team, *shared, term, tris, boxes, maxDepth_, mesh_, eps_, sah_,
-                                   out, nodesUsed, refsUsed, o_.smallReuseBoxes, o_.smallClampBoxes);
+                                   out, nodesUsed, refsUsed, o_.smallReuseBoxes, o_.smallClampBoxes,
+                                   clip);
       }
     }
   }
@@ -258,9 +262,8 @@ class HostBuild {
       const uint32_t items = std::max(termNodes_[t], termRefs_[t]);
       for (uint32_t k = 0; k < items; ++k)
         stepPlaceTerminalItem(t, k, terms_.data(), sizes, termOffset.data(), termPrimOffset.data(),
-                              scratchNodes_.data(), scratchRefs_.data(),
-                              uint32_t(o_.scratchPerRef), tree.nodes.data(),
-                              tree.primIndices.data());
+                              scratchNodes_.data(), scratchRefs_.data(), uint32_t(o_.scratchPerRef),
+                              tree.nodes.data(), tree.primIndices.data());
     }
   }
 

@@ -47,9 +47,9 @@ struct GpuKdBuildOptions {
   // look-back takes the child lists' compactions 1.30 -> 0.77 ms of a Conference Room build
   // against cub's select (bench/accel/RESULTS.md).
   std::string compaction = "lookback";
-  int maxDepth = 0;                // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth
-  int smallNodeThreshold = 64;     // nodes with at most this many references go to the SAH stage
-  float emptySpaceRatio = 0.25f;   // cut off empty space wider than this fraction of the node
+  int maxDepth = 0;               // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth
+  int smallNodeThreshold = 64;    // nodes with at most this many references go to the SAH stage
+  float emptySpaceRatio = 0.25f;  // cut off empty space wider than this fraction of the node
   // SAH constants, as KdBuildOptions (K_T, K_I, empty bonus).
   float traversalCost = 15.f;
   float intersectCost = 20.f;
@@ -64,18 +64,21 @@ struct GpuKdBuildOptions {
   // clipped (clamp: the fast-quality tree, for per-frame rebuilds; bench/accel/RESULTS.md).
   bool smallClampBoxes = false;  // SRT_KD_SMALL_BOXES=clip|clamp
   // Both stages clip in registers (clip_streaming.h) instead of polygon arrays in local memory.
-  bool streamingClip = false;  // SRT_KD_CLIP=poly|stream
+  bool streamingClip = false;  // SRT_KD_CLIP=poly|stream|shared
+  // The small stage clips with its polygons in shared memory (small_clip_shared.h), not in local
+  // memory through L1: with the whole carve-out, 16 blocks an SM instead of 9 and no L1 misses;
+  // the Conference Room's small stage 8.1 -> 5.3 ms, 871K's 42.7 -> 22.2 ms on an H200.
+  bool smallSharedClip = true;  // SRT_KD_CLIP=shared (default), poly (local arrays) or stream
   // The large nodes' binned-SAH choice with one warp per node instead of one thread.
   bool splitPerWarp = true;  // SRT_KD_SPLIT=warp|thread
   // Shared-memory carve-out (percent) asked for the small-node kernel; -1: the driver's choice.
-  // Less shared memory leaves more L1 for its local-memory polygons and fewer resident warps:
-  // 25% took the Conference Room's small-node stage from 9.5 to 6.9 ms on an H200 (the driver
-  // chose the full carve-out; 75% gave 8.1 ms).
-  int smallCarveout = 25;  // SRT_KD_SMALL_CARVEOUT=-1..100
+  // The shared clip wants all of it (50%: 6.5 ms, 25%: 12.1 ms). The local-memory clips want L1
+  // for their polygons instead: 25% took their small stage from 9.5 to 6.9 ms (75%: 8.1 ms).
+  int smallCarveout = 100;  // SRT_KD_SMALL_CARVEOUT=-1..100
   // Replay and Graph size the levels by the previous build of as many triangles (its counts
   // plus replaySlack percent); the first build, and one that outgrows them, runs sync levels.
   GpuKdLevels levels = GpuKdLevels::Graph;  // SRT_KD_LEVELS=sync|replay|graph
-  int replaySlack = 10;                    // SRT_KD_REPLAY_SLACK=0..100
+  int replaySlack = 10;                     // SRT_KD_REPLAY_SLACK=0..100
   // Scratch of the small-node stage, per reference of a terminal (build_common.h): a subtree
   // that would outgrow it stops splitting. Memory: 4 + 12 bytes x this x terminal references.
   int scratchPerRef = 32;  // SRT_KD_SCRATCH_PER_REF=4..64

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "renderer/accel/gpu/build_common.h"
+#include "renderer/accel/gpu/small_clip_shared.h"
 
 namespace srt::kdgpu {
 
@@ -163,6 +164,9 @@ struct SmallWalk {
   // clipped ones, so no hit is lost, but looser: the SAH sees more straddlers); leaves are still
   // clipped exactly. Null: every node clips (the full-quality tree).
   const Bounds3f* clampFrom;
+  // This lane's polygon buffers (kClipLaneFloats, shared memory on the GPU), or null: clip.h's
+  // arrays in local memory.
+  float* clipBuffer;
 };
 
 // Triangle j of a below child whose parent's box is in shared memory: when the triangle's own
@@ -224,7 +228,8 @@ SRT_CPU_GPU void clipToCell(const Team& team, SmallShared& sh, uint32_t n, float
     if (w.reuseAxis >= 0 && keepClamped(sh, j, v, w.reuseAxis, w.cell.hi[w.reuseAxis], eps))
       continue;
     Bounds3f b;
-    if (clippedBounds<StreamingClip>(v, w.cell, eps, &b))
+    if (w.clipBuffer ? clippedBoundsInBuffer(w.clipBuffer, v, w.cell, eps, &b)
+                     : clippedBounds<StreamingClip>(v, w.cell, eps, &b))
       storeBox(sh, j, b);
     else
       storeEmpty(sh, j);
@@ -340,7 +345,8 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
                                    const uint32_t* tris, const Bounds3f* boxes, int maxDepth,
                                    const TriangleMeshView& mesh, float eps, const SahParams& sah,
                                    const SmallOutput& out, uint32_t* nodesUsed, uint32_t* refsUsed,
-                                   bool reuseBoxes = true, bool clampBoxes = false) {
+                                   bool reuseBoxes = true, bool clampBoxes = false,
+                                   float* clipBuffer = nullptr) {
   const uint32_t n = t.refCount;
   if (n == 0 || n > uint32_t(kSmallMax) || int(t.depth) >= maxDepth) {  // one leaf
     for (uint32_t j = team.lane(); j < n; j += team.size()) out.refs[j] = tris[j];
@@ -354,7 +360,7 @@ SRT_CPU_GPU void buildSmallSubtree(Team& team, SmallShared& sh, const Terminal& 
   loadTerminal(team, sh, tris, boxes, mesh, n);
   SmallWalk w{
       n == 64 ? ~0ull : (1ull << n) - 1, t.cell, t.depth, 0, 0, 0, 0, 0, -1, false,
-      reuseBoxes && !clampBoxes, clampBoxes ? boxes : nullptr};
+      reuseBoxes && !clampBoxes, clampBoxes ? boxes : nullptr, clipBuffer};
   for (bool root = true;; root = false) {
     if (!root) clipToCell<StreamingClip>(team, sh, n, eps, w);
     const uint32_t count = uint32_t(popcount64(w.mask));

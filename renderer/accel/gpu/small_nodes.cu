@@ -66,11 +66,12 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
                      uint32_t capTermRefs, uint32_t* overflow, const uint32_t* termTri,
                      const Bounds3f* termBox, int maxDepth, TriangleMeshView mesh,
                      const BuildCounters* counters, SahParams sah, bool reuseBoxes, bool clampBoxes,
-                     uint32_t scratchPerRef, KdNode* scratchNodes, uint32_t* scratchRefs, uint32_t* termNodes,
-                     uint32_t* termRefs) {
+                     bool sharedClip, uint32_t scratchPerRef, KdNode* scratchNodes,
+                     uint32_t* scratchRefs, uint32_t* termNodes, uint32_t* termRefs) {
   // Raw storage: Bounds3f's initialisers would be a dynamic initialisation of shared memory.
   __shared__ alignas(SmallShared) unsigned char sharedStorage[sizeof(SmallShared)];
   SmallShared& shared = *reinterpret_cast<SmallShared*>(sharedStorage);
+  extern __shared__ float clipBuffers[];  // kClipLaneFloats a lane, when sharedClip
   const uint32_t t = blockIdx.x;
   if (*overflow || t >= totals->termBase) return;
   if (totals->nodes > 0 || totals->termBase > capTerms || totals->termRefBase > capTermRefs) {
@@ -87,7 +88,7 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
   buildSmallSubtree<StreamingClip>(
       team, shared, term, termTri + term.refStart, termBox + term.refStart, maxDepth, mesh,
       clipEpsilon(counters->rawBounds), sah, out, &termNodes[t], &termRefs[t], reuseBoxes,
-      clampBoxes);
+      clampBoxes, sharedClip ? clipBuffers + team.lane() * kClipLaneFloats : nullptr);
 }
 
 }  // namespace
@@ -104,10 +105,11 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
   // the attribute stays with the kernel, and builders in one process may differ.
   SRT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       variant.carveout));
-  kernel<<<capTerms, 32, 0, stream>>>(terms, totals, capTerms, capTermRefs, overflow, termTri,
-                                      termBox, maxDepth, mesh, counters, sah, variant.reuseBoxes, variant.clampBoxes,
-                                      variant.scratchPerRef, scratchNodes, scratchRefs, termNodes,
-                                      termRefs);
+  const size_t clipBytes = variant.sharedClip ? 32 * kClipLaneFloats * sizeof(float) : 0;
+  kernel<<<capTerms, 32, clipBytes, stream>>>(
+      terms, totals, capTerms, capTermRefs, overflow, termTri, termBox, maxDepth, mesh, counters,
+      sah, variant.reuseBoxes, variant.clampBoxes, variant.sharedClip, variant.scratchPerRef,
+      scratchNodes, scratchRefs, termNodes, termRefs);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,0 +1,55 @@
+// The small-node stage's clip with its polygon buffers in memory the caller gives (a lane's
+// slice of shared memory) instead of clip.h's arrays in local memory, which the small kernel
+// reaches through L1 at one to three active lanes (bench/accel/RESULTS.md). The same planes in
+// the same order through the same clipPolygonOf and finishClippedBounds: the same bounds, bit for
+// bit, as clipTriangleBounds.
+#pragma once
+
+#include "renderer/accel/clip.h"
+
+namespace srt::kdgpu {
+
+// A triangle clipped by the six faces of a cell has at most 3 + 6 vertices.
+constexpr int kClipPolyMax = 9;
+// Floats of one lane's two buffers; odd, so lanes at the same vertex hit different banks.
+constexpr int kClipLaneFloats = 2 * kClipPolyMax * 3 + 1;
+
+// clipTriangleBounds(v, cell.lo, cell.hi, eps, ...) with its polygons in buf (kClipLaneFloats).
+SRT_CPU_GPU inline bool clippedBoundsInBuffer(float* buf, const Vec3f v[3], const Bounds3f& cell,
+                                              float eps, Bounds3f* out) {
+  ClipVertex* a = reinterpret_cast<ClipVertex*>(buf);
+  ClipVertex* b = a + kClipPolyMax;
+  float tlo[3], thi[3];
+  for (int k = 0; k < 3; ++k) {
+    tlo[k] = clipMin(v[0][k], clipMin(v[1][k], v[2][k]));
+    thi[k] = clipMax(v[0][k], clipMax(v[1][k], v[2][k]));
+    for (int i = 0; i < 3; ++i) a[i][k] = v[i][k];
+  }
+  int n = 3;
+  bool clipped = false;
+  for (int k = 0; k < 3 && n > 0; ++k)
+    for (int side = 0; side < 2 && n > 0; ++side) {  // the lower face first, as clipTriangle
+      const bool keepAbove = side == 0;
+      const float plane = keepAbove ? cell.lo[k] : cell.hi[k];
+      if (keepAbove ? !(tlo[k] < plane - eps) : !(thi[k] > plane + eps)) continue;
+      n = clipPolygonOf(a, n, k, keepAbove ? plane - eps : plane + eps, keepAbove, b);
+      ClipVertex* t = a;
+      a = b, b = t;
+      clipped = true;
+    }
+  if (n == 0) return false;
+  float lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = clipped ? a[0][k] : tlo[k];
+    hi[k] = clipped ? a[0][k] : thi[k];
+  }
+  if (clipped)
+    for (int i = 1; i < n; ++i)
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = clipMin(lo[k], a[i][k]);
+        hi[k] = clipMax(hi[k], a[i][k]);
+      }
+  return finishClippedBounds(lo, hi, tlo, thi, cell.lo, cell.hi, eps, &out->lo, &out->hi);
+}
+
+}  // namespace srt::kdgpu
