@@ -15,6 +15,7 @@
 #include "renderer/accel/clip_streaming.h"
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/gpu/large_node_split.h"
+#include "renderer/accel/gpu/small_clip_shared.h"
 #include "renderer/accel/gpu/small_node_build.h"
 #include "renderer/accel/kdtree_build_sah.h"
 #include "tests/accel/kdtree_test_util.h"
@@ -202,9 +203,10 @@ TEST(KdTreeGpuAlgorithm, SmallSubtreeStaysInItsScratch) {
   }
 }
 
-// The streaming clipper (registers only) gives the array clipper's bounds bit for bit, on random
-// triangles in random voxels and on vertices, edges and faces lying exactly on the voxel's faces.
-TEST(KdTreeGpuAlgorithm, StreamingClipEqualsArrayClip) {
+// The streaming clipper (registers only) and the clipper of a caller's buffer (shared memory on
+// the device) give the array clipper's bounds bit for bit, on random triangles in random voxels
+// and on vertices, edges and faces lying exactly on the voxel's faces.
+TEST(KdTreeGpuAlgorithm, StreamingAndBufferClipsEqualArrayClip) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> u(-1.f, 2.f);
   std::uniform_int_distribution<int> pick(0, 3);
@@ -225,7 +227,14 @@ TEST(KdTreeGpuAlgorithm, StreamingClipEqualsArrayClip) {
     const bool a = clipTriangleBounds(v, lo, hi, eps, &aLo, &aHi);
     const bool s = clipTriangleBoundsStreaming(v, lo, hi, eps, &sLo, &sHi);
     ASSERT_EQ(a, s) << "triangle " << i;
+    float buffer[kdgpu::kClipLaneFloats];
+    std::fill(std::begin(buffer), std::end(buffer), std::nanf(""));  // nothing stale is read
+    Bounds3f cell, inBuffer;
+    cell.lo = lo, cell.hi = hi;
+    ASSERT_EQ(kdgpu::clippedBoundsInBuffer(buffer, v, cell, eps, &inBuffer), a) << "triangle " << i;
     if (!a) continue;
+    ASSERT_EQ(std::memcmp(&aLo, &inBuffer.lo, sizeof(Vec3f)), 0) << "triangle " << i;
+    ASSERT_EQ(std::memcmp(&aHi, &inBuffer.hi, sizeof(Vec3f)), 0) << "triangle " << i;
     ++inside;
     for (int k = 0; k < 3; ++k)  // a voxel face cut the triangle's extent
       if (aHi[k] < std::max({v[0][k], v[1][k], v[2][k]}) ||
@@ -240,9 +249,9 @@ TEST(KdTreeGpuAlgorithm, StreamingClipEqualsArrayClip) {
   EXPECT_GT(clipped, 10000u) << "too few triangles were clipped to test anything";
 }
 
-// The small-node stage's speed variants (streaming clip, reused parent boxes, polygons in a
-// caller's buffer) build the same tree
-// as the plain stage, node for node and reference for reference.
+// The speed variants of the clips (streaming clip, reused parent boxes, polygons in a caller's
+// buffer in the small stage and in the large levels' route) build the same tree as the plain
+// build, node for node and reference for reference.
 TEST(KdTreeGpuAlgorithm, SmallStageVariantsBuildTheSameTree) {
   std::vector<TestMesh> meshes{randomTriangles(3000, 5), coplanarTriangles(), axisPlaneTriangles(),
                                slivers(500)};
@@ -257,11 +266,13 @@ TEST(KdTreeGpuAlgorithm, SmallStageVariantsBuildTheSameTree) {
       o.smallReuseBoxes = false;
       o.streamingClip = false;
       o.smallSharedClip = false;
+      o.largeSharedClip = false;
       const KdTree plain = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
-      for (int variant = 1; variant < 8; ++variant) {
+      for (int variant = 1; variant < 16; ++variant) {
         o.smallReuseBoxes = variant & 1;
         o.streamingClip = variant & 2;
         o.smallSharedClip = variant & 4;
+        o.largeSharedClip = variant & 8;
         const KdTree t = buildKdTreeGpuAlgorithmOnHost(mesh.view(), o);
         SCOPED_TRACE(mesh.name + " variant " + std::to_string(variant) + " fast " +
                      std::to_string(fast));

@@ -247,8 +247,8 @@ TEST(KdTreeGpuBuild, StreamAndStats) {
 }
 
 // The speed variants (GpuKdBuildOptions: reused boxes, one warp per node for the split choice, the
-// small kernel's carve-out, its polygons in shared memory) build the same tree as the plain build,
-// node for node, per clipper.
+// small kernel's carve-out, both stages' polygons in shared memory) build the same tree as the
+// plain build, node for node, per clipper.
 TEST(KdTreeGpuBuild, SpeedVariantsBuildTheSameTree) {
   SRT_REQUIRE_DEVICE();
   std::vector<TestMesh> meshes{randomTriangles(30000, 7), slivers(2000)};
@@ -263,6 +263,7 @@ TEST(KdTreeGpuBuild, SpeedVariantsBuildTheSameTree) {
       o.smallReuseBoxes = false;
       o.streamingClip = streaming;
       o.smallSharedClip = false;
+      o.largeSharedClip = false;
       o.splitPerWarp = false;
       GpuKdTreeBuilder plain(o);
       const KdTree reference = plain.buildToHost(dm.view);
@@ -270,12 +271,14 @@ TEST(KdTreeGpuBuild, SpeedVariantsBuildTheSameTree) {
         o.smallReuseBoxes = variant & 1;
         o.splitPerWarp = variant & 2;
         o.smallCarveout = variant & 4 ? 50 : -1;
-        o.smallSharedClip = !streaming && (variant & 8);  // the shared clip is the array clip's
+        // The shared clips are the array clip's, in both stages.
+        o.smallSharedClip = !streaming && (variant & 8);
+        o.largeSharedClip = !streaming && (variant & 8);
         GpuKdTreeBuilder builder(o);
         EXPECT_TRUE(sameTree(builder.buildToHost(dm.view), reference))
             << mesh.name << ": reuse " << o.smallReuseBoxes << ", streaming clip " << streaming
             << ", split per warp " << o.splitPerWarp << ", carve-out " << o.smallCarveout
-            << ", shared clip " << o.smallSharedClip;
+            << ", shared clips " << o.smallSharedClip;
       }
     }
   }

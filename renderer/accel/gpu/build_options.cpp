@@ -109,6 +109,8 @@ GpuKdBuildOptions withEnvironment(GpuKdBuildOptions o) {
     o.streamingClip = c == 1;
     o.smallSharedClip = c == 2;
   }
+  if (const int c = envChoice("SRT_KD_LARGE_CLIP", {"poly", "shared"}); c >= 0)
+    o.largeSharedClip = c == 1;
   if (const int c = envChoice("SRT_KD_SPLIT", {"thread", "warp"}); c >= 0) o.splitPerWarp = c == 1;
   if (const int c = envChoice("SRT_KD_LEVELS", {"sync", "replay", "graph"}); c >= 0)
     o.levels = GpuKdLevels(c);

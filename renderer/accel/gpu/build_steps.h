@@ -129,12 +129,14 @@ SRT_CPU_GPU inline void stepChunkSegments(uint32_t c, uint32_t numChunks, const 
 template <bool StreamingClip = false>
 SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& mesh, float eps,
                                            const Ref* cur, uint32_t count, const LargeNode* level,
-                                           uint32_t numNodes, Ref* d, uint8_t* dKeep) {
+                                           uint32_t numNodes, Ref* d, uint8_t* dKeep,
+                                           float* clipBuffer = nullptr) {
   const Ref r = cur[i];
   assert(r.owner < numNodes);
   bool below, above;
   Bounds3f bb, ba;
-  routeReference<StreamingClip>(level[r.owner], r.box, mesh, r.tri, eps, &below, &bb, &above, &ba);
+  routeReference<StreamingClip>(level[r.owner], r.box, mesh, r.tri, eps, &below, &bb, &above, &ba,
+                                clipBuffer);
   d[i] = {bb, r.tri, r.owner};
   d[count + i] = {ba, r.tri, r.owner + numNodes};
   dKeep[i] = below;

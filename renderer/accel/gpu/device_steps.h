@@ -37,7 +37,8 @@ void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, T
 // nodes are large + counts.base.
 void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
                            const BuildCounters* counters, const Ref* cur, const LargeNode* large,
-                           bool streamingClip, Ref* d, uint8_t* dKeep, cudaStream_t stream);
+                           bool streamingClip, bool sharedClip, Ref* d, uint8_t* dKeep,
+                           cudaStream_t stream);
 // start[c] = first reference of child c in the compacted stream (*numRefs of them).
 void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs, uint32_t* start,
                        cudaStream_t stream);

@@ -172,13 +172,15 @@ class HostBuild {
     LargeNode* level = large_.data() + base_;
     planLevel(in, A, count, chunks, level);
     grow(dRef_, D), grow(dKeep_, D), grow(cRef_, D);
+    float clipBuffer[kClipLaneFloats];
+    float* clip = o_.largeSharedClip ? clipBuffer : nullptr;
     for (uint32_t i = 0; i < count; ++i)
       if (o_.streamingClip)
         stepRouteReference<true>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
-                                 dKeep_.data());
+                                 dKeep_.data(), clip);
       else
         stepRouteReference<false>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
-                                  dKeep_.data());
+                                  dKeep_.data(), clip);
     const uint32_t kept = compact(dKeep_, D, dRef_, cRef_);
     grow(start_, C + 1), grow(info_, C), grow(scanIn_, C), grow(scanOut_, C);
     for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef_.data(), kept, C, start_.data());

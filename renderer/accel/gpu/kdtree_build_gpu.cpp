@@ -324,7 +324,7 @@ class BuildScratch {
     const uint32_t C = 2 * caps.nodes, D = 2 * caps.refs;
     planLevel(a);
     launchRouteReferences(a, mesh_, counters_, a_.curRef.data(), a_.large.data(), o_.streamingClip,
-                          a_.dRef.data(), a_.dKeep.data(), stream_);
+                          o_.largeSharedClip, a_.dRef.data(), a_.dKeep.data(), stream_);
     timer_.mark(kCompaction);
     compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.data(), &counters_->kept);
     timer_.mark(kSplit);

@@ -68,7 +68,11 @@ struct GpuKdBuildOptions {
   // The small stage clips with its polygons in shared memory (small_clip_shared.h), not in local
   // memory through L1: with the whole carve-out, 16 blocks an SM instead of 9 and no L1 misses;
   // the Conference Room's small stage 8.1 -> 5.3 ms, 871K's 42.7 -> 22.2 ms on an H200.
-  bool smallSharedClip = true;  // SRT_KD_CLIP=shared (default), poly (local arrays) or stream
+  bool smallSharedClip = true;
+  // The large levels' route clips straddling references with the polygon in shared memory too
+  // (128-thread blocks, 28 KB): the Conference Room's split stage 2.66 -> 1.84 ms on an H200.
+  bool largeSharedClip = true;  // SRT_KD_LARGE_CLIP=shared (default) or poly  // SRT_KD_CLIP=shared
+                                // (default), poly (local arrays) or stream
   // The large nodes' binned-SAH choice with one warp per node instead of one thread.
   bool splitPerWarp = true;  // SRT_KD_SPLIT=warp|thread
   // Shared-memory carve-out (percent) asked for the small-node kernel; -1: the driver's choice.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "renderer/accel/gpu/build_common.h"
+#include "renderer/accel/gpu/small_clip_shared.h"
 
 namespace srt::kdgpu {
 
@@ -202,7 +203,7 @@ template <bool StreamingClip = false>
 SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Bounds3f& box,
                                        const TriangleMeshView& mesh, uint32_t tri, float eps,
                                        bool* below, Bounds3f* boxBelow, bool* above,
-                                       Bounds3f* boxAbove) {
+                                       Bounds3f* boxAbove, float* clipBuffer = nullptr) {
   *boxBelow = *boxAbove = box;
   if (n.leaf) {
     *below = true;
@@ -214,6 +215,11 @@ SRT_CPU_GPU inline void routeReference(const LargeNode& n, const Bounds3f& box,
   if (*below && *above) {
     Vec3f v[3];
     triangleVertices(mesh, tri, v);
+    if (clipBuffer) {  // the polygon in the caller's buffer (small_clip_shared.h)
+      *below = clippedBoundsInBuffer(clipBuffer, v, childCell(n, 0), eps, boxBelow);
+      *above = clippedBoundsInBuffer(clipBuffer, v, childCell(n, 1), eps, boxAbove);
+      return;
+    }
     *below = clippedBounds<StreamingClip>(v, childCell(n, 0), eps, boxBelow);
     *above = clippedBounds<StreamingClip>(v, childCell(n, 1), eps, boxAbove);
   }

@@ -67,12 +67,15 @@ __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t*
 template <bool StreamingClip>
 __global__ void routeReferencesKernel(LevelArgs a, TriangleMeshView mesh,
                                       const BuildCounters* counters, const Ref* cur,
-                                      const LargeNode* large, Ref* d, uint8_t* dKeep) {
+                                      const LargeNode* large, Ref* d, uint8_t* dKeep,
+                                      bool sharedClip) {
+  extern __shared__ float clipBuffers[];  // kClipLaneFloats a thread, when sharedClip
   const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex();
   if (i < c.refs) {
-    stepRouteReference<StreamingClip>(i, mesh, clipEpsilon(counters->rawBounds), cur, c.refs,
-                                      large + c.base, c.nodes, d, dKeep);
+    stepRouteReference<StreamingClip>(
+        i, mesh, clipEpsilon(counters->rawBounds), cur, c.refs, large + c.base, c.nodes, d, dKeep,
+        sharedClip ? clipBuffers + threadIdx.x * kClipLaneFloats : nullptr);
   } else if (i < a.caps.refs) {
     dKeep[c.refs + i] = 0;
     dKeep[a.caps.refs + i] = 0;
@@ -180,10 +183,15 @@ void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, T
 
 void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
                            const BuildCounters* counters, const Ref* cur, const LargeNode* large,
-                           bool streamingClip, Ref* d, uint8_t* dKeep, cudaStream_t stream) {
+                           bool streamingClip, bool sharedClip, Ref* d, uint8_t* dKeep,
+                           cudaStream_t stream) {
   if (a.caps.refs == 0) return;
   auto* kernel = streamingClip ? routeReferencesKernel<true> : routeReferencesKernel<false>;
-  kernel<<<blocks(a.caps.refs), kBlock, 0, stream>>>(a, mesh, counters, cur, large, d, dKeep);
+  // The shared clip's blocks are smaller: 128 threads' polygons take 28 KB.
+  const uint32_t block = sharedClip ? 128 : kBlock;
+  const size_t clipBytes = sharedClip ? block * kClipLaneFloats * sizeof(float) : 0;
+  kernel<<<uint32_t((a.caps.refs + block - 1) / block), block, clipBytes, stream>>>(
+      a, mesh, counters, cur, large, d, dKeep, sharedClip);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
