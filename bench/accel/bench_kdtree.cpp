@@ -263,13 +263,15 @@ int main(int argc, char** argv) {
         variants.smallSharedClip ? "shared"
         : variants.streamingClip ? "stream"
                                  : "poly",
-        variants.splitPerWarp ? "warp" : "thread", variants.smallCarveout,
+        variants.splitPerWarp ? "warp" : "thread", smallCarveoutPercent(variants),
         toString(variants.levels), variants.replaySlack);
-    out["variants"] = {
-        {"smallReuseBoxes", variants.smallReuseBoxes}, {"streamingClip", variants.streamingClip},
-        {"smallSharedClip", variants.smallSharedClip}, {"splitPerWarp", variants.splitPerWarp},
-        {"smallCarveout", variants.smallCarveout},     {"levels", toString(variants.levels)},
-        {"replaySlack", variants.replaySlack}};
+    out["variants"] = {{"smallReuseBoxes", variants.smallReuseBoxes},
+                       {"streamingClip", variants.streamingClip},
+                       {"smallSharedClip", variants.smallSharedClip},
+                       {"splitPerWarp", variants.splitPerWarp},
+                       {"smallCarveout", smallCarveoutPercent(variants)},
+                       {"levels", toString(variants.levels)},
+                       {"replaySlack", variants.replaySlack}};
     for (const std::string& path : meshes) {
       const HostMesh mesh = bench::refineTo(loadMesh(path), refineTriangles);
       const uint32_t tris = uint32_t(mesh.indices.size() / 3);

@@ -24,15 +24,17 @@ void packTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint buffer) 
 
 void TexelReadback::request(const Texture& t, uint32_t log2w, uint32_t index) {
   constexpr GLbitfield kMap = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-  if (!buffer_) {
-    SRT_GL_CHECK(glCreateBuffers(1, &buffer_));
-    SRT_GL_CHECK(glNamedBufferStorage(buffer_, 16, nullptr, kMap));
-    mapped_ = static_cast<const volatile uint32_t*>(glMapNamedBufferRange(buffer_, 0, 16, kMap));
+  if (!buffer_.id()) {
+    GLuint id = 0;
+    SRT_GL_CHECK(glCreateBuffers(1, &id));
+    buffer_ = BufferObject::adopt(id, 16);
+    SRT_GL_CHECK(glNamedBufferStorage(id, 16, nullptr, kMap));
+    mapped_ = static_cast<const volatile uint32_t*>(glMapNamedBufferRange(id, 0, 16, kMap));
     if (!mapped_) throw GlError("GL texel read-back: glMapNamedBufferRange failed");
   }
   if (fence_) glDeleteSync(fence_);
   fence_ = nullptr;
-  packTexel(t, log2w, index, buffer_);
+  packTexel(t, log2w, index, buffer_.id());
   fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   if (!fence_) throw GlError("GL texel read-back: glFenceSync failed");
 }
@@ -45,15 +47,8 @@ uint32_t TexelReadback::take(const std::string& what) {
   return *mapped_;
 }
 
-void TexelReadback::release() noexcept {
+TexelReadback::~TexelReadback() {
   if (fence_) glDeleteSync(fence_);
-  fence_ = nullptr;
-  if (buffer_) {
-    glUnmapNamedBuffer(buffer_);
-    glDeleteBuffers(1, &buffer_);
-  }
-  buffer_ = 0;
-  mapped_ = nullptr;
 }
 
 }  // namespace srt::gl

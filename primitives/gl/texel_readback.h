@@ -24,7 +24,7 @@ void packTexel(const Texture& t, uint32_t log2w, uint32_t index, GLuint buffer);
 class TexelReadback {
  public:
   TexelReadback() = default;
-  ~TexelReadback() { release(); }
+  ~TexelReadback();
   TexelReadback(const TexelReadback&) = delete;
   TexelReadback& operator=(const TexelReadback&) = delete;
 
@@ -37,8 +37,7 @@ class TexelReadback {
   uint32_t take(const std::string& what);
 
  private:
-  void release() noexcept;
-  GLuint buffer_ = 0;
+  BufferObject buffer_;  // deleting it unmaps it
   const volatile uint32_t* mapped_ = nullptr;
   GLsync fence_ = nullptr;
 };

@@ -62,12 +62,19 @@ struct ClippedTriangle {
   bool clipped;          // whether any plane cut it (else poly is the triangle)
 };
 
+// Whether a voxel face (keepAbove: its lower one), pushed out by eps, cuts the triangle's bounds
+// tlo/thi: only then is the triangle clipped by it.
+SRT_CPU_GPU inline bool faceCutsBounds(const float tlo[3], const float thi[3], int axis,
+                                       float plane, bool keepAbove, float eps) {
+  return keepAbove ? tlo[axis] < plane - eps : thi[axis] > plane + eps;
+}
+
 // Clips by one plane, pushed out by eps, when it cuts the triangle's bounds (keepAbove: the
 // voxel's lower face).
 SRT_CPU_GPU inline void clipToPlane(ClippedTriangle& c, int axis, float plane, bool keepAbove,
                                     float eps) {
   if (c.n == 0) return;
-  if (keepAbove ? !(c.tlo[axis] < plane - eps) : !(c.thi[axis] > plane + eps)) return;
+  if (!faceCutsBounds(c.tlo, c.thi, axis, plane, keepAbove, eps)) return;
   ClipVertex out[12];
   c.n = clipPolygonOf(c.poly, c.n, axis, keepAbove ? plane - eps : plane + eps, keepAbove, out);
   for (int i = 0; i < c.n; ++i) c.poly[i] = out[i];
@@ -113,24 +120,33 @@ SRT_CPU_GPU inline bool finishClippedBounds(float lo[3], float hi[3], const floa
   return true;
 }
 
+// Bounds of a clipped polygon (n vertices; when no face clipped it, the triangle's own bounds
+// tlo/thi), widened by eps and cut to the voxel (finishClippedBounds); false when nothing is left.
+template <typename V>
+SRT_CPU_GPU inline bool polygonBounds(const V* poly, int n, bool clipped, const float tlo[3],
+                                      const float thi[3], const Vec3f& voxelLo,
+                                      const Vec3f& voxelHi, float eps, Vec3f* outLo, Vec3f* outHi) {
+  if (n == 0) return false;
+  float lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = clipped ? poly[0][k] : tlo[k];
+    hi[k] = clipped ? poly[0][k] : thi[k];
+  }
+  if (clipped)
+    for (int i = 1; i < n; ++i)
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = clipMin(lo[k], poly[i][k]);
+        hi[k] = clipMax(hi[k], poly[i][k]);
+      }
+  return finishClippedBounds(lo, hi, tlo, thi, voxelLo, voxelHi, eps, outLo, outHi);
+}
+
 // Bounds of the clipped polygon, widened by eps (see clipTriangleBounds) and cut to the voxel;
 // false when nothing is left in the voxel.
 SRT_CPU_GPU inline bool clippedTriangleBounds(const ClippedTriangle& c, const Vec3f& voxelLo,
                                               const Vec3f& voxelHi, float eps, Vec3f* outLo,
                                               Vec3f* outHi) {
-  if (c.n == 0) return false;
-  float lo[3], hi[3];
-  for (int k = 0; k < 3; ++k) {
-    lo[k] = c.clipped ? c.poly[0][k] : c.tlo[k];
-    hi[k] = c.clipped ? c.poly[0][k] : c.thi[k];
-  }
-  if (c.clipped)
-    for (int i = 1; i < c.n; ++i)
-      for (int k = 0; k < 3; ++k) {
-        lo[k] = clipMin(lo[k], c.poly[i][k]);
-        hi[k] = clipMax(hi[k], c.poly[i][k]);
-      }
-  return finishClippedBounds(lo, hi, c.tlo, c.thi, voxelLo, voxelHi, eps, outLo, outHi);
+  return polygonBounds(c.poly, c.n, c.clipped, c.tlo, c.thi, voxelLo, voxelHi, eps, outLo, outHi);
 }
 
 // Bounds of the part of triangle v[] inside the voxel [voxelLo, voxelHi], into outLo/outHi; false

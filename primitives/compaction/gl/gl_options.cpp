@@ -45,45 +45,13 @@ int readChoice(OptionReader& r, const char* key, int current,
 
 InteropOptions readInteropOptions(OptionReader& r) {
   InteropOptions o;
-  const std::string interop = r.get("interop", "auto");
-  if (interop == "vulkan")
-    o.interop = InteropKind::Vulkan;
-  else if (interop == "vmm")
-    o.interop = InteropKind::Vmm;
-  else if (interop == "registered")
-    o.interop = InteropKind::Registered;
-  else if (interop == "host")
-    o.interop = InteropKind::Host;
-  else if (interop != "auto")
-    throw std::invalid_argument("GL compaction: interop=" + interop +
-                                " (takes auto, vulkan, vmm, registered or host)");
-  const std::string sync = r.get("sync", "auto");
-  if (sync == "semaphores")
-    o.sync = SyncKind::Semaphores;
-  else if (sync == "fences")
-    o.sync = SyncKind::Fences;
-  else if (sync != "auto")
-    throw std::invalid_argument("GL compaction: sync=" + sync +
-                                " (takes auto, semaphores or fences)");
-  const std::string payload = r.get("payload", "auto");
-  if (payload == "gl")
-    o.payload = PayloadSide::Gl;
-  else if (payload == "cuda")
-    o.payload = PayloadSide::Stream;
-  else if (payload != "auto")
-    throw std::invalid_argument("GL compaction: payload=" + payload + " (takes auto, gl or cuda)");
-  const std::string map = r.get("map", "held");
-  if (map != "held" && map != "call")
-    throw std::invalid_argument("GL compaction: map=" + map + " (takes held or call)");
-  o.holdMapping = map == "held";
-  const std::string indices = r.get("indices", "texture");
-  if (indices != "copy" && indices != "texture")
-    throw std::invalid_argument("GL compaction: indices=" + indices + " (takes copy or texture)");
-  o.indicesFromTexture = indices == "texture";
-  const std::string count = r.get("count", "host");
-  if (count != "host" && count != "device")
-    throw std::invalid_argument("GL compaction: count=" + count + " (takes host or device)");
-  o.countOnDevice = count == "device";
+  o.interop =
+      InteropKind(readChoice(r, "interop", 0, {"auto", "vulkan", "vmm", "registered", "host"}));
+  o.sync = SyncKind(readChoice(r, "sync", 0, {"auto", "semaphores", "fences"}));
+  o.payload = PayloadSide(readChoice(r, "payload", 0, {"auto", "gl", "cuda"}));
+  o.holdMapping = readChoice(r, "map", 0, {"held", "call"}) == 0;
+  o.indicesFromTexture = readChoice(r, "indices", 1, {"copy", "texture"}) == 1;
+  o.countOnDevice = readChoice(r, "count", 0, {"host", "device"}) == 1;
   return o;
 }
 
@@ -109,36 +77,40 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
   if (radix < 2 || radix > 32 || (radix & (radix - 1)) != 0)
     throw bad("radix=" + std::to_string(radix) + " (a power of two from 2 to 32)");
   o.radix = uint32_t(radix);
-  const std::string output = r.get("output", o.quadOutput ? "quad" : "element");
-  if (output != "quad" && output != "element")
-    throw bad("output=" + output + " (takes quad or element)");
-  o.quadOutput = output == "quad";
+  o.quadOutput = readChoice(r, "output", o.quadOutput ? 0 : 1, {"quad", "element"}) == 0;
   if (o.method == BlockMethod::Roger) {
-    const std::string search = r.get("search", o.nextSearch       ? "next"
-                                               : o.improvedSearch ? "improved"
-                                                                  : "plain");
-    if (search != "improved" && search != "plain" && search != "next")
-      throw bad("search=" + search + " (takes improved, plain or next)");
-    o.improvedSearch = search == "improved";
-    o.nextSearch = search == "next";
-    const std::string offsets = r.get("offsets", o.alignedPositions == 16  ? "wide"
-                                                 : o.alignedPositions == 4 ? "aligned"
-                                                                           : "block");
-    if (offsets != "block" && offsets != "aligned" && offsets != "wide")
-      throw bad("offsets=" + offsets + " (takes block, aligned or wide)");
-    o.alignedPositions = offsets == "wide" ? 16 : offsets == "aligned" ? 4 : 0;
+    const int search = readChoice(r, "search",
+                                  o.nextSearch       ? 2
+                                  : o.improvedSearch ? 0
+                                                     : 1,
+                                  {"improved", "plain", "next"});
+    o.improvedSearch = search == 0;
+    o.nextSearch = search == 2;
+    const int offsets = readChoice(r, "offsets",
+                                   o.alignedPositions == 16  ? 2
+                                   : o.alignedPositions == 4 ? 1
+                                                             : 0,
+                                   {"block", "aligned", "wide"});
+    o.alignedPositions = offsets == 2 ? 16 : offsets == 1 ? 4 : 0;
     if (o.alignedPositions && (o.block > 128 || o.improvedSearch))
-      throw bad("offsets=" + offsets + " takes blocks up to 128 and search=plain or next");
+      throw bad(std::string("offsets=") + (offsets == 2 ? "wide" : "aligned") +
+                " takes blocks up to 128 and search=plain or next");
     if (o.alignedPositions == 16 && o.block < 16)
       throw bad("offsets=wide takes blocks of 16 to 128 (16 positions a fragment)");
     o.wrap = Wrap(readChoice(r, "wrap", int(o.wrap), {"geometry", "draw-twice", "vertex"}));
     o.diagnoseConcat = readChoice(r, "diag", o.diagnoseConcat, {"none", "concat"}) == 1;
     o.invalidateOutput = readChoice(r, "invalidate", o.invalidateOutput, {"none", "output"}) == 1;
-    const int concat = readChoice(r, "concat", o.autoConcat ? 0 : o.pairFetch ? 2 : 1,
+    const int concat = readChoice(r, "concat",
+                                  o.autoConcat  ? 0
+                                  : o.pairFetch ? 2
+                                                : 1,
                                   {"auto", "quarters", "pair"});
     o.autoConcat = concat == 0;
     o.pairFetch = concat == 2;
-    const int heads = readChoice(r, "heads", o.autoHeads ? 0 : o.inlineHeads ? 2 : 1,
+    const int heads = readChoice(r, "heads",
+                                 o.autoHeads     ? 0
+                                 : o.inlineHeads ? 2
+                                                 : 1,
                                  {"auto", "points", "inline"});
     o.autoHeads = heads == 0;
     o.inlineHeads = heads == 2;

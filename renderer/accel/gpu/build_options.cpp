@@ -26,9 +26,9 @@ void validateNumbers(const GpuKdBuildOptions& o) {
                                 std::to_string(o.emptySpaceRatio) + " outside [0, 1]");
   if (!(o.traversalCost > 0) || !(o.intersectCost > 0))
     throw std::invalid_argument("GpuKdBuildOptions: traversalCost and intersectCost must be > 0");
-  if (o.smallCarveout < -1 || o.smallCarveout > 100)
+  if (o.smallCarveout < GpuKdBuildOptions::kCarveoutByClip || o.smallCarveout > 100)
     throw std::invalid_argument("GpuKdBuildOptions: smallCarveout " +
-                                std::to_string(o.smallCarveout) + " outside [-1, 100]");
+                                std::to_string(o.smallCarveout) + " outside [-2, 100]");
   if (o.replaySlack < 0 || o.replaySlack > 100)
     throw std::invalid_argument("GpuKdBuildOptions: replaySlack " + std::to_string(o.replaySlack) +
                                 " outside [0, 100]");
@@ -104,8 +104,6 @@ GpuKdBuildOptions withEnvironment(GpuKdBuildOptions o) {
   if (const int c = envChoice("SRT_KD_SMALL_BOXES", {"clip", "clamp"}); c >= 0)
     o.smallClampBoxes = c == 1;
   if (const int c = envChoice("SRT_KD_CLIP", {"poly", "stream", "shared"}); c >= 0) {
-    // The local-memory clips measured fastest with a quarter of the carve-out.
-    if (c != 2 && !std::getenv("SRT_KD_SMALL_CARVEOUT")) o.smallCarveout = 25;
     o.streamingClip = c == 1;
     o.smallSharedClip = c == 2;
   }
@@ -114,10 +112,15 @@ GpuKdBuildOptions withEnvironment(GpuKdBuildOptions o) {
   if (const int c = envChoice("SRT_KD_SPLIT", {"thread", "warp"}); c >= 0) o.splitPerWarp = c == 1;
   if (const int c = envChoice("SRT_KD_LEVELS", {"sync", "replay", "graph"}); c >= 0)
     o.levels = GpuKdLevels(c);
-  envInt("SRT_KD_SMALL_CARVEOUT", -1, 100, &o.smallCarveout);
+  envInt("SRT_KD_SMALL_CARVEOUT", GpuKdBuildOptions::kCarveoutByClip, 100, &o.smallCarveout);
   envInt("SRT_KD_REPLAY_SLACK", 0, 100, &o.replaySlack);
   envInt("SRT_KD_SCRATCH_PER_REF", 4, 64, &o.scratchPerRef);
   return o;
+}
+
+int smallCarveoutPercent(const GpuKdBuildOptions& o) {
+  if (o.smallCarveout != GpuKdBuildOptions::kCarveoutByClip) return o.smallCarveout;
+  return o.smallSharedClip ? 100 : 25;
 }
 
 int gpuKdMaxDepth(const GpuKdBuildOptions& o, size_t triangles) {

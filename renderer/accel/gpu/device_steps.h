@@ -77,7 +77,7 @@ void launchChooseSplits(const LevelArgs& a, const LevelNode* nodes, const Bounds
 struct SmallVariant {
   bool reuseBoxes, streamingClip;  // GpuKdBuildOptions::smallReuseBoxes, streamingClip
   bool clampBoxes;                 // GpuKdBuildOptions::smallClampBoxes
-  int carveout;                    // GpuKdBuildOptions::smallCarveout
+  int carveout;                    // smallCarveoutPercent(GpuKdBuildOptions)
   uint32_t scratchPerRef;          // GpuKdBuildOptions::scratchPerRef
   bool sharedClip;                 // GpuKdBuildOptions::smallSharedClip
 };

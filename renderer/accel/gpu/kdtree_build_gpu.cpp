@@ -415,8 +415,8 @@ class BuildScratch {
 
   SahParams sah() const { return {o_.traversalCost, o_.intersectCost, o_.emptyBonus}; }
   SmallVariant smallVariant() const {
-    return {o_.smallReuseBoxes, o_.streamingClip, o_.smallClampBoxes, o_.smallCarveout,
-            uint32_t(o_.scratchPerRef), o_.smallSharedClip};
+    return {o_.smallReuseBoxes,       o_.streamingClip,           o_.smallClampBoxes,
+            smallCarveoutPercent(o_), uint32_t(o_.scratchPerRef), o_.smallSharedClip};
   }
 
   const GpuKdBuildOptions o_;

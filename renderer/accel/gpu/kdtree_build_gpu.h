@@ -68,17 +68,18 @@ struct GpuKdBuildOptions {
   // The small stage clips with its polygons in shared memory (small_clip_shared.h), not in local
   // memory through L1: with the whole carve-out, 16 blocks an SM instead of 9 and no L1 misses;
   // the Conference Room's small stage 8.1 -> 5.3 ms, 871K's 42.7 -> 22.2 ms on an H200.
-  bool smallSharedClip = true;
+  bool smallSharedClip = true;  // SRT_KD_CLIP=shared (default), poly (local arrays) or stream
   // The large levels' route clips straddling references with the polygon in shared memory too
   // (128-thread blocks, 28 KB): the Conference Room's split stage 2.66 -> 1.84 ms on an H200.
-  bool largeSharedClip = true;  // SRT_KD_LARGE_CLIP=shared (default) or poly  // SRT_KD_CLIP=shared
-                                // (default), poly (local arrays) or stream
+  bool largeSharedClip = true;  // SRT_KD_LARGE_CLIP=shared (default) or poly
   // The large nodes' binned-SAH choice with one warp per node instead of one thread.
   bool splitPerWarp = true;  // SRT_KD_SPLIT=warp|thread
-  // Shared-memory carve-out (percent) asked for the small-node kernel; -1: the driver's choice.
-  // The shared clip wants all of it (50%: 6.5 ms, 25%: 12.1 ms). The local-memory clips want L1
-  // for their polygons instead: 25% took their small stage from 9.5 to 6.9 ms (75%: 8.1 ms).
-  int smallCarveout = 100;  // SRT_KD_SMALL_CARVEOUT=-1..100
+  // Shared-memory carve-out (percent) asked for the small-node kernel; -1: the driver's choice;
+  // kCarveoutByClip: what suits the clip (smallCarveoutPercent). The shared clip wants all of it
+  // (50%: 6.5 ms, 25%: 12.1 ms). The local-memory clips want L1 for their polygons instead: 25%
+  // took their small stage from 9.5 to 6.9 ms (75%: 8.1 ms).
+  static constexpr int kCarveoutByClip = -2;
+  int smallCarveout = kCarveoutByClip;  // SRT_KD_SMALL_CARVEOUT=-2..100
   // Replay and Graph size the levels by the previous build of as many triangles (its counts
   // plus replaySlack percent); the first build, and one that outgrows them, runs sync levels.
   GpuKdLevels levels = GpuKdLevels::Graph;  // SRT_KD_LEVELS=sync|replay|graph
@@ -89,6 +90,10 @@ struct GpuKdBuildOptions {
 };
 
 const char* toString(GpuKdLevels levels);  // "sync", "replay", "graph"
+
+// The carve-out the small-node kernel asks for: smallCarveout, or by the clip (100 with the
+// shared clip, 25 with the local-memory ones) for kCarveoutByClip.
+int smallCarveoutPercent(const GpuKdBuildOptions& options);
 
 // The options with SRT_KD_SMALL_REUSE, SRT_KD_CLIP, SRT_KD_SPLIT, SRT_KD_SMALL_CARVEOUT,
 // SRT_KD_LEVELS and SRT_KD_REPLAY_SLACK applied (unset or empty: unchanged); throws

@@ -189,7 +189,7 @@ void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
   auto* kernel = streamingClip ? routeReferencesKernel<true> : routeReferencesKernel<false>;
   // The shared clip's blocks are smaller: 128 threads' polygons take 28 KB.
   const uint32_t block = sharedClip ? 128 : kBlock;
-  const size_t clipBytes = sharedClip ? block * kClipLaneFloats * sizeof(float) : 0;
+  const size_t clipBytes = sharedClip ? clipBufferBytes(block) : 0;
   kernel<<<uint32_t((a.caps.refs + block - 1) / block), block, clipBytes, stream>>>(
       a, mesh, counters, cur, large, d, dKeep, sharedClip);
   SRT_CUDA_CHECK_LAUNCH();

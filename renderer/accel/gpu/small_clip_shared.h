@@ -13,6 +13,10 @@ namespace srt::kdgpu {
 constexpr int kClipPolyMax = 9;
 // Floats of one lane's two buffers; odd, so lanes at the same vertex hit different banks.
 constexpr int kClipLaneFloats = 2 * kClipPolyMax * 3 + 1;
+// Dynamic shared memory for the buffers of a block of `threads`.
+constexpr size_t clipBufferBytes(uint32_t threads) {
+  return size_t(threads) * kClipLaneFloats * sizeof(float);
+}
 
 // clipTriangleBounds(v, cell.lo, cell.hi, eps, ...) with its polygons in buf (kClipLaneFloats).
 SRT_CPU_GPU inline bool clippedBoundsInBuffer(float* buf, const Vec3f v[3], const Bounds3f& cell,
@@ -31,25 +35,13 @@ SRT_CPU_GPU inline bool clippedBoundsInBuffer(float* buf, const Vec3f v[3], cons
     for (int side = 0; side < 2 && n > 0; ++side) {  // the lower face first, as clipTriangle
       const bool keepAbove = side == 0;
       const float plane = keepAbove ? cell.lo[k] : cell.hi[k];
-      if (keepAbove ? !(tlo[k] < plane - eps) : !(thi[k] > plane + eps)) continue;
+      if (!faceCutsBounds(tlo, thi, k, plane, keepAbove, eps)) continue;
       n = clipPolygonOf(a, n, k, keepAbove ? plane - eps : plane + eps, keepAbove, b);
       ClipVertex* t = a;
       a = b, b = t;
       clipped = true;
     }
-  if (n == 0) return false;
-  float lo[3], hi[3];
-  for (int k = 0; k < 3; ++k) {
-    lo[k] = clipped ? a[0][k] : tlo[k];
-    hi[k] = clipped ? a[0][k] : thi[k];
-  }
-  if (clipped)
-    for (int i = 1; i < n; ++i)
-      for (int k = 0; k < 3; ++k) {
-        lo[k] = clipMin(lo[k], a[i][k]);
-        hi[k] = clipMax(hi[k], a[i][k]);
-      }
-  return finishClippedBounds(lo, hi, tlo, thi, cell.lo, cell.hi, eps, &out->lo, &out->hi);
+  return polygonBounds(a, n, clipped, tlo, thi, cell.lo, cell.hi, eps, &out->lo, &out->hi);
 }
 
 }  // namespace srt::kdgpu

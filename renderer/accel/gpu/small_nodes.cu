@@ -105,7 +105,7 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
   // the attribute stays with the kernel, and builders in one process may differ.
   SRT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       variant.carveout));
-  const size_t clipBytes = variant.sharedClip ? 32 * kClipLaneFloats * sizeof(float) : 0;
+  const size_t clipBytes = variant.sharedClip ? clipBufferBytes(32) : 0;
   kernel<<<capTerms, 32, clipBytes, stream>>>(
       terms, totals, capTerms, capTermRefs, overflow, termTri, termBox, maxDepth, mesh, counters,
       sah, variant.reuseBoxes, variant.clampBoxes, variant.sharedClip, variant.scratchPerRef,
