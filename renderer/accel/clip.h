@@ -16,22 +16,42 @@ SRT_CPU_GPU inline void clipEdgePoint(const V& p, const V& q, int axis, float pl
   (*r)[axis] = plane;
 }
 
+// clipPolygonOf for one axis known at compile time, so that the vertices carried in registers
+// are indexed statically. Each vertex is read once and carried to the next edge: the buffers
+// may be shared or local memory, which the compiler could not otherwise keep apart from `out`.
+template <int Axis, typename V>
+SRT_CPU_GPU inline int clipPolygonAxis(const V* in, int n, float plane, bool keepAbove, V* out) {
+  if (n <= 0) return 0;
+  const V first = in[0];
+  const bool inFirst = keepAbove ? first[Axis] >= plane : first[Axis] <= plane;
+  V p = first;
+  bool inP = inFirst;
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    const bool last = i + 1 == n;
+    const V q = last ? first : in[i + 1];
+    const bool inQ = last ? inFirst : (keepAbove ? q[Axis] >= plane : q[Axis] <= plane);
+    if (inP) out[m++] = p;
+    if (inP != inQ) {
+      V e;  // built in registers and stored once
+      clipEdgePoint(p, q, Axis, plane, &e);
+      out[m++] = e;
+    }
+    p = q;
+    inP = inQ;
+  }
+  return m;
+}
+
 // Keeps the part of a convex polygon on one side of an axis plane (Sutherland-Hodgman). New
 // vertices lie exactly on the plane; coordinates equal at both ends of an edge stay exact.
 // `out` needs room for n + 1 vertices. V: Vec3f or anything indexable the same way.
 template <typename V>
 SRT_CPU_GPU inline int clipPolygonOf(const V* in, int n, int axis, float plane, bool keepAbove,
                                      V* out) {
-  int m = 0;
-  for (int i = 0; i < n; ++i) {
-    const V& p = in[i];
-    const V& q = in[i + 1 == n ? 0 : i + 1];
-    const bool inP = keepAbove ? p[axis] >= plane : p[axis] <= plane;
-    const bool inQ = keepAbove ? q[axis] >= plane : q[axis] <= plane;
-    if (inP) out[m++] = p;
-    if (inP != inQ) clipEdgePoint(p, q, axis, plane, &out[m++]);
-  }
-  return m;
+  if (axis == 0) return clipPolygonAxis<0>(in, n, plane, keepAbove, out);
+  if (axis == 1) return clipPolygonAxis<1>(in, n, plane, keepAbove, out);
+  return clipPolygonAxis<2>(in, n, plane, keepAbove, out);
 }
 
 SRT_CPU_GPU inline int clipPolygon(const Vec3f* in, int n, int axis, float plane, bool keepAbove,
