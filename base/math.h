@@ -25,6 +25,24 @@ struct Vec3f {
   SRT_CPU_GPU float& operator[](int i) { return i == 0 ? x : (i == 1 ? y : z); }
 };
 
+// A product and a sum the device compiler may not fuse into an FMA. The host compiler does not
+// fuse without FMA instructions (-mfma), so code written with them rounds alike on both sides:
+// which product nvcc fuses in a*b + c*d otherwise depends on the code around it.
+SRT_CPU_GPU inline float mulRn(float a, float b) {
+#if SRT_IS_GPU_CODE
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+SRT_CPU_GPU inline float addRn(float a, float b) {
+#if SRT_IS_GPU_CODE
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
 SRT_CPU_GPU inline Vec3f operator+(Vec3f a, Vec3f b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 SRT_CPU_GPU inline Vec3f operator-(Vec3f a, Vec3f b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 SRT_CPU_GPU inline Vec3f operator-(Vec3f a) { return {-a.x, -a.y, -a.z}; }
@@ -89,7 +107,7 @@ struct Bounds3f {
   SRT_CPU_GPU float surfaceArea() const {
     if (empty()) return 0.f;
     const Vec3f d = diagonal();
-    return 2.f * (d.x * d.y + d.y * d.z + d.z * d.x);
+    return 2.f * addRn(addRn(mulRn(d.x, d.y), mulRn(d.y, d.z)), mulRn(d.z, d.x));  // as the host
   }
   SRT_CPU_GPU int longestAxis() const {
     const Vec3f d = diagonal();

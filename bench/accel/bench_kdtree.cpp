@@ -62,8 +62,9 @@ double copyMs(size_t bytes, int repeats) {
 }
 
 GpuKdBuildOptions firstVariantOptions(const std::vector<std::string>& reductions,
-                                      const std::string& compaction) {
+                                      const std::string& compaction, int smallThreshold) {
   GpuKdBuildOptions o;
+  o.smallNodeThreshold = smallThreshold;
   o.segreduce = reductions.front();
   o.compaction = compaction;
   return o;
@@ -140,9 +141,10 @@ void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warm
 
 // Median stage times of the GPU build with one segmented reduction, the tree's statistics.
 nlohmann::json timeReduction(const std::string& r, const std::string& compaction,
-                             const TriangleMeshView& dview, int warmup, int repeats,
-                             double cpuSah) {
+                             int smallThreshold, const TriangleMeshView& dview, int warmup,
+                             int repeats, double cpuSah) {
   GpuKdBuildOptions o;
+  o.smallNodeThreshold = smallThreshold;
   o.segreduce = r;
   o.compaction = compaction;
   GpuKdTreeBuilder builder(o);
@@ -219,6 +221,11 @@ int main(int argc, char** argv) {
                  "random rays traced on the device through the CPU and the GPU tree (0: none)")
       ->check(CLI::Range(size_t(0), size_t(100000000)));
   app.add_option("--json", jsonPath, "where to write the results");
+  int smallThreshold = GpuKdBuildOptions{}.smallNodeThreshold;
+  app.add_option("--small-node-threshold", smallThreshold,
+                 "GPU build: nodes of at most this many references go to the exact-SAH stage (0: "
+                 "by the quality, 28 full and 64 fast)")
+      ->check(CLI::Range(0, 64));
   bool cpuOnly = false;
   int threads = 0;
   app.add_flag("--cpu-only", cpuOnly, "time the CPU SAH builder only (no device needed)");
@@ -306,13 +313,15 @@ int main(int argc, char** argv) {
       double cubSegTotal = 0;
       std::vector<nlohmann::json> rows;
       for (const std::string& r : reductions) {
-        rows.push_back(timeReduction(r, compactionName, dview, warmup, repeats, cpu.sahCost));
+        rows.push_back(
+            timeReduction(r, compactionName, smallThreshold, dview, warmup, repeats, cpu.sahCost));
         if (r == "cub-segmented") cubSegTotal = rows.back()["totalMs"];
       }
       printRows(rows, cubSegTotal);
       jm["gpu"] = rows;
       if (traceRays > 0)
-        jm["trace"] = traceBoth(cpuTree, dview, firstVariantOptions(reductions, compactionName),
+        jm["trace"] = traceBoth(cpuTree, dview,
+                                firstVariantOptions(reductions, compactionName, smallThreshold),
                                 traceRays, repeats);
       out["meshes"].push_back(jm);
     }

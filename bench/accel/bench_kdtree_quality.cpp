@@ -175,7 +175,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.f, 1.f));
   app.add_option("--small-node-threshold", gpu.smallNodeThreshold,
                  "GPU algorithm: nodes of at most this many references go to the exact-SAH stage")
-      ->check(CLI::Range(1, 64));
+      ->check(CLI::Range(0, 64));
   app.add_option("--json", jsonPath, "where to write the results");
   CLI11_PARSE(app, argc, argv);
   try {

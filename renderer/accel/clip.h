@@ -8,11 +8,12 @@
 namespace srt {
 
 // Where edge p-q meets the axis plane (one computation for every clipper, so all agree bit for
-// bit): exactly on the plane, coordinates equal at both ends stay exact.
+// bit, unfused on the device as on the host): exactly on the plane, coordinates equal at both
+// ends stay exact.
 template <typename V>
 SRT_CPU_GPU inline void clipEdgePoint(const V& p, const V& q, int axis, float plane, V* r) {
   const float t = (plane - p[axis]) / (q[axis] - p[axis]);
-  for (int k = 0; k < 3; ++k) (*r)[k] = p[k] == q[k] ? p[k] : p[k] + (q[k] - p[k]) * t;
+  for (int k = 0; k < 3; ++k) (*r)[k] = p[k] == q[k] ? p[k] : addRn(p[k], mulRn(q[k] - p[k], t));
   (*r)[axis] = plane;
 }
 

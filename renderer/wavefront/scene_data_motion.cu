@@ -7,22 +7,9 @@
 namespace srt {
 namespace {
 
-// Each product and sum rounded on its own, as the host does: nvcc would otherwise fuse them into
-// FMAs and the GPU's vertices would differ from flatten()'s in the last bit.
-SRT_CPU_GPU inline float mulRn(float a, float b) {
-#if SRT_IS_GPU_CODE
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-SRT_CPU_GPU inline float addRn(float a, float b) {
-#if SRT_IS_GPU_CODE
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+// Each product and sum rounded on its own (mulRn, addRn from base/math.h), as the host does: nvcc
+// would otherwise fuse them into FMAs and the GPU's vertices would differ from flatten()'s in the
+// last bit.
 SRT_CPU_GPU inline float sqrtRn(float a) {
 #if SRT_IS_GPU_CODE
   return __fsqrt_rn(a);

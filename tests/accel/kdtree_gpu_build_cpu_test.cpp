@@ -284,13 +284,26 @@ TEST(KdTreeGpuAlgorithm, SmallStageVariantsBuildTheSameTree) {
     }
 }
 
+// The threshold by the small stage's boxes: 28 for clipped boxes, 64 for clamped ones (rebuilt
+// every frame); a threshold that is set wins.
+TEST(KdTreeGpuAlgorithm, SmallNodeThresholdByQuality) {
+  GpuKdBuildOptions o;
+  EXPECT_EQ(smallNodeThresholdFor(o), 28);
+  o.smallClampBoxes = true;
+  EXPECT_EQ(smallNodeThresholdFor(o), 64);
+  o.smallNodeThreshold = 17;
+  EXPECT_EQ(smallNodeThresholdFor(o), 17);
+  o.smallClampBoxes = false;
+  EXPECT_EQ(smallNodeThresholdFor(o), 17);
+}
+
 TEST(KdTreeGpuAlgorithm, BadOptions) {
   const TestMesh mesh = oneTriangle();
   GpuKdBuildOptions o;
   o.smallNodeThreshold = 65;
   EXPECT_THROW(buildKdTreeGpuAlgorithmOnHost(mesh.view(), o), std::invalid_argument);
   o = {};
-  o.smallNodeThreshold = 0;
+  o.smallNodeThreshold = -1;
   EXPECT_THROW(buildKdTreeGpuAlgorithmOnHost(mesh.view(), o), std::invalid_argument);
   o = {};
   o.maxDepth = kKdMaxDepth + 1;

@@ -37,7 +37,9 @@ struct SahParams {
   // `pl` and `pr` relative to the node's: lambda (K_T + K_I (pl nl + pr nr)).
   SRT_CPU_GPU float splitCost(float pl, float pr, float nl, float nr) const {
     const float lambda = (nl == 0.f || nr == 0.f) ? 1.f - emptyBonus : 1.f;
-    return lambda * (traversalCost + intersectCost * (pl * nl + pr * nr));
+    // Unfused (mulRn, addRn): the device rounds as the host reference does.
+    return mulRn(lambda,
+                 addRn(traversalCost, mulRn(intersectCost, addRn(mulRn(pl, nl), mulRn(pr, nr)))));
   }
   SRT_CPU_GPU float leafCost(float n) const { return intersectCost * n; }
 };
@@ -49,8 +51,9 @@ SRT_CPU_GPU inline void childAreas(const Bounds3f& cell, int a, float p, float i
   const float da = cell.hi[(a + 1) % 3] - cell.lo[(a + 1) % 3];
   const float db = cell.hi[(a + 2) % 3] - cell.lo[(a + 2) % 3];
   const float dl = p - cell.lo[a], dr = cell.hi[a] - p;
-  *pl = (dl * (da + db) + da * db) * invHalfArea;
-  *pr = (dr * (da + db) + da * db) * invHalfArea;
+  const float side = mulRn(da, db);  // unfused, as the host reference rounds
+  *pl = mulRn(addRn(mulRn(dl, da + db), side), invHalfArea);
+  *pr = mulRn(addRn(mulRn(dr, da + db), side), invHalfArea);
 }
 
 // A node that left the large stage (<= smallNodeThreshold references, the depth limit, or a leaf

@@ -15,9 +15,10 @@
 namespace srt {
 
 void validateNumbers(const GpuKdBuildOptions& o) {
-  if (o.smallNodeThreshold < 1 || o.smallNodeThreshold > kdgpu::kSmallMax)
+  if (o.smallNodeThreshold < GpuKdBuildOptions::kThresholdByBoxes ||
+      o.smallNodeThreshold > kdgpu::kSmallMax)
     throw std::invalid_argument("GpuKdBuildOptions: smallNodeThreshold " +
-                                std::to_string(o.smallNodeThreshold) + " outside [1, 64]");
+                                std::to_string(o.smallNodeThreshold) + " outside [0, 64]");
   if (o.maxDepth < 0 || o.maxDepth > kKdMaxDepth)
     throw std::invalid_argument("GpuKdBuildOptions: maxDepth " + std::to_string(o.maxDepth) +
                                 " outside [0, " + std::to_string(kKdMaxDepth) + "]");
@@ -121,6 +122,11 @@ GpuKdBuildOptions withEnvironment(GpuKdBuildOptions o) {
 int smallCarveoutPercent(const GpuKdBuildOptions& o) {
   if (o.smallCarveout != GpuKdBuildOptions::kCarveoutByClip) return o.smallCarveout;
   return o.smallSharedClip ? 100 : 25;
+}
+
+int smallNodeThresholdFor(const GpuKdBuildOptions& o) {
+  if (o.smallNodeThreshold != GpuKdBuildOptions::kThresholdByBoxes) return o.smallNodeThreshold;
+  return o.smallClampBoxes ? kdgpu::kSmallMax : 28;
 }
 
 int gpuKdMaxDepth(const GpuKdBuildOptions& o, size_t triangles) {

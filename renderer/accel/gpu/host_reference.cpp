@@ -82,7 +82,7 @@ class HostBuild {
     if (V_ == 0) return false;
     maxDepth_ = gpuKdMaxDepth(o_, V_);
     sah_ = {o_.traversalCost, o_.intersectCost, o_.emptyBonus};
-    threshold_ = uint32_t(o_.smallNodeThreshold);
+    threshold_ = uint32_t(smallNodeThresholdFor(o_));
     unpack(V_);
     eps_ = clipEpsilon(reduceBoxes(curBox_, V_, curOwner_, 1)[0]);
     for (uint32_t i = 0; i < V_; ++i) stepWidenBox(i, eps_, curRef_.data());

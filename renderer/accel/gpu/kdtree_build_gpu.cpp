@@ -89,7 +89,9 @@ class BuildScratch {
  private:
   const BuildCounters& host() const { return host_[0]; }
 
-  bool rootIsTerminal() const { return V_ <= uint32_t(o_.smallNodeThreshold) || maxDepth_ == 0; }
+  bool rootIsTerminal() const {
+    return V_ <= uint32_t(smallNodeThresholdFor(o_)) || maxDepth_ == 0;
+  }
 
   // The previous build had as many triangles and valid ones, and large levels.
   bool canReplay() const {
@@ -330,7 +332,7 @@ class BuildScratch {
     timer_.mark(kSplit);
     launchChildStarts(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(), stream_);
     launchClassifyChildren(a, counters_, a_.large.data(), a_.childStart.data(),
-                           uint32_t(o_.smallNodeThreshold), maxDepth_, a_.info.data(),
+                           uint32_t(smallNodeThresholdFor(o_)), maxDepth_, a_.info.data(),
                            a_.scanIn.data(), stream_);
     void* scanTemp = a_.scanTemp.data();
     size_t tempBytes = scanChildrenTempBytes(C);

@@ -47,8 +47,17 @@ struct GpuKdBuildOptions {
   // look-back takes the child lists' compactions 1.30 -> 0.77 ms of a Conference Room build
   // against cub's select (bench/accel/RESULTS.md).
   std::string compaction = "lookback";
-  int maxDepth = 0;               // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth
-  int smallNodeThreshold = 64;    // nodes with at most this many references go to the SAH stage
+  int maxDepth = 0;  // 0: 8 + 1.3 log2(N) as the CPU builder, capped at kKdMaxDepth
+  // Nodes with at most this many references (1..kSmallMax) go to the exact-SAH stage;
+  // kThresholdByBoxes: smallNodeThresholdFor's choice by the small stage's boxes. Clipped boxes
+  // (the full quality) take 28: that stage's per-node clips and counts grow with the square of
+  // a node's references and the large levels' binned SAH does not (H200 against 64: Conference
+  // Room 8.97 -> 8.63 ms, Sponza 8.15 -> 5.17, teapot 4.05 -> 2.54, 871K 26.2 -> 25.0; the
+  // trees within 3% of the CPU tree's trace time). Clamped boxes (the fast quality, rebuilt
+  // every frame) keep 64: more levels cost that cheaper stage more than they save (the animated
+  // Conference Room 75-78 -> 66-67 frames/s at 28). bench/accel/RESULTS.md
+  static constexpr int kThresholdByBoxes = 0;
+  int smallNodeThreshold = kThresholdByBoxes;
   float emptySpaceRatio = 0.25f;  // cut off empty space wider than this fraction of the node
   // SAH constants, as KdBuildOptions (K_T, K_I, empty bonus).
   float traversalCost = 15.f;
@@ -94,6 +103,10 @@ const char* toString(GpuKdLevels levels);  // "sync", "replay", "graph"
 // The carve-out the small-node kernel asks for: smallCarveout, or by the clip (100 with the
 // shared clip, 25 with the local-memory ones) for kCarveoutByClip.
 int smallCarveoutPercent(const GpuKdBuildOptions& options);
+
+// The small-node threshold in force: smallNodeThreshold, or by the boxes (28 clipped, 64 clamped)
+// for kThresholdByBoxes.
+int smallNodeThresholdFor(const GpuKdBuildOptions& options);
 
 // The options with SRT_KD_SMALL_REUSE, SRT_KD_CLIP, SRT_KD_SPLIT, SRT_KD_SMALL_CARVEOUT,
 // SRT_KD_LEVELS and SRT_KD_REPLAY_SLACK applied (unset or empty: unchanged); throws
