@@ -41,8 +41,11 @@ enum class GpuKdLevels {
 
 struct GpuKdBuildOptions {
   // A segmented reduction registered for boxes and for ints (node bounds, bin counts): one of
-  // gpuKdSegmentedReductionNames() (segmented_boxes.h).
-  std::string segreduce = "mergepath";
+  // gpuKdSegmentedReductionNames() (segmented_boxes.h). The tree reduction tb2 (as Zhou et al.'s,
+  // one of Martin et al. 2012's) by default: the fastest whole build on every bench scene, on the
+  // H100 and the H200 (Conference Room 8.83 against mergepath's 9.08 ms on an H100;
+  // bench/accel/RESULTS.md).
+  std::string segreduce = "tb2";
   // A registered ordered CUDA compaction primitive. Ours by default: one pass with decoupled
   // look-back takes the child lists' compactions 1.30 -> 0.77 ms of a Conference Room build
   // against cub's select (bench/accel/RESULTS.md).
