@@ -61,11 +61,12 @@ double copyMs(size_t bytes, int repeats) {
   return median(ms);
 }
 
-GpuKdBuildOptions firstVariantOptions(const std::vector<std::string>& reductions,
-                                      const std::string& compaction, int smallThreshold) {
+// The GPU build the bench times: one segmented reduction, the compaction and threshold asked for.
+GpuKdBuildOptions benchOptions(const std::string& segreduce, const std::string& compaction,
+                               int smallThreshold) {
   GpuKdBuildOptions o;
   o.smallNodeThreshold = smallThreshold;
-  o.segreduce = reductions.front();
+  o.segreduce = segreduce;
   o.compaction = compaction;
   return o;
 }
@@ -140,13 +141,8 @@ void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warm
 }
 
 // Median stage times of the GPU build with one segmented reduction, the tree's statistics.
-nlohmann::json timeReduction(const std::string& r, const std::string& compaction,
-                             int smallThreshold, const TriangleMeshView& dview, int warmup,
+nlohmann::json timeReduction(const GpuKdBuildOptions& o, const TriangleMeshView& dview, int warmup,
                              int repeats, double cpuSah) {
-  GpuKdBuildOptions o;
-  o.smallNodeThreshold = smallThreshold;
-  o.segreduce = r;
-  o.compaction = compaction;
   GpuKdTreeBuilder builder(o);
   for (int w = 0; w < warmup; ++w) builder.build(dview);
   std::vector<double> total, setup, bounds, bins, split, compact, small, fin;
@@ -166,8 +162,9 @@ nlohmann::json timeReduction(const std::string& r, const std::string& compaction
   std::fprintf(stderr,
                "  %s: %.3f ms (%d of %d builds replayed, %d retried, %d as a graph: levels "
                "%.3f ms)\n",
-               r.c_str(), median(total), replayed, repeats, retried, graphed, median(levels));
-  return {{"segreduce", r},
+               o.segreduce.c_str(), median(total), replayed, repeats, retried, graphed,
+               median(levels));
+  return {{"segreduce", o.segreduce},
           {"totalMs", median(total)},
           {"setupMs", median(setup)},
           {"boundsMs", median(bounds)},
@@ -313,15 +310,15 @@ int main(int argc, char** argv) {
       double cubSegTotal = 0;
       std::vector<nlohmann::json> rows;
       for (const std::string& r : reductions) {
-        rows.push_back(
-            timeReduction(r, compactionName, smallThreshold, dview, warmup, repeats, cpu.sahCost));
+        rows.push_back(timeReduction(benchOptions(r, compactionName, smallThreshold), dview, warmup,
+                                     repeats, cpu.sahCost));
         if (r == "cub-segmented") cubSegTotal = rows.back()["totalMs"];
       }
       printRows(rows, cubSegTotal);
       jm["gpu"] = rows;
       if (traceRays > 0)
         jm["trace"] = traceBoth(cpuTree, dview,
-                                firstVariantOptions(reductions, compactionName, smallThreshold),
+                                benchOptions(reductions.front(), compactionName, smallThreshold),
                                 traceRays, repeats);
       out["meshes"].push_back(jm);
     }

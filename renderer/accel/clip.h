@@ -75,6 +75,14 @@ SRT_CPU_GPU inline float clipMax(float a, float b) {
   return a < b ? b : a;
 }
 
+// The triangle's own bounds, the extents every clipper tests the voxel's faces against.
+SRT_CPU_GPU inline void triangleBounds(const Vec3f v[3], float lo[3], float hi[3]) {
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = clipMin(v[0][k], clipMin(v[1][k], v[2][k]));
+    hi[k] = clipMax(v[0][k], clipMax(v[1][k], v[2][k]));
+  }
+}
+
 // A triangle being clipped to a voxel: its own bounds and the convex polygon left so far.
 struct ClippedTriangle {
   float tlo[3], thi[3];  // bounds of the whole triangle
@@ -106,10 +114,7 @@ SRT_CPU_GPU inline void clipToPlane(ClippedTriangle& c, int axis, float plane, b
 SRT_CPU_GPU inline ClippedTriangle clipTriangle(const Vec3f v[3], const Vec3f& voxelLo,
                                                 const Vec3f& voxelHi, float eps) {
   ClippedTriangle c;
-  for (int k = 0; k < 3; ++k) {
-    c.tlo[k] = clipMin(v[0][k], clipMin(v[1][k], v[2][k]));
-    c.thi[k] = clipMax(v[0][k], clipMax(v[1][k], v[2][k]));
-  }
+  triangleBounds(v, c.tlo, c.thi);
   for (int i = 0; i < 3; ++i)
     for (int k = 0; k < 3; ++k) c.poly[i][k] = v[i][k];
   c.n = 3;

@@ -97,10 +97,7 @@ SRT_CPU_GPU inline bool clipTriangleBoundsStreaming(const Vec3f v[3], const Vec3
                                                     const Vec3f& voxelHi, float eps, Vec3f* outLo,
                                                     Vec3f* outHi) {
   float tlo[3], thi[3];
-  for (int k = 0; k < 3; ++k) {
-    tlo[k] = clipMin(v[0][k], clipMin(v[1][k], v[2][k]));
-    thi[k] = clipMax(v[0][k], clipMax(v[1][k], v[2][k]));
-  }
+  triangleBounds(v, tlo, thi);
   streamclip::State c;
   bool clipped = false;
   for (int s = 0; s < streamclip::kStages; ++s) {

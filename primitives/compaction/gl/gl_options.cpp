@@ -41,6 +41,14 @@ int readChoice(OptionReader& r, const char* key, int current,
   return found;
 }
 
+// A choice of three whose first and last names each set one flag and whose middle sets neither.
+void readFlagChoice(OptionReader& r, const char* key, int current,
+                    std::initializer_list<const char*> names, bool* first, bool* last) {
+  const int c = readChoice(r, key, current, names);
+  *first = c == 0;
+  *last = c == 2;
+}
+
 }  // namespace
 
 InteropOptions readInteropOptions(OptionReader& r) {
@@ -79,18 +87,11 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
   o.radix = uint32_t(radix);
   o.quadOutput = readChoice(r, "output", o.quadOutput ? 0 : 1, {"quad", "element"}) == 0;
   if (o.method == BlockMethod::Roger) {
-    const int search = readChoice(r, "search",
-                                  o.nextSearch       ? 2
-                                  : o.improvedSearch ? 0
-                                                     : 1,
-                                  {"improved", "plain", "next"});
-    o.improvedSearch = search == 0;
-    o.nextSearch = search == 2;
-    const int offsets = readChoice(r, "offsets",
-                                   o.alignedPositions == 16  ? 2
-                                   : o.alignedPositions == 4 ? 1
-                                                             : 0,
-                                   {"block", "aligned", "wide"});
+    const int search = o.nextSearch ? 2 : o.improvedSearch ? 0 : 1;
+    readFlagChoice(r, "search", search, {"improved", "plain", "next"}, &o.improvedSearch,
+                   &o.nextSearch);
+    const int offsetsNow = o.alignedPositions == 16 ? 2 : o.alignedPositions == 4 ? 1 : 0;
+    const int offsets = readChoice(r, "offsets", offsetsNow, {"block", "aligned", "wide"});
     o.alignedPositions = offsets == 2 ? 16 : offsets == 1 ? 4 : 0;
     if (o.alignedPositions && (o.block > 128 || o.improvedSearch))
       throw bad(std::string("offsets=") + (offsets == 2 ? "wide" : "aligned") +
@@ -100,20 +101,10 @@ BlockOptions readBlockOptions(BlockOptions o, OptionReader& r) {
     o.wrap = Wrap(readChoice(r, "wrap", int(o.wrap), {"geometry", "draw-twice", "vertex"}));
     o.diagnoseConcat = readChoice(r, "diag", o.diagnoseConcat, {"none", "concat"}) == 1;
     o.invalidateOutput = readChoice(r, "invalidate", o.invalidateOutput, {"none", "output"}) == 1;
-    const int concat = readChoice(r, "concat",
-                                  o.autoConcat  ? 0
-                                  : o.pairFetch ? 2
-                                                : 1,
-                                  {"auto", "quarters", "pair"});
-    o.autoConcat = concat == 0;
-    o.pairFetch = concat == 2;
-    const int heads = readChoice(r, "heads",
-                                 o.autoHeads     ? 0
-                                 : o.inlineHeads ? 2
-                                                 : 1,
-                                 {"auto", "points", "inline"});
-    o.autoHeads = heads == 0;
-    o.inlineHeads = heads == 2;
+    const int concat = o.autoConcat ? 0 : o.pairFetch ? 2 : 1;
+    readFlagChoice(r, "concat", concat, {"auto", "quarters", "pair"}, &o.autoConcat, &o.pairFetch);
+    const int heads = o.autoHeads ? 0 : o.inlineHeads ? 2 : 1;
+    readFlagChoice(r, "heads", heads, {"auto", "points", "inline"}, &o.autoHeads, &o.inlineHeads);
     o.bands = readChoice(r, "layout", o.bands, {"rows", "bands"}) == 1;
     if (o.pairFetch && (o.alignedPositions || o.block > 256))
       throw bad("concat=pair takes offsets=block and blocks up to 256 (8-bit offsets)");

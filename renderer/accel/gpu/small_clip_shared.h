@@ -44,11 +44,9 @@ SRT_CPU_GPU inline bool clippedBoundsInBuffer(float* buf, const Vec3f v[3], cons
   ClipVertex* a = reinterpret_cast<ClipVertex*>(buf);
   ClipVertex* b = a + kClipPolyMax;
   float tlo[3], thi[3];
-  for (int k = 0; k < 3; ++k) {
-    tlo[k] = clipMin(v[0][k], clipMin(v[1][k], v[2][k]));
-    thi[k] = clipMax(v[0][k], clipMax(v[1][k], v[2][k]));
-    for (int i = 0; i < 3; ++i) a[i][k] = v[i][k];
-  }
+  triangleBounds(v, tlo, thi);
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) a[i][k] = v[i][k];
   int n = 3;
   bool clipped = false;
   clipBufferFacesOf<0>(a, b, n, clipped, tlo, thi, cell, eps);
