@@ -131,7 +131,7 @@ struct BuildArrays {
   DeviceArray<uint32_t> curOwner, offsets;
   DeviceArray<int> partial, binCounts;  // the bin-count reduction's input and output
   DeviceArray<uint32_t> binOwner, binOffsets;
-  DeviceArray<uint8_t> dKeep, keepB;
+  DeviceArray<uint8_t> dKeep;
   DeviceArray<LargeNode> large;
   DeviceArray<LevelNode> levelIn, levelNext;
   DeviceArray<uint32_t> childStart, handle;

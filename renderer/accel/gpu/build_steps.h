@@ -193,27 +193,38 @@ SRT_CPU_GPU inline void stepAssignChild(uint32_t c, LargeNode* level, uint32_t n
   handle[c] = h;
 }
 
-// Compacted reference i (of maxRefs slots, n used): terminal children's references go to the
-// terminal arrays; large children's get a keep flag and, in place, their owner in the next level.
-SRT_CPU_GPU inline void stepRouteToChild(uint32_t i, uint32_t n, Ref* ref, const uint32_t* start,
-                                         const uint32_t* handle, uint32_t nextBase,
-                                         const Terminal* terms, uint32_t* termTri,
-                                         Bounds3f* termBox, uint8_t* keep) {
-  if (i >= n) {
-    keep[i] = 0;
-    return;
-  }
-  const uint32_t c = ref[i].owner, h = handle[c];
+// Where the next level's references go: the references in order (the large children's, each
+// child's in the order of the child lists), their boxes and their owners (the bounds reduction's
+// input, so the next level needs no unpacking pass).
+struct NextRefs {
+  Ref* ref;
+  Bounds3f* box;
+  uint32_t* owner;
+};
+
+// Child-list reference i (n of them): a terminal child's goes to the terminal arrays, a large
+// child's to the next level at its node's first reference plus its rank in the child's list
+// (the order a stable compaction of the lists would give, without the pass).
+SRT_CPU_GPU inline void stepRouteToChild(uint32_t i, uint32_t n, const Ref* ref,
+                                         const uint32_t* start, const uint32_t* handle,
+                                         uint32_t nextBase, const Terminal* terms,
+                                         const LevelNode* next, uint32_t* termTri,
+                                         Bounds3f* termBox, const NextRefs& out) {
+  if (i >= n) return;
+  const Ref r = ref[i];
+  const uint32_t c = r.owner, h = handle[c], rank = i - start[c];
   if (h & kTerminalBit) {
     const Terminal& t = terms[h & ~kTerminalBit];
-    assert(i - start[c] < t.refCount);
-    const uint32_t k = t.refStart + (i - start[c]);
-    termTri[k] = ref[i].tri;
-    termBox[k] = ref[i].box;
-    keep[i] = 0;
+    assert(rank < t.refCount);
+    const uint32_t k = t.refStart + rank;
+    termTri[k] = r.tri;
+    termBox[k] = r.box;
   } else {
-    keep[i] = 1;
-    ref[i].owner = h - nextBase;
+    const uint32_t node = h - nextBase, k = next[node].refStart + rank;
+    assert(rank < next[node].refCount);
+    out.ref[k] = {r.box, r.tri, node};
+    out.box[k] = r.box;
+    out.owner[k] = node;
   }
 }
 

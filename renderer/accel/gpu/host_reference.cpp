@@ -123,7 +123,7 @@ class HostBuild {
   // Node bounds, empty-space cuts, bin counts and the binned-SAH split of A nodes.
   void planLevel(const std::vector<LevelNode>& in, uint32_t A, uint32_t count, uint32_t chunks,
                  LargeNode* level) {
-    unpack(count);
+    if (base_ == 0) unpack(count);  // later levels': written by the level before
     std::vector<uint32_t> offsets(A + 1);
     for (uint32_t i = 0; i <= A; ++i) stepLevelOffset(i, in.data(), A, count, offsets.data());
     checkSegments(curOwner_, offsets, count, A);
@@ -195,12 +195,11 @@ class HostBuild {
     for (uint32_t c = 0; c < C; ++c)
       stepAssignChild(c, level, A, info_.data(), scanOut_.data(), nextBase, numTerms_, numTermRefs_,
                       next.data(), terms_.data(), handle_.data());
-    grow(keepB_, D), grow(curRef_, D);
+    grow(curRef_, D), grow(curBox_, D), grow(curOwner_, D);
+    const NextRefs out{curRef_.data(), curBox_.data(), curOwner_.data()};
     for (uint32_t i = 0; i < D; ++i)
       stepRouteToChild(i, kept, cRef_.data(), start_.data(), handle_.data(), nextBase,
-                       terms_.data(), termTri_.data(), termBox_.data(), keepB_.data());
-    const uint32_t nextCount = compact(keepB_, D, cRef_, curRef_);
-    if (nextCount != sum.largeRefs) throw std::logic_error("host kd build: reference count");
+                       terms_.data(), next.data(), termTri_.data(), termBox_.data(), out);
     levels_.push_back({base_, A});
     base_ = nextBase;
     return sum;
@@ -278,7 +277,7 @@ class HostBuild {
   std::vector<Ref> dRef_, cRef_, curRef_;
   std::vector<Bounds3f> curBox_;
   std::vector<uint32_t> curOwner_;
-  std::vector<uint8_t> dKeep_, keepB_;
+  std::vector<uint8_t> dKeep_;
   std::vector<int> partial_;
   std::vector<uint32_t> binOwner_, binOffsets_;
   std::vector<LargeNode> large_;

@@ -289,11 +289,11 @@ class BuildScratch {
 
   // Node bounds, then bin counts (chunk histograms summed by the int segmented reduction), then
   // each node's cuts and binned-SAH split. The reductions run over the caps (padding included).
-  void planLevel(const LevelArgs& a) {
+  void planLevel(const LevelArgs& a, bool rootLevel) {
     const LevelCaps& caps = a.caps;
     timer_.mark(kBounds);
-    launchUnpackLevel(a, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(), a_.levelIn.data(),
-                      a_.offsets.data(), stream_);
+    launchLevelInput(a, rootLevel, a_.curRef.data(), a_.curBox.data(),
+                     a_.curOwner.data(), a_.levelIn.data(), a_.offsets.data(), stream_);
     reduceBoxes(a_.curBox.data(), caps.refs, a_.tight.data(), caps.nodes, a_.curOwner.data(),
                 a_.offsets.data());
     timer_.mark(kBinning);
@@ -319,12 +319,12 @@ class BuildScratch {
   }
 
   // Large level l: plan, route and compact the child lists, classify the children, move the
-  // terminals' references out and compact the large children's for level l + 1 (whose counts
-  // the kernels and the second compaction write on the device).
+  // terminals' references out and the large children's to level l + 1 (whose counts the
+  // kernels write on the device).
   void largeLevel(uint32_t l, const LevelCaps& caps) {
     const LevelArgs a{&state_->levels[l], &state_->levels[l + 1], caps, &state_->overflow};
     const uint32_t C = 2 * caps.nodes, D = 2 * caps.refs;
-    planLevel(a);
+    planLevel(a, l == 0);
     launchRouteReferences(a, mesh_, counters_, a_.curRef.data(), a_.large.data(), o_.streamingClip,
                           o_.largeSharedClip, a_.dRef.data(), a_.dKeep.data(), stream_);
     timer_.mark(kCompaction);
@@ -340,10 +340,9 @@ class BuildScratch {
     launchAssignChildren(a, a_.large.data(), a_.info.data(), a_.scanOut.data(), a_.levelNext.data(),
                          a_.terms.data(), a_.handle.data(), stream_);
     launchRouteToChildren(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(),
-                          a_.handle.data(), a_.terms.data(), a_.termTri.data(), a_.termBox.data(),
-                          a_.keepB.data(), stream_);
-    timer_.mark(kCompaction);
-    compact(a_.keepB.data(), D, a_.cRef.data(), a_.curRef.data(), &state_->levels[l + 1].refs);
+                          a_.handle.data(), a_.terms.data(), a_.levelNext.data(), a_.termTri.data(),
+                          a_.termBox.data(), {a_.curRef.data(), a_.curBox.data(), a_.curOwner.data()},
+                          stream_);
     levels_.push_back(caps);
   }
 

@@ -32,7 +32,7 @@ std::vector<uintptr_t> levelGraphKey(const BuildArrays& a, const TriangleMeshVie
   const auto add = [&k](const auto&... arrays) { (k.push_back(uintptr_t(arrays.data())), ...); };
   add(a.levelIn, a.levelNext, a.large, a.curRef, a.curBox, a.curOwner, a.offsets, a.tight,
       a.partial, a.binOwner, a.binOffsets, a.binCounts, a.dRef, a.cRef);
-  add(a.dKeep, a.keepB, a.childStart, a.handle, a.info, a.scanIn, a.scanOut, a.scanTemp, a.terms,
+  add(a.dKeep, a.childStart, a.handle, a.info, a.scanIn, a.scanOut, a.scanTemp, a.terms,
       a.termTri, a.termBox);
   for (const LevelCaps& c : caps)
     k.insert(k.end(), {c.nodes, c.refs, c.chunks, c.large, c.terms, c.termRefs});
@@ -48,8 +48,9 @@ void reserveLevel(BuildArrays& a, const LevelCaps& caps, const LevelKeep& keep,
   a.levelNext.reserve(C, stream);
   a.large.reserve(std::max<size_t>(caps.large, 1), stream, keep.large);
   a.curRef.reserve(D, stream, keep.refs);
-  a.curBox.reserve(caps.refs, stream);
-  a.curOwner.reserve(caps.refs, stream);
+  // The level before writes the next level's boxes and owners (up to D of them).
+  a.curBox.reserve(D, stream, keep.refs);
+  a.curOwner.reserve(D, stream, keep.refs);
   a.offsets.reserve(caps.nodes + 1, stream);
   a.tight.reserve(caps.nodes, stream);
   a.partial.reserve(K * caps.chunks, stream);
@@ -57,7 +58,7 @@ void reserveLevel(BuildArrays& a, const LevelCaps& caps, const LevelKeep& keep,
   a.binOffsets.reserve(K * caps.nodes + 1, stream);
   a.binCounts.reserve(K * caps.nodes, stream);
   for (auto* refs : {&a.dRef, &a.cRef}) refs->reserve(D, stream);
-  for (auto* flags : {&a.dKeep, &a.keepB}) flags->reserve(D, stream);
+  a.dKeep.reserve(D, stream);
   a.childStart.reserve(C + 1, stream);
   a.handle.reserve(C, stream);
   a.info.reserve(C, stream);
