@@ -135,8 +135,6 @@ struct BuildArrays {
   DeviceArray<LargeNode> large;
   DeviceArray<LevelNode> levelIn, levelNext;
   DeviceArray<uint32_t> childStart, handle;
-  DeviceArray<ChildInfo> info;
-  DeviceArray<ChildScan> scanIn, scanOut;
   DeviceArray<uint8_t> scanTemp;
   DeviceArray<Terminal> terms;
   DeviceArray<uint32_t> termTri;

@@ -153,9 +153,11 @@ SRT_CPU_GPU inline void stepChildStarts(uint32_t i, const Ref* ref, uint32_t n,
   for (int64_t s = prev + 1; s <= cur; ++s) start[s] = i;
 }
 
-SRT_CPU_GPU inline void stepClassifyChild(uint32_t c, const LargeNode* level, uint32_t numNodes,
-                                          const uint32_t* start, uint32_t threshold, int maxDepth,
-                                          ChildInfo* info, ChildScan* scanIn) {
+// Child c of a level (below children first, then above): its cell, depth and references, and
+// whether it goes on as a large node.
+SRT_CPU_GPU inline ChildInfo classifyChild(uint32_t c, const LargeNode* level, uint32_t numNodes,
+                                           const uint32_t* start, uint32_t threshold,
+                                           int maxDepth) {
   const LargeNode& parent = level[c % numNodes];
   const int side = int(c / numNodes);
   ChildInfo ci;
@@ -164,20 +166,22 @@ SRT_CPU_GPU inline void stepClassifyChild(uint32_t c, const LargeNode* level, ui
   ci.count = start[c + 1] - start[c];
   ci.exists = !(parent.leaf && side == 1);
   ci.isLarge = !parent.leaf && ci.count > threshold && int(ci.depth) < maxDepth;
-  info[c] = ci;
-  const uint32_t large = ci.isLarge, term = ci.exists && !ci.isLarge;
-  scanIn[c] = {large, term, term ? ci.count : 0u, large ? ci.count : 0u,
-               large ? chunksOf(ci.count) : 0u};
+  return ci;
 }
 
-// With the inclusive scan of the classification: large children become the next level's nodes,
-// the others terminals (appended after termBase, references after termRefBase).
+// What the child adds to the level's scan.
+SRT_CPU_GPU inline ChildScan childScanEntry(const ChildInfo& ci) {
+  const uint32_t large = ci.isLarge, term = ci.exists && !ci.isLarge;
+  return {large, term, term ? ci.count : 0u, large ? ci.count : 0u,
+          large ? chunksOf(ci.count) : 0u};
+}
+
+// With the inclusive scan of the classification up to child c: a large child becomes a node of
+// the next level, another a terminal (appended after termBase, references after termRefBase).
 SRT_CPU_GPU inline void stepAssignChild(uint32_t c, LargeNode* level, uint32_t numNodes,
-                                        const ChildInfo* info, const ChildScan* inclusive,
-                                        uint32_t nextBase, uint32_t termBase, uint32_t termRefBase,
-                                        LevelNode* next, Terminal* terms, uint32_t* handle) {
-  const ChildInfo ci = info[c];
-  const ChildScan s = inclusive[c];
+                                        const ChildInfo& ci, const ChildScan& s, uint32_t nextBase,
+                                        uint32_t termBase, uint32_t termRefBase, LevelNode* next,
+                                        Terminal* terms, uint32_t* handle) {
   uint32_t h = 0;
   if (ci.isLarge) {
     const uint32_t chunks = chunksOf(ci.count);

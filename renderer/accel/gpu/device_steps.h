@@ -44,19 +44,17 @@ void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
 // start[c] = first reference of child c in the compacted stream (*numRefs of them).
 void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs, uint32_t* start,
                        cudaStream_t stream);
-void launchClassifyChildren(const LevelArgs& a, const BuildCounters* counters,
-                            const LargeNode* large, const uint32_t* start, uint32_t threshold,
-                            int maxDepth, ChildInfo* info, ChildScan* scanIn, cudaStream_t stream);
-// Inclusive scan of ChildScan into `out` (temp reserved by the caller: scanChildrenTempBytes).
-void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, size_t* tempBytes,
-                  cudaStream_t stream);
-size_t scanChildrenTempBytes(uint32_t n);  // scratch scanChildren needs for n children
-// Also writes the next level's counts (a.next) from the scan's totals.
-void launchAssignChildren(const LevelArgs& a, LargeNode* large, const ChildInfo* info,
-                          const ChildScan* inclusive, LevelNode* next, Terminal* terms,
-                          uint32_t* handle, cudaStream_t stream);
+// One scan over the level's children (cub's, 2 caps.nodes of them): each is classified as it
+// is read (large, terminal, or an absent above child of a leaf) and assigned its next-level node
+// or terminal as its sum is written; the last writes the next level's counts (a.next). `temp`
+// holds childScanTempBytes(2 caps.nodes).
+void classifyAndAssignChildren(const LevelArgs& a, const BuildCounters* counters, LargeNode* large,
+                               const uint32_t* start, uint32_t threshold, int maxDepth,
+                               LevelNode* next, Terminal* terms, uint32_t* handle, void* temp,
+                               size_t tempBytes, cudaStream_t stream);
+size_t childScanTempBytes(uint32_t children);
 // References of terminal children go to the terminal arrays, the large children's to the next
-// level's (`next`: its nodes, from launchAssignChildren).
+// level's (`next`: its nodes, from classifyAndAssignChildren).
 void launchRouteToChildren(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs,
                            const uint32_t* start, const uint32_t* handle, const Terminal* terms,
                            const LevelNode* next, uint32_t* termTri, Bounds3f* termBox,

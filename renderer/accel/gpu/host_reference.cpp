@@ -182,18 +182,18 @@ class HostBuild {
         stepRouteReference<false>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
                                   dKeep_.data(), clip);
     const uint32_t kept = compact(dKeep_, D, dRef_, cRef_);
-    grow(start_, C + 1), grow(info_, C), grow(scanIn_, C), grow(scanOut_, C);
+    grow(start_, C + 1), grow(info_, C), grow(scanOut_, C);
     for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef_.data(), kept, C, start_.data());
     const int childDepthLimit = count > kMaxReferenceGrowth * V_ ? 0 : maxDepth_;
-    for (uint32_t c = 0; c < C; ++c)
-      stepClassifyChild(c, level, A, start_.data(), threshold_, childDepthLimit, info_.data(),
-                        scanIn_.data());
     ChildScan sum{0, 0, 0, 0, 0};
-    for (uint32_t c = 0; c < C; ++c) scanOut_[c] = sum = sum + scanIn_[c];
+    for (uint32_t c = 0; c < C; ++c) {
+      info_[c] = classifyChild(c, level, A, start_.data(), threshold_, childDepthLimit);
+      scanOut_[c] = sum = sum + childScanEntry(info_[c]);
+    }
     grow(terms_, numTerms_ + C), grow(termTri_, numTermRefs_ + D);
     grow(termBox_, numTermRefs_ + D), grow(next, C), grow(handle_, C);
     for (uint32_t c = 0; c < C; ++c)
-      stepAssignChild(c, level, A, info_.data(), scanOut_.data(), nextBase, numTerms_, numTermRefs_,
+      stepAssignChild(c, level, A, info_[c], scanOut_[c], nextBase, numTerms_, numTermRefs_,
                       next.data(), terms_.data(), handle_.data());
     grow(curRef_, D), grow(curBox_, D), grow(curOwner_, D);
     const NextRefs out{curRef_.data(), curBox_.data(), curOwner_.data()};
@@ -287,7 +287,7 @@ class HostBuild {
   std::vector<uint32_t> termTri_, start_, handle_;
   std::vector<Bounds3f> termBox_;
   std::vector<ChildInfo> info_;
-  std::vector<ChildScan> scanIn_, scanOut_;
+  std::vector<ChildScan> scanOut_;
   std::vector<KdNode> scratchNodes_;
   std::vector<uint32_t> scratchRefs_, termNodes_, termRefs_;
 };

@@ -292,8 +292,8 @@ class BuildScratch {
   void planLevel(const LevelArgs& a, bool rootLevel) {
     const LevelCaps& caps = a.caps;
     timer_.mark(kBounds);
-    launchLevelInput(a, rootLevel, a_.curRef.data(), a_.curBox.data(),
-                     a_.curOwner.data(), a_.levelIn.data(), a_.offsets.data(), stream_);
+    launchLevelInput(a, rootLevel, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(),
+                     a_.levelIn.data(), a_.offsets.data(), stream_);
     reduceBoxes(a_.curBox.data(), caps.refs, a_.tight.data(), caps.nodes, a_.curOwner.data(),
                 a_.offsets.data());
     timer_.mark(kBinning);
@@ -331,18 +331,14 @@ class BuildScratch {
     compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.data(), &counters_->kept);
     timer_.mark(kSplit);
     launchChildStarts(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(), stream_);
-    launchClassifyChildren(a, counters_, a_.large.data(), a_.childStart.data(),
-                           uint32_t(smallNodeThresholdFor(o_)), maxDepth_, a_.info.data(),
-                           a_.scanIn.data(), stream_);
-    void* scanTemp = a_.scanTemp.data();
-    size_t tempBytes = scanChildrenTempBytes(C);
-    scanChildren(a_.scanIn.data(), a_.scanOut.data(), C, &scanTemp, &tempBytes, stream_);
-    launchAssignChildren(a, a_.large.data(), a_.info.data(), a_.scanOut.data(), a_.levelNext.data(),
-                         a_.terms.data(), a_.handle.data(), stream_);
+    classifyAndAssignChildren(a, counters_, a_.large.data(), a_.childStart.data(),
+                              uint32_t(smallNodeThresholdFor(o_)), maxDepth_, a_.levelNext.data(),
+                              a_.terms.data(), a_.handle.data(), a_.scanTemp.data(),
+                              childScanTempBytes(C), stream_);
     launchRouteToChildren(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(),
                           a_.handle.data(), a_.terms.data(), a_.levelNext.data(), a_.termTri.data(),
-                          a_.termBox.data(), {a_.curRef.data(), a_.curBox.data(), a_.curOwner.data()},
-                          stream_);
+                          a_.termBox.data(),
+                          {a_.curRef.data(), a_.curBox.data(), a_.curOwner.data()}, stream_);
     levels_.push_back(caps);
   }
 

@@ -2,6 +2,9 @@
 // thread per triangle, reference or child; the builder runs them level by level between the
 // segmented reductions (node bounds, bin counts: binned_sah.cu) and the two compactions (child
 // lists, large children).
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -97,40 +100,65 @@ __global__ void childStartsKernel(LevelArgs a, const Ref* ref, const uint32_t* n
   if (i <= n) stepChildStarts(i, ref, n, 2 * c.nodes, start);
 }
 
-// Children past the level's are zero in the scan (it runs over 2 caps.nodes). The depth limit
-// drops to 0 once the level holds more than kMaxReferenceGrowth references per triangle.
-__global__ void classifyChildrenKernel(LevelArgs a, const BuildCounters* counters,
-                                       const LargeNode* large, const uint32_t* start,
-                                       uint32_t threshold, int maxDepth, ChildInfo* info,
-                                       ChildScan* scanIn) {
-  const LevelCounts c = levelCounts(a);
-  const uint32_t k = globalIndex();
-  const int depthLimit = c.refs > kMaxReferenceGrowth * counters->numValid ? 0 : maxDepth;
-  if (k < 2 * c.nodes)
-    stepClassifyChild(k, large + c.base, c.nodes, start, threshold, depthLimit, info, scanIn);
-  else if (k < 2 * a.caps.nodes)
-    scanIn[k] = ChildScan{0u, 0u, 0u, 0u, 0u};
-}
+// The classification of child k as the child scan's input (zero past the level's children,
+// which the scan runs over 2 caps.nodes of). The depth limit drops to 0 once the level holds
+// more than kMaxReferenceGrowth references per triangle.
+struct ChildClassifier {
+  LevelArgs a;
+  const BuildCounters* counters;
+  const LargeNode* large;
+  const uint32_t* start;
+  uint32_t threshold;
+  int maxDepth;
+
+  __device__ ChildInfo info(uint32_t k, const LevelCounts& c) const {
+    const int depthLimit = c.refs > kMaxReferenceGrowth * counters->numValid ? 0 : maxDepth;
+    return classifyChild(k, large + c.base, c.nodes, start, threshold, depthLimit);
+  }
+  __device__ ChildScan operator()(uint32_t k) const {
+    const LevelCounts c = levelCounts(a);
+    return k < 2 * c.nodes ? childScanEntry(info(k, c)) : ChildScan{0u, 0u, 0u, 0u, 0u};
+  }
+};
+
+// The scan's output: child k with its inclusive sum becomes a node of the next level or a
+// terminal; the last child also writes the next level's counts from the totals.
+struct ChildAssigner {
+  ChildClassifier classify;
+  LargeNode* large;
+  LevelNode* next;
+  Terminal* terms;
+  uint32_t* handle;
+
+  __device__ void operator()(ptrdiff_t index, const ChildScan& s) const {
+    const LevelArgs& a = classify.a;
+    const LevelCounts c = levelCounts(a);
+    const uint32_t k = uint32_t(index), children = 2 * c.nodes, nextBase = c.base + c.nodes;
+    if (k < children)
+      stepAssignChild(k, large + c.base, c.nodes, classify.info(k, c), s, nextBase, c.termBase,
+                      c.termRefBase, next, terms, handle);
+    if (k == (children ? children - 1 : 0))
+      *a.next = {s.large,  s.largeRefs,          s.chunks,
+                 nextBase, c.termBase + s.terms, c.termRefBase + s.termRefs};
+  }
+};
 
 struct ChildScanSum {
   __device__ ChildScan operator()(const ChildScan& a, const ChildScan& b) const { return a + b; }
 };
 
-// Also writes the next level's counts from the scan's totals (its references again by the
-// compaction that forms them).
-__global__ void assignChildrenKernel(LevelArgs a, LargeNode* large, const ChildInfo* info,
-                                     const ChildScan* inclusive, LevelNode* next, Terminal* terms,
-                                     uint32_t* handle) {
-  const LevelCounts c = levelCounts(a);
-  const uint32_t k = globalIndex(), children = 2 * c.nodes, nextBase = c.base + c.nodes;
-  if (k < children)
-    stepAssignChild(k, large + c.base, c.nodes, info, inclusive, nextBase, c.termBase,
-                    c.termRefBase, next, terms, handle);
-  if (k == (children ? children - 1 : 0)) {
-    const ChildScan last = children ? inclusive[k] : ChildScan{0u, 0u, 0u, 0u, 0u};
-    *a.next = {last.large, last.largeRefs,          last.chunks,
-               nextBase,   c.termBase + last.terms, c.termRefBase + last.termRefs};
-  }
+using ChildScanInput =
+    thrust::transform_iterator<ChildClassifier, thrust::counting_iterator<uint32_t>, ChildScan>;
+using ChildScanOutput = thrust::tabulate_output_iterator<ChildAssigner>;
+
+// The scan of 2 caps.nodes children: classification in, assignment out (no arrays between).
+size_t childScan(void* temp, size_t bytes, const ChildClassifier& classify,
+                 const ChildAssigner& assign, uint32_t n, cudaStream_t stream) {
+  const ChildScanInput in(thrust::counting_iterator<uint32_t>(0), classify);
+  const ChildScanOutput out(assign);
+  SRT_CUDA_CHECK(
+      cub::DeviceScan::InclusiveScan(temp, bytes, in, out, ChildScanSum(), int(n), stream));
+  return bytes;
 }
 
 __global__ void routeToChildrenKernel(LevelArgs a, const Ref* ref, const uint32_t* numRefs,
@@ -175,8 +203,8 @@ void launchLevelInput(const LevelArgs& a, bool unpack, const Ref* ref, Bounds3f*
                       uint32_t* owner, const LevelNode* nodes, uint32_t* offsets,
                       cudaStream_t stream) {
   // Unpacked levels only pad (a few percent of a replayed level's references): a short grid.
-  const uint64_t threads = std::max<uint64_t>(unpack ? a.caps.refs : a.caps.refs / 8,
-                                              uint64_t(a.caps.nodes) + 1);
+  const uint64_t threads =
+      std::max<uint64_t>(unpack ? a.caps.refs : a.caps.refs / 8, uint64_t(a.caps.nodes) + 1);
   auto* kernel = unpack ? levelInputKernel<true> : levelInputKernel<false>;
   kernel<<<blocks(threads), kBlock, 0, stream>>>(a, ref, box, owner, nodes, offsets);
   SRT_CUDA_CHECK_LAUNCH();
@@ -211,41 +239,22 @@ void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRe
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchClassifyChildren(const LevelArgs& a, const BuildCounters* counters,
-                            const LargeNode* large, const uint32_t* start, uint32_t threshold,
-                            int maxDepth, ChildInfo* info, ChildScan* scanIn, cudaStream_t stream) {
-  classifyChildrenKernel<<<blocks(2ull * a.caps.nodes), kBlock, 0, stream>>>(
-      a, counters, large, start, threshold, maxDepth, info, scanIn);
-  SRT_CUDA_CHECK_LAUNCH();
-}
-
-void scanChildren(const ChildScan* in, ChildScan* out, uint32_t n, void** temp, size_t* tempBytes,
-                  cudaStream_t stream) {
-  if (n == 0) return;
-  size_t bytes = 0;
-  SRT_CUDA_CHECK(
-      cub::DeviceScan::InclusiveScan(nullptr, bytes, in, out, ChildScanSum(), int(n), stream));
-  if (bytes > *tempBytes)
+void classifyAndAssignChildren(const LevelArgs& a, const BuildCounters* counters, LargeNode* large,
+                               const uint32_t* start, uint32_t threshold, int maxDepth,
+                               LevelNode* next, Terminal* terms, uint32_t* handle, void* temp,
+                               size_t tempBytes, cudaStream_t stream) {
+  const uint32_t n = 2 * a.caps.nodes;
+  const ChildClassifier classify{a, counters, large, start, threshold, maxDepth};
+  const ChildAssigner assign{classify, large, next, terms, handle};
+  const size_t bytes = childScan(nullptr, 0, classify, assign, n, stream);
+  if (bytes > tempBytes)
     throw std::logic_error("kd-tree build: scan scratch not reserved (" + std::to_string(bytes) +
                            " bytes needed)");
-  SRT_CUDA_CHECK(
-      cub::DeviceScan::InclusiveScan(*temp, bytes, in, out, ChildScanSum(), int(n), stream));
+  childScan(temp, bytes, classify, assign, n, stream);
 }
 
-size_t scanChildrenTempBytes(uint32_t n) {
-  size_t bytes = 0;
-  SRT_CUDA_CHECK(cub::DeviceScan::InclusiveScan(nullptr, bytes, static_cast<ChildScan*>(nullptr),
-                                                static_cast<ChildScan*>(nullptr), ChildScanSum(),
-                                                int(n)));
-  return bytes;
-}
-
-void launchAssignChildren(const LevelArgs& a, LargeNode* large, const ChildInfo* info,
-                          const ChildScan* inclusive, LevelNode* next, Terminal* terms,
-                          uint32_t* handle, cudaStream_t stream) {
-  assignChildrenKernel<<<blocks(2ull * a.caps.nodes), kBlock, 0, stream>>>(
-      a, large, info, inclusive, next, terms, handle);
-  SRT_CUDA_CHECK_LAUNCH();
+size_t childScanTempBytes(uint32_t children) {
+  return childScan(nullptr, 0, ChildClassifier{}, ChildAssigner{}, children, nullptr);
 }
 
 void launchRouteToChildren(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs,

@@ -32,8 +32,7 @@ std::vector<uintptr_t> levelGraphKey(const BuildArrays& a, const TriangleMeshVie
   const auto add = [&k](const auto&... arrays) { (k.push_back(uintptr_t(arrays.data())), ...); };
   add(a.levelIn, a.levelNext, a.large, a.curRef, a.curBox, a.curOwner, a.offsets, a.tight,
       a.partial, a.binOwner, a.binOffsets, a.binCounts, a.dRef, a.cRef);
-  add(a.dKeep, a.childStart, a.handle, a.info, a.scanIn, a.scanOut, a.scanTemp, a.terms,
-      a.termTri, a.termBox);
+  add(a.dKeep, a.childStart, a.handle, a.scanTemp, a.terms, a.termTri, a.termBox);
   for (const LevelCaps& c : caps)
     k.insert(k.end(), {c.nodes, c.refs, c.chunks, c.large, c.terms, c.termRefs});
   return k;
@@ -61,10 +60,7 @@ void reserveLevel(BuildArrays& a, const LevelCaps& caps, const LevelKeep& keep,
   a.dKeep.reserve(D, stream);
   a.childStart.reserve(C + 1, stream);
   a.handle.reserve(C, stream);
-  a.info.reserve(C, stream);
-  a.scanIn.reserve(C, stream);
-  a.scanOut.reserve(C, stream);
-  a.scanTemp.reserve(scanChildrenTempBytes(uint32_t(C)), stream);
+  a.scanTemp.reserve(childScanTempBytes(uint32_t(C)), stream);
   a.terms.reserve(std::max<size_t>(caps.terms, 1), stream, keep.terms);
   a.termTri.reserve(caps.termRefs, stream, keep.termRefs);
   a.termBox.reserve(caps.termRefs, stream, keep.termRefs);
