@@ -137,8 +137,9 @@ SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& m
   Bounds3f bb, ba;
   routeReference<StreamingClip>(level[r.owner], r.box, mesh, r.tri, eps, &below, &bb, &above, &ba,
                                 clipBuffer);
-  d[i] = {bb, r.tri, r.owner};
-  d[count + i] = {ba, r.tri, r.owner + numNodes};
+  // Only the kept copies: the compaction reads no other.
+  if (below) d[i] = {bb, r.tri, r.owner};
+  if (above) d[count + i] = {ba, r.tri, r.owner + numNodes};
   dKeep[i] = below;
   dKeep[count + i] = above;
 }
@@ -197,23 +198,14 @@ SRT_CPU_GPU inline void stepAssignChild(uint32_t c, LargeNode* level, uint32_t n
   handle[c] = h;
 }
 
-// Where the next level's references go: the references in order (the large children's, each
-// child's in the order of the child lists), their boxes and their owners (the bounds reduction's
-// input, so the next level needs no unpacking pass).
-struct NextRefs {
-  Ref* ref;
-  Bounds3f* box;
-  uint32_t* owner;
-};
-
 // Child-list reference i (n of them): a terminal child's goes to the terminal arrays, a large
-// child's to the next level at its node's first reference plus its rank in the child's list
-// (the order a stable compaction of the lists would give, without the pass).
+// child's to the next level's references (`nextRef`) at its node's first reference plus its
+// rank in the child's list: the order a stable compaction of the lists would give, without one.
 SRT_CPU_GPU inline void stepRouteToChild(uint32_t i, uint32_t n, const Ref* ref,
                                          const uint32_t* start, const uint32_t* handle,
                                          uint32_t nextBase, const Terminal* terms,
                                          const LevelNode* next, uint32_t* termTri,
-                                         Bounds3f* termBox, const NextRefs& out) {
+                                         Bounds3f* termBox, Ref* nextRef) {
   if (i >= n) return;
   const Ref r = ref[i];
   const uint32_t c = r.owner, h = handle[c], rank = i - start[c];
@@ -224,11 +216,9 @@ SRT_CPU_GPU inline void stepRouteToChild(uint32_t i, uint32_t n, const Ref* ref,
     termTri[k] = r.tri;
     termBox[k] = r.box;
   } else {
-    const uint32_t node = h - nextBase, k = next[node].refStart + rank;
+    const uint32_t node = h - nextBase;
     assert(rank < next[node].refCount);
-    out.ref[k] = {r.box, r.tri, node};
-    out.box[k] = r.box;
-    out.owner[k] = node;
+    nextRef[next[node].refStart + rank] = {r.box, r.tri, node};
   }
 }
 

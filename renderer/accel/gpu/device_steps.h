@@ -26,12 +26,10 @@ void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner
                   cudaStream_t stream);
 // ---- One large level: each kernel reads the level's counts from a.counts and pads its output up
 // to a.caps (level_counts.h); the grids cover the caps.
-// The bounds reduction's input: the level's boxes and owners (unpacked from `ref` for the root
-// level; a later level's were written by the level before) padded to the caps, and its offsets
+// Boxes and owners of the level's references and the bounds reduction's offsets
 // (a.caps.nodes + 1 entries).
-void launchLevelInput(const LevelArgs& a, bool unpack, const Ref* ref, Bounds3f* box,
-                      uint32_t* owner, const LevelNode* nodes, uint32_t* offsets,
-                      cudaStream_t stream);
+void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32_t* owner,
+                       const LevelNode* nodes, uint32_t* offsets, cudaStream_t stream);
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
 void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, Terminal* terms,
                         uint32_t* termTri, Bounds3f* termBox, cudaStream_t stream);
@@ -58,7 +56,7 @@ size_t childScanTempBytes(uint32_t children);
 void launchRouteToChildren(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs,
                            const uint32_t* start, const uint32_t* handle, const Terminal* terms,
                            const LevelNode* next, uint32_t* termTri, Bounds3f* termBox,
-                           const NextRefs& out, cudaStream_t stream);
+                           Ref* nextRef, cudaStream_t stream);
 
 // ---- binned SAH of the large nodes (binned_sah.cu)
 // One histogram per chunk of a node's references over its bins (after the empty-space cuts),

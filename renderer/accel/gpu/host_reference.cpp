@@ -123,7 +123,7 @@ class HostBuild {
   // Node bounds, empty-space cuts, bin counts and the binned-SAH split of A nodes.
   void planLevel(const std::vector<LevelNode>& in, uint32_t A, uint32_t count, uint32_t chunks,
                  LargeNode* level) {
-    if (base_ == 0) unpack(count);  // later levels': written by the level before
+    unpack(count);
     std::vector<uint32_t> offsets(A + 1);
     for (uint32_t i = 0; i <= A; ++i) stepLevelOffset(i, in.data(), A, count, offsets.data());
     checkSegments(curOwner_, offsets, count, A);
@@ -195,11 +195,11 @@ class HostBuild {
     for (uint32_t c = 0; c < C; ++c)
       stepAssignChild(c, level, A, info_[c], scanOut_[c], nextBase, numTerms_, numTermRefs_,
                       next.data(), terms_.data(), handle_.data());
-    grow(curRef_, D), grow(curBox_, D), grow(curOwner_, D);
-    const NextRefs out{curRef_.data(), curBox_.data(), curOwner_.data()};
+    grow(curRef_, D);
     for (uint32_t i = 0; i < D; ++i)
       stepRouteToChild(i, kept, cRef_.data(), start_.data(), handle_.data(), nextBase,
-                       terms_.data(), next.data(), termTri_.data(), termBox_.data(), out);
+                       terms_.data(), next.data(), termTri_.data(), termBox_.data(),
+                       curRef_.data());
     levels_.push_back({base_, A});
     base_ = nextBase;
     return sum;

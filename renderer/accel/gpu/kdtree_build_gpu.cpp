@@ -289,11 +289,11 @@ class BuildScratch {
 
   // Node bounds, then bin counts (chunk histograms summed by the int segmented reduction), then
   // each node's cuts and binned-SAH split. The reductions run over the caps (padding included).
-  void planLevel(const LevelArgs& a, bool rootLevel) {
+  void planLevel(const LevelArgs& a) {
     const LevelCaps& caps = a.caps;
     timer_.mark(kBounds);
-    launchLevelInput(a, rootLevel, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(),
-                     a_.levelIn.data(), a_.offsets.data(), stream_);
+    launchUnpackLevel(a, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(), a_.levelIn.data(),
+                      a_.offsets.data(), stream_);
     reduceBoxes(a_.curBox.data(), caps.refs, a_.tight.data(), caps.nodes, a_.curOwner.data(),
                 a_.offsets.data());
     timer_.mark(kBinning);
@@ -324,7 +324,7 @@ class BuildScratch {
   void largeLevel(uint32_t l, const LevelCaps& caps) {
     const LevelArgs a{&state_->levels[l], &state_->levels[l + 1], caps, &state_->overflow};
     const uint32_t C = 2 * caps.nodes, D = 2 * caps.refs;
-    planLevel(a, l == 0);
+    planLevel(a);
     launchRouteReferences(a, mesh_, counters_, a_.curRef.data(), a_.large.data(), o_.streamingClip,
                           o_.largeSharedClip, a_.dRef.data(), a_.dKeep.data(), stream_);
     timer_.mark(kCompaction);
@@ -337,8 +337,7 @@ class BuildScratch {
                               childScanTempBytes(C), stream_);
     launchRouteToChildren(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(),
                           a_.handle.data(), a_.terms.data(), a_.levelNext.data(), a_.termTri.data(),
-                          a_.termBox.data(),
-                          {a_.curRef.data(), a_.curBox.data(), a_.curOwner.data()}, stream_);
+                          a_.termBox.data(), a_.curRef.data(), stream_);
     levels_.push_back(caps);
   }
 

@@ -41,28 +41,22 @@ __global__ void unpackKernel(const Ref* ref, uint32_t count, Bounds3f* box, uint
   if (i < count) stepUnpack(i, ref, box, owner);
 }
 
-// The level's boxes and owners (Unpack: the root level; the later levels' are written by the
-// level before, stepRouteToChild), its segment offsets, and the padding up to its caps: empty
-// boxes in the padding segment (caps.nodes - 1), which the box reduction unites to nothing.
-template <bool Unpack>
-__global__ void levelInputKernel(LevelArgs a, const Ref* ref, Bounds3f* box, uint32_t* owner,
-                                 const LevelNode* nodes, uint32_t* offsets) {
+// The level's boxes and owners, its segment offsets, and the padding up to its caps: empty boxes
+// in the padding segment (caps.nodes - 1), which the box reduction unites to nothing.
+__global__ void unpackLevelKernel(LevelArgs a, const Ref* ref, Bounds3f* box, uint32_t* owner,
+                                  const LevelNode* nodes, uint32_t* offsets) {
   const LevelCounts c = levelCounts(a);
-  const uint32_t stride = gridDim.x * blockDim.x;
-  for (uint32_t i = (Unpack ? 0 : c.refs) + globalIndex(); i < a.caps.refs; i += stride) {
-    if (i < c.refs) {
-      stepUnpack(i, ref, box, owner);
-    } else {
-      box[i] = emptyBounds();
-      owner[i] = a.caps.nodes - 1;
-    }
+  const uint32_t i = globalIndex();
+  if (i < c.refs) {
+    stepUnpack(i, ref, box, owner);
+  } else if (i < a.caps.refs) {
+    box[i] = emptyBounds();
+    owner[i] = a.caps.nodes - 1;
   }
-  for (uint32_t i = globalIndex(); i <= a.caps.nodes; i += stride) {
-    if (i <= c.nodes)
-      stepLevelOffset(i, nodes, c.nodes, c.refs, offsets);
-    else
-      offsets[i] = i < a.caps.nodes ? c.refs : a.caps.refs;
-  }
+  if (i <= c.nodes)
+    stepLevelOffset(i, nodes, c.nodes, c.refs, offsets);
+  else if (i <= a.caps.nodes)
+    offsets[i] = i < a.caps.nodes ? c.refs : a.caps.refs;
 }
 
 __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t* termTri,
@@ -164,12 +158,12 @@ size_t childScan(void* temp, size_t bytes, const ChildClassifier& classify,
 __global__ void routeToChildrenKernel(LevelArgs a, const Ref* ref, const uint32_t* numRefs,
                                       const uint32_t* start, const uint32_t* handle,
                                       const Terminal* terms, const LevelNode* next,
-                                      uint32_t* termTri, Bounds3f* termBox, NextRefs out) {
+                                      uint32_t* termTri, Bounds3f* termBox, Ref* nextRef) {
   const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex();
   if (i < 2 * a.caps.refs)
     stepRouteToChild(i, *numRefs, ref, start, handle, c.base + c.nodes, terms, next, termTri,
-                     termBox, out);
+                     termBox, nextRef);
 }
 
 __global__ void rootTerminalKernel(const Bounds3f* tight, uint32_t count, Terminal* terms) {
@@ -199,14 +193,10 @@ void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchLevelInput(const LevelArgs& a, bool unpack, const Ref* ref, Bounds3f* box,
-                      uint32_t* owner, const LevelNode* nodes, uint32_t* offsets,
-                      cudaStream_t stream) {
-  // Unpacked levels only pad (a few percent of a replayed level's references): a short grid.
-  const uint64_t threads =
-      std::max<uint64_t>(unpack ? a.caps.refs : a.caps.refs / 8, uint64_t(a.caps.nodes) + 1);
-  auto* kernel = unpack ? levelInputKernel<true> : levelInputKernel<false>;
-  kernel<<<blocks(threads), kBlock, 0, stream>>>(a, ref, box, owner, nodes, offsets);
+void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32_t* owner,
+                       const LevelNode* nodes, uint32_t* offsets, cudaStream_t stream) {
+  const uint64_t threads = std::max<uint64_t>(a.caps.refs, uint64_t(a.caps.nodes) + 1);
+  unpackLevelKernel<<<blocks(threads), kBlock, 0, stream>>>(a, ref, box, owner, nodes, offsets);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
@@ -260,10 +250,10 @@ size_t childScanTempBytes(uint32_t children) {
 void launchRouteToChildren(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs,
                            const uint32_t* start, const uint32_t* handle, const Terminal* terms,
                            const LevelNode* next, uint32_t* termTri, Bounds3f* termBox,
-                           const NextRefs& out, cudaStream_t stream) {
+                           Ref* nextRef, cudaStream_t stream) {
   if (a.caps.refs == 0) return;
   routeToChildrenKernel<<<blocks(2ull * a.caps.refs), kBlock, 0, stream>>>(
-      a, ref, numRefs, start, handle, terms, next, termTri, termBox, out);
+      a, ref, numRefs, start, handle, terms, next, termTri, termBox, nextRef);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

@@ -47,9 +47,8 @@ void reserveLevel(BuildArrays& a, const LevelCaps& caps, const LevelKeep& keep,
   a.levelNext.reserve(C, stream);
   a.large.reserve(std::max<size_t>(caps.large, 1), stream, keep.large);
   a.curRef.reserve(D, stream, keep.refs);
-  // The level before writes the next level's boxes and owners (up to D of them).
-  a.curBox.reserve(D, stream, keep.refs);
-  a.curOwner.reserve(D, stream, keep.refs);
+  a.curBox.reserve(caps.refs, stream);
+  a.curOwner.reserve(caps.refs, stream);
   a.offsets.reserve(caps.nodes + 1, stream);
   a.tight.reserve(caps.nodes, stream);
   a.partial.reserve(K * caps.chunks, stream);
