@@ -152,5 +152,7 @@ struct LevelKeep {
 // Every array a large level of `caps` uses (level_counts.h), at least (level_graph.cpp).
 void reserveLevel(BuildArrays& a, const LevelCaps& caps, const LevelKeep& keep,
                   cudaStream_t stream);
+// About what reserveLevel(caps) allocates, in bytes (before the arrays' growth slack).
+size_t levelBytes(const LevelCaps& caps);
 
 }  // namespace srt::kdgpu

@@ -209,8 +209,26 @@ class BuildScratch {
     setLevel(0, {1u, V_, chunksOf(V_), 0u, 0u, 0u});
   }
 
+  // The sync levels grow their arrays as the counts come in, and each growth waits for the
+  // device, allocates and frees: before them, a plausible largest level (firstBuildCaps) is
+  // reserved at once where that takes at most a quarter of the free device memory.
+  void reservePlausibleLevel() {
+    const LevelCaps c = firstBuildCaps(V_, uint32_t(smallNodeThresholdFor(o_)));
+    size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    if (levelBytes(c) / 2 * 3 > freeBytes / 4) return;  // with the arrays' growth slack
+    reserveLevel(a_, c, {0, 0, 0, 0, V_}, stream_);
+    boxReducer_.reserve(c.refs, c.nodes);
+    intReducer_->reserve(uint32_t(kBinCounters) * c.chunks, uint32_t(kBinCounters) * c.nodes);
+    compactor_->reserve(2 * c.refs);
+  }
+
   // One round trip a level: its counts size the next level's launches exactly.
   void syncLargeStage() {
+    reservePlausibleLevel();
     uploadRoot();
     LevelCounts cur = hostState_[0].levels[0];
     for (uint32_t l = 0; cur.nodes > 0; ++l) {

@@ -65,6 +65,15 @@ void reserveLevel(BuildArrays& a, const LevelCaps& caps, const LevelKeep& keep,
   a.termBox.reserve(caps.termRefs, stream, keep.termRefs);
 }
 
+size_t levelBytes(const LevelCaps& caps) {
+  const size_t C = 2ull * caps.nodes, D = 2ull * caps.refs, K = kBinCounters;
+  return 2 * C * sizeof(LevelNode) + size_t(caps.large) * sizeof(LargeNode) + 3 * D * sizeof(Ref) +
+         D + size_t(caps.refs) * (sizeof(Bounds3f) + 4) +
+         size_t(caps.nodes) * (sizeof(Bounds3f) + 12 + 8 * K) + 8 * K * size_t(caps.chunks) +
+         2 * C * 4 + size_t(caps.terms) * sizeof(Terminal) +
+         size_t(caps.termRefs) * (sizeof(Bounds3f) + 4);
+}
+
 bool captureLevelGraph(LevelGraph& graph, std::vector<uintptr_t> key, cudaStream_t captureStream,
                        const std::function<void()>& body) {
   graph.reset();

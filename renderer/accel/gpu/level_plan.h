@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "renderer/accel/gpu/large_node_split.h"
 #include "renderer/accel/gpu/level_counts.h"
 
 namespace srt::kdgpu {
@@ -42,6 +43,21 @@ struct ReplayCaps {
 
 inline uint32_t withSlack(uint32_t x, int percent) {
   return uint32_t(std::min<uint64_t>(x + (uint64_t(x) * percent + 99) / 100, 1u << 30));
+}
+
+// A plausible largest level of a mesh's first build, before any counts are known: references
+// up to twice the triangles (the Conference Room's peak level holds 1.8 times), nodes up to the
+// references over the small-node threshold (a large node holds more), a chunk per node plus the
+// references' chunks; the totals of large nodes, terminals and their references from the same.
+inline LevelCaps firstBuildCaps(uint32_t valid, uint32_t threshold) {
+  LevelCaps c;
+  c.refs = withSlack(valid, 100);
+  c.nodes = c.refs / (threshold + 1) + 1;
+  c.chunks = c.nodes + chunksOf(c.refs);
+  c.large = 4 * c.nodes;
+  c.terms = 4 * c.nodes;
+  c.termRefs = 2 * c.refs;
+  return c;
 }
 
 inline ReplayCaps replayCaps(const LevelPlan& plan, int slackPercent) {

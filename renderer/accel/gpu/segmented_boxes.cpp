@@ -60,6 +60,10 @@ BoxReducer::BoxReducer(const std::string& name)
 
 BoxReducer::~BoxReducer() = default;
 
+void BoxReducer::reserve(uint32_t maxCount, uint32_t maxSegments) {
+  impl_->reducer->reserve(maxCount, maxSegments);
+}
+
 void BoxReducer::reduce(const Bounds3f* in, uint32_t count, Bounds3f* out, uint32_t segments,
                         const uint32_t* owners, const uint32_t* offsets, cudaStream_t stream) {
   reduction::Request<Aabb> r;

@@ -31,6 +31,8 @@ class BoxReducer {
   explicit BoxReducer(const std::string& name);  // throws std::invalid_argument when unknown
   ~BoxReducer();
   reduction::Layout layout() const { return layout_; }
+  // The reduction's scratch for inputs up to these sizes (Reducer::reserve).
+  void reserve(uint32_t maxCount, uint32_t maxSegments);
   // out[s] = union of in[] over segment s of `segments`, by owners or offsets (the one layout()
   // names; the other may be null). Asynchronous on `stream`.
   void reduce(const Bounds3f* in, uint32_t count, Bounds3f* out, uint32_t segments,
