@@ -80,7 +80,7 @@ class CubReduceByKeyReducer final : public CubBase<T, Op> {
   }
   void reduce(const Request<T>& r) override {
     this->check(r);
-    fill(r.out, r.numSegments, Op::identity(), r.stream);
+    if (!r.outHoldsIdentity) fill(r.out, r.numSegments, Op::identity(), r.stream);
     if (r.count == 0) return;
     reserve(r.count, r.numSegments);
     this->runCub([&](void* storage, size_t& bytes) {

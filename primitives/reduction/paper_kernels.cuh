@@ -285,7 +285,7 @@ class PaperReducer final : public Reducer<T, Op> {
 
   void reduce(const Request<T>& r) override {
     validate(info_, r.in, r.count, r.out, r.numSegments, r.owners, r.offsets);
-    if (Seg) fill(r.out, r.numSegments, Op::identity(), r.stream);
+    if (Seg && !r.outHoldsIdentity) fill(r.out, r.numSegments, Op::identity(), r.stream);
     if (r.count == 0) {
       if (!Seg) fill(r.out, 1, Op::identity(), r.stream);
       return;

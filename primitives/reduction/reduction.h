@@ -49,7 +49,10 @@ struct Request {
   uint32_t numSegments = 0;
   const uint32_t* owners = nullptr;   // count entries, needed when Info::layout == Owners
   const uint32_t* offsets = nullptr;  // numSegments + 1 entries, needed when layout == Offsets
-  cudaStream_t stream = nullptr;      // the work is asynchronous on this stream
+  // Segmented: out[] already holds Op::identity() in every segment (the caller wrote it in a
+  // pass it runs anyway), so a variant that starts by filling the output may skip that launch.
+  bool outHoldsIdentity = false;
+  cudaStream_t stream = nullptr;  // the work is asynchronous on this stream
 };
 
 template <typename T, typename Op>

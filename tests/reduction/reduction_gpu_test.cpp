@@ -50,19 +50,24 @@ Buffer<T> deviceCopy(const std::vector<T>& values) {
   return b;
 }
 
-// Reduces `values` into `outputs` values (garbage first: every one must be written), with the
+// Reduces `values` into `outputs` values (garbage first: every one must be written; or, with
+// `prefilled`, the identity the caller promises through Request::outHoldsIdentity), with the
 // segment description of `seg` when there is one.
 template <typename T, typename Op>
 std::vector<T> run(Reducer<T, Op>& red, const std::vector<T>& values, uint32_t outputs,
-                   const Segments* seg = nullptr) {
+                   const Segments* seg = nullptr, bool prefilled = false) {
   const Buffer<T> in = deviceCopy(values);
   Buffer<T> out(MemorySpace::Cuda, std::max<uint32_t>(outputs, 1));
-  out.fillBytes(0xAB);
+  if (prefilled)
+    out.upload(std::vector<T>(std::max<uint32_t>(outputs, 1), Op::identity()));
+  else
+    out.fillBytes(0xAB);
   Buffer<uint32_t> owners, offsets;
   Request<T> r;
   r.in = in.data();
   r.count = uint32_t(values.size());
   r.out = out.data();
+  r.outHoldsIdentity = prefilled;
   if (seg) {
     owners = deviceCopy(seg->owners);
     offsets = deviceCopy(seg->offsets);
@@ -76,7 +81,7 @@ std::vector<T> run(Reducer<T, Op>& red, const std::vector<T>& values, uint32_t o
 }
 
 template <typename T, typename Op>
-void checkAllSegmented(bool nonCommutative) {
+void checkAllSegmented(bool nonCommutative, bool prefilled = false) {
   const auto cases = segmentedCases();
   for (const auto& e : Registry<T, Op>::global().entries()) {
     if (!e.info.segmented || (nonCommutative && e.info.commutativeOnly)) continue;
@@ -85,7 +90,7 @@ void checkAllSegmented(bool nonCommutative) {
       SCOPED_TRACE("segmented '" + e.info.name + "', " + c.name);
       const auto values = test::randomValues<T>(c.segments.count(), 42);
       const auto expected = referenceSegmentedReduce<T, Op>(values, c.segments.offsets);
-      const auto got = run(*red, values, c.segments.numSegments(), &c.segments);
+      const auto got = run(*red, values, c.segments.numSegments(), &c.segments, prefilled);
       ASSERT_EQ(got.size(), expected.size());
       size_t bad = 0, firstBad = 0;
       for (size_t s = 0; s < got.size(); ++s) {
@@ -142,6 +147,15 @@ TEST(ReductionGpu, SegmentedFloatSum) {
 TEST(ReductionGpu, SegmentedAabb) {
   SRT_REQUIRE_GPU();
   checkAllSegmented<Aabb, AabbUnion>(false);
+}
+
+// The kd-tree build's way: the output set to the identity by a pass of the caller's, the fill
+// skipped; empty segments must still read the identity.
+TEST(ReductionGpu, SegmentedIntoAnOutputHoldingTheIdentity) {
+  SRT_REQUIRE_GPU();
+  checkAllSegmented<int, Sum<int>>(false, true);
+  checkAllSegmented<Aabb, AabbUnion>(false, true);
+  checkAllSegmented<Mat2u, Mat2Product>(true, true);
 }
 
 TEST(ReductionGpu, LayoutConversionsMatchTheCpu) {

@@ -26,10 +26,17 @@ void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner
                   cudaStream_t stream);
 // ---- One large level: each kernel reads the level's counts from a.counts and pads its output up
 // to a.caps (level_counts.h); the grids cover the caps.
+// The level's reductions' outputs: node bounds (a.caps.nodes) and bin counts (kBinCounters a
+// node).
+struct ReductionOutputs {
+  Bounds3f* tight;
+  int* binCounts;
+};
 // Boxes and owners of the level's references and the bounds reduction's offsets
-// (a.caps.nodes + 1 entries).
+// (a.caps.nodes + 1 entries); `out` set to the reductions' identities (empty boxes, zeros).
 void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32_t* owner,
-                       const LevelNode* nodes, uint32_t* offsets, cudaStream_t stream);
+                       const LevelNode* nodes, uint32_t* offsets, const ReductionOutputs& out,
+                       cudaStream_t stream);
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
 void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, Terminal* terms,
                         uint32_t* termTri, Bounds3f* termBox, cudaStream_t stream);

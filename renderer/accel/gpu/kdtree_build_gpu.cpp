@@ -121,18 +121,20 @@ class BuildScratch {
     return finalize();
   }
 
-  // `offsets` may be null: made from the owners when the variant reads offsets.
+  // `offsets` may be null: made from the owners when the variant reads offsets. outIsEmpty: out[]
+  // holds empty boxes already (Request::outHoldsIdentity).
   void reduceBoxes(const Bounds3f* in, uint32_t count, Bounds3f* out, uint32_t segments,
-                   const uint32_t* owners, const uint32_t* offsets = nullptr) {
+                   const uint32_t* owners, const uint32_t* offsets = nullptr,
+                   bool outIsEmpty = false) {
     if (boxReducer_.layout() != reduction::Layout::Offsets) {
-      boxReducer_.reduce(in, count, out, segments, owners, nullptr, stream_);
+      boxReducer_.reduce(in, count, out, segments, owners, nullptr, stream_, outIsEmpty);
       return;
     }
     if (!offsets) {
       offsets = a_.offsets.reserve(segments + 1, stream_);
       reduction::offsetsFromOwners(owners, count, a_.offsets.data(), segments, stream_);
     }
-    boxReducer_.reduce(in, count, out, segments, nullptr, offsets, stream_);
+    boxReducer_.reduce(in, count, out, segments, nullptr, offsets, stream_, outIsEmpty);
   }
 
   void compact(const uint8_t* keep, uint32_t count, const void* src, void* dst, uint32_t* numKept) {
@@ -311,9 +313,9 @@ class BuildScratch {
     const LevelCaps& caps = a.caps;
     timer_.mark(kBounds);
     launchUnpackLevel(a, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(), a_.levelIn.data(),
-                      a_.offsets.data(), stream_);
+                      a_.offsets.data(), {a_.tight.data(), a_.binCounts.data()}, stream_);
     reduceBoxes(a_.curBox.data(), caps.refs, a_.tight.data(), caps.nodes, a_.curOwner.data(),
-                a_.offsets.data());
+                a_.offsets.data(), true);
     timer_.mark(kBinning);
     const size_t K = kBinCounters;
     const BinLayout layout{a_.partial.data(), a_.binOwner.data(), a_.binOffsets.data()};
@@ -325,6 +327,7 @@ class BuildScratch {
     r.out = a_.binCounts.data();
     r.numSegments = uint32_t(K * caps.nodes);
     r.stream = stream_;
+    r.outHoldsIdentity = true;  // zeroed by the unpacking pass
     if (intLayout_ == reduction::Layout::Offsets)
       r.offsets = layout.offsets;
     else

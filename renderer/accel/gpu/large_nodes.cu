@@ -42,11 +42,14 @@ __global__ void unpackKernel(const Ref* ref, uint32_t count, Bounds3f* box, uint
 }
 
 // The level's boxes and owners, its segment offsets, and the padding up to its caps: empty boxes
-// in the padding segment (caps.nodes - 1), which the box reduction unites to nothing.
+// in the padding segment (caps.nodes - 1), which the box reduction unites to nothing. Also the
+// two reductions' outputs set to their identity, which spares each reduction a fill launch.
 __global__ void unpackLevelKernel(LevelArgs a, const Ref* ref, Bounds3f* box, uint32_t* owner,
-                                  const LevelNode* nodes, uint32_t* offsets) {
+                                  const LevelNode* nodes, uint32_t* offsets, ReductionOutputs out) {
   const LevelCounts c = levelCounts(a);
-  const uint32_t i = globalIndex();
+  const uint32_t i = globalIndex(), stride = gridDim.x * blockDim.x;
+  for (uint32_t s = i; s < a.caps.nodes; s += stride) out.tight[s] = emptyBounds();
+  for (size_t s = i; s < size_t(kBinCounters) * a.caps.nodes; s += stride) out.binCounts[s] = 0;
   if (i < c.refs) {
     stepUnpack(i, ref, box, owner);
   } else if (i < a.caps.refs) {
@@ -194,9 +197,11 @@ void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner
 }
 
 void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32_t* owner,
-                       const LevelNode* nodes, uint32_t* offsets, cudaStream_t stream) {
+                       const LevelNode* nodes, uint32_t* offsets, const ReductionOutputs& out,
+                       cudaStream_t stream) {
   const uint64_t threads = std::max<uint64_t>(a.caps.refs, uint64_t(a.caps.nodes) + 1);
-  unpackLevelKernel<<<blocks(threads), kBlock, 0, stream>>>(a, ref, box, owner, nodes, offsets);
+  unpackLevelKernel<<<blocks(threads), kBlock, 0, stream>>>(a, ref, box, owner, nodes, offsets,
+                                                            out);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

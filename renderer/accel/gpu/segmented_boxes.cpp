@@ -65,7 +65,8 @@ void BoxReducer::reserve(uint32_t maxCount, uint32_t maxSegments) {
 }
 
 void BoxReducer::reduce(const Bounds3f* in, uint32_t count, Bounds3f* out, uint32_t segments,
-                        const uint32_t* owners, const uint32_t* offsets, cudaStream_t stream) {
+                        const uint32_t* owners, const uint32_t* offsets, cudaStream_t stream,
+                        bool outHoldsIdentity) {
   reduction::Request<Aabb> r;
   r.in = reinterpret_cast<const Aabb*>(in);
   r.out = reinterpret_cast<Aabb*>(out);
@@ -74,6 +75,7 @@ void BoxReducer::reduce(const Bounds3f* in, uint32_t count, Bounds3f* out, uint3
   r.owners = owners;
   r.offsets = offsets;
   r.stream = stream;
+  r.outHoldsIdentity = outHoldsIdentity;
   impl_->reducer->reduce(r);
 }
 

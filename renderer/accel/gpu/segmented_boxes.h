@@ -34,9 +34,11 @@ class BoxReducer {
   // The reduction's scratch for inputs up to these sizes (Reducer::reserve).
   void reserve(uint32_t maxCount, uint32_t maxSegments);
   // out[s] = union of in[] over segment s of `segments`, by owners or offsets (the one layout()
-  // names; the other may be null). Asynchronous on `stream`.
+  // names; the other may be null). Asynchronous on `stream`. outHoldsIdentity: out[] is already
+  // empty boxes (Request::outHoldsIdentity).
   void reduce(const Bounds3f* in, uint32_t count, Bounds3f* out, uint32_t segments,
-              const uint32_t* owners, const uint32_t* offsets, cudaStream_t stream);
+              const uint32_t* owners, const uint32_t* offsets, cudaStream_t stream,
+              bool outHoldsIdentity = false);
 
  private:
   struct Impl;
