@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -55,9 +56,11 @@ struct Case {
   }
 };
 
-// Runs one case; returns an empty string or what went wrong.
+// Runs one case (through `launch` when given: it runs the request and waits for it); returns an
+// empty string or what went wrong.
 std::string runCase(Compactor& c, bool ordered, const ElementType& type, DeviceStream& ds,
-                    const Case& cs, size_t keepOffset = 0, size_t fieldOffset = 0) {
+                    const Case& cs, size_t keepOffset = 0, size_t fieldOffset = 0,
+                    const std::function<void(const Request&)>& launch = {}) {
   const uint32_t n = cs.n, seed = cs.flags.seed;
   const int numFields = int(type.bytes.size());
   std::vector<Field> fields(numFields);
@@ -80,8 +83,12 @@ std::string runCase(Compactor& c, bool ordered, const ElementType& type, DeviceS
   r.count = n;
   r.numKept = ds.numKept.data();
   r.memory = MemorySpace::Cuda;
-  c.compact(r);
-  SRT_CUDA_CHECK(cudaDeviceSynchronize());
+  if (launch) {
+    launch(r);
+  } else {
+    c.compact(r);
+    SRT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
 
   std::vector<uint8_t> flags(n);
   if (n) SRT_CUDA_CHECK(cudaMemcpy(flags.data(), keep, n, cudaMemcpyDeviceToHost));
@@ -274,6 +281,47 @@ TEST(GpuCompactionOptions, VariantsMatchReference) {
               << spec << " " << kTypes[t].name << " " << cs.describe() << ": " << err;
         }
     }
+  }
+}
+
+// One call captured in a CUDA graph and replayed on new flags each time (the kd-tree build
+// replays its level loop so): every replay must find the look-back state clean, whatever the
+// replay before left in it.
+TEST(GpuCompactionGraph, ReplayedCallsMatchReference) {
+  if (!cudaDeviceAvailable()) GTEST_SKIP() << "no CUDA device: " << cudaDeviceDescription();
+  const ElementType& type = kTypes[1];
+  const uint32_t n = (1u << 20) + 7;
+  for (const char* name : {"lookback", "tile-atomic"}) {
+    auto compactor = Registry::global().create(name);
+    const bool ordered = Registry::global().find(name)->ordered;
+    DeviceStream ds = allocate(type, n);
+    cudaStream_t stream = nullptr;
+    SRT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraphExec_t exec = nullptr;
+    auto replay = [&](const Request& base) {
+      Request r = base;
+      r.stream = stream;
+      SRT_CUDA_CHECK(cudaDeviceSynchronize());  // the case's inputs, made on the default stream
+      if (!exec) {  // one call first: the scratch a capture cannot allocate
+        compactor->compact(r);
+        cudaGraph_t graph = nullptr;
+        SRT_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        compactor->compact(r);
+        SRT_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+        SRT_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        SRT_CUDA_CHECK(cudaGraphDestroy(graph));
+      }
+      SRT_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+      SRT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
+    uint32_t seed = 900;
+    for (int k = 0; k < 8; ++k) {
+      const Case cs{n, {FlagPattern::Uniform, k % 2 ? 0.3 : 0.8, ++seed, true}};
+      const std::string err = runCase(*compactor, ordered, type, ds, cs, 0, 0, replay);
+      EXPECT_TRUE(err.empty()) << name << " replay " << k << " " << cs.describe() << ": " << err;
+    }
+    if (exec) SRT_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    SRT_CUDA_CHECK(cudaStreamDestroy(stream));
   }
 }
 

@@ -5,8 +5,12 @@
 // What differs from CUB: flags are read first, 16 per thread in one 16-byte load; the block then
 // lists its survivors in shared memory and copies only them, chunk by chunk, so dead elements'
 // payload is never read and every store is a contiguous 16-byte vector across the block (for
-// fields that allow it). The look-back state carries a call epoch, so no launch clears it; the
-// unordered counter is reset by the last tile to finish, so either variant is one launch.
+// fields that allow it). The look-back words live in two arrays that calls take in turn, chosen
+// on the device: a call clears the words the call before left in the other array, and its last
+// tile hands the next call over, so no launch clears them and a launch captured in a CUDA graph
+// and replayed finds its array clean (a call number passed as a parameter would repeat in every
+// replay). The unordered counter is reset by the last tile to finish, so either variant is one
+// launch.
 #include <cuda/atomic>
 
 #include "primitives/compaction/cuda/cuda_compactors.h"
@@ -18,11 +22,18 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
-// Look-back word: epoch (30 bits) | state (2 bits) | value (32 bits).
+// Look-back word: state (2 bits) | value (32 bits); 0 is "not yet published".
 constexpr uint64_t kAggregate = 1, kPrefix = 2;
-constexpr uint32_t kEpochLimit = 1u << 30;
 
 using Status = unsigned long long;
+
+// The ordered variant's look-back arrays: two of `capacity` words; `turn` (device memory) holds
+// which array the next call takes and how many words each array's last call published.
+struct LookbackArrays {
+  Status* words;
+  uint32_t capacity;
+  uint32_t* turn;  // [0]: the array of the next call; [1 + a]: the tiles of array a's last call
+};
 
 __device__ __forceinline__ void storeStatus(Status* s, uint64_t w) {
   ::cuda::atomic_ref<Status, ::cuda::thread_scope_device>(*s).store(w,
@@ -61,21 +72,20 @@ __device__ __forceinline__ uint32_t loadFlags(const uint8_t* __restrict__ keep, 
 // Run by warp 0: publishes this tile's count, sums the predecessors' counts 32 tiles at a time
 // until one of them has published an inclusive prefix, and publishes this tile's prefix.
 __device__ __forceinline__ uint32_t lookBack(Status* status, uint32_t tile, uint32_t total,
-                                             uint32_t epoch, int lane) {
-  const uint64_t tag = uint64_t(epoch) << 34;
+                                             int lane) {
   if (tile == 0) {
-    if (lane == 0) storeStatus(&status[0], tag | kPrefix << 32 | total);
+    if (lane == 0) storeStatus(&status[0], kPrefix << 32 | total);
     return 0;
   }
-  if (lane == 0) storeStatus(&status[tile], tag | kAggregate << 32 | total);
+  if (lane == 0) storeStatus(&status[tile], kAggregate << 32 | total);
   uint32_t exclusive = 0;
   int64_t pred = int64_t(tile) - 1 - lane;  // lane 0 looks at the nearest predecessor
   while (true) {
     uint64_t w;
     uint32_t state;
     do {
-      w = pred >= 0 ? loadStatus(&status[pred]) : (tag | kPrefix << 32);
-      state = (w >> 34) == epoch ? uint32_t(w >> 32) & 3 : 0;
+      w = pred >= 0 ? loadStatus(&status[pred]) : (kPrefix << 32);
+      state = uint32_t(w >> 32) & 3;
     } while (__any_sync(~0u, state == 0));
     const uint32_t prefixLanes = __ballot_sync(~0u, state == kPrefix);
     const int stop = prefixLanes ? __ffs(prefixLanes) - 1 : 31;
@@ -86,7 +96,7 @@ __device__ __forceinline__ uint32_t lookBack(Status* status, uint32_t tile, uint
     if (prefixLanes) break;
     pred -= 32;
   }
-  if (lane == 0) storeStatus(&status[tile], tag | kPrefix << 32 | (exclusive + total));
+  if (lane == 0) storeStatus(&status[tile], kPrefix << 32 | (exclusive + total));
   return exclusive;
 }
 
@@ -97,8 +107,8 @@ __device__ __forceinline__ uint32_t lookBack(Status* status, uint32_t tile, uint
 template <int Items, bool Ordered, bool Preload>
 __global__ void __launch_bounds__(kThreads)
     tileKernel(const uint8_t* __restrict__ keep, uint32_t n, bool keepAligned,
-               const gpu::FieldSet fs, uint32_t* __restrict__ numKept, Status* status,
-               uint32_t epoch, uint32_t* counters) {
+               const gpu::FieldSet fs, uint32_t* __restrict__ numKept, LookbackArrays lookback,
+               uint32_t* counters) {
   constexpr uint32_t kTile = kThreads * Items;
   __shared__ uint16_t local[Preload ? 1 : kTile];  // survivors' positions in the tile, in order
   __shared__ uint32_t stage[Preload ? kTile : 1];  // survivors' keys, in order
@@ -108,6 +118,18 @@ __global__ void __launch_bounds__(kThreads)
   const uint64_t begin = uint64_t(tile) * kTile;
   const uint64_t first = begin + threadIdx.x * Items;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  Status* status = nullptr;
+  uint32_t turn = 0;
+  if constexpr (Ordered) {
+    // Every tile reads the turn before it publishes, so the last tile (whose look-back waits for
+    // all of them) may hand it on. The other array's words from the call before are cleared.
+    turn = lookback.turn[0];
+    status = lookback.words + size_t(turn) * lookback.capacity;
+    Status* other = lookback.words + size_t(turn ^ 1) * lookback.capacity;
+    const uint32_t stale = lookback.turn[1 + (turn ^ 1)];
+    for (uint32_t i = tile * kThreads + threadIdx.x; i < stale; i += gridDim.x * kThreads)
+      storeStatus(&other[i], 0);
+  }
 
   uint32_t bits = loadFlags<Items>(keep, n, keepAligned, first);
   uint32_t keys[Items];
@@ -139,10 +161,14 @@ __global__ void __launch_bounds__(kThreads)
   // The tile offset first, so that the count is published as early as possible.
   if (Ordered) {
     if (warp == 0) {
-      const uint32_t base = lookBack(status, tile, total, epoch, lane);
+      const uint32_t base = lookBack(status, tile, total, lane);
       if (lane == 0) {
         tileBase = base;
-        if (tile == gridDim.x - 1) *numKept = base + total;
+        if (tile == gridDim.x - 1) {
+          *numKept = base + total;
+          lookback.turn[1 + turn] = gridDim.x;  // the next call clears these
+          lookback.turn[0] = turn ^ 1;
+        }
       }
     }
   } else if (threadIdx.x == 0) {
@@ -193,16 +219,13 @@ class TileCompactor final : public Compactor {
     grow(r.count);
     const uint32_t tile = kThreads * items_;
     const uint32_t tiles = uint32_t((uint64_t(r.count) + tile - 1) / tile);
-    if (++epoch_ >= kEpochLimit) {  // stale words could carry this epoch again: clear them
-      SRT_CUDA_CHECK(cudaMemsetAsync(status_.data(), 0, status_.bytes(), r.stream));
-      epoch_ = 1;
-    }
     const bool aligned = reinterpret_cast<uintptr_t>(r.keep) % 16 == 0;
     const gpu::FieldSet fs = gpu::makeFieldSet(r);
     const bool preload = preload_ && fs.count == 1 && fs.bytes[0] == 4 &&
                          reinterpret_cast<uintptr_t>(fs.src[0]) % 16 == 0;
     pickKernel<Ordered>(items_, preload)<<<tiles, kThreads, 0, r.stream>>>(
-        r.keep, r.count, aligned, fs, r.numKept, status_.data(), epoch_, counters_.data());
+        r.keep, r.count, aligned, fs, r.numKept,
+        LookbackArrays{status_.data(), capacity_, turn_.data()}, counters_.data());
     SRT_CUDA_CHECK_LAUNCH();
   }
 
@@ -213,16 +236,19 @@ class TileCompactor final : public Compactor {
       counters_.fillBytes(0);
     }
     const size_t tiles = (size_t(count) + 8 * kThreads - 1) / (8 * kThreads);  // smallest tile
-    if (!Ordered || status_.size() >= tiles) return;
-    status_ = Buffer<Status>(MemorySpace::Cuda, tiles);
+    if (!Ordered || capacity_ >= tiles) return;
+    status_ = Buffer<Status>(MemorySpace::Cuda, 2 * tiles);
     status_.fillBytes(0);
-    epoch_ = 0;
+    turn_ = Buffer<uint32_t>(MemorySpace::Cuda, 3);
+    turn_.fillBytes(0);
+    capacity_ = uint32_t(tiles);
   }
 
   int items_;
   bool preload_;
-  uint32_t epoch_ = 0;
+  uint32_t capacity_ = 0;  // look-back words in each of the two arrays
   Buffer<Status> status_;
+  Buffer<uint32_t> turn_;
   Buffer<uint32_t> counters_;
 };
 
