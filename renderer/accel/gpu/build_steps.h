@@ -13,12 +13,7 @@ namespace srt::kdgpu {
 // Scalars the device produces; copied back to the host in one piece at each round trip.
 struct BuildCounters {
   uint32_t numValid;                // finite triangles (setup)
-  uint32_t kept;                    // references after the child-list compaction (A)
-  uint32_t nextRefs;                // references of the next large level (compaction B)
-  uint32_t nextLarge;               // large children
-  uint32_t newTerms;                // terminal children
-  uint32_t newTermRefs;             // their references
-  uint32_t nextChunks;              // bin-histogram chunks of the next large level
+  uint32_t kept;                    // references after the child-list compaction
   uint32_t totalNodes, totalPrims;  // of the finished tree
   Bounds3f rawBounds;               // of the finite triangles, before widening
   Bounds3f rootCell;                // the tree's bounds

@@ -1,7 +1,7 @@
 // Setup and the large-node stage of the GPU kd-tree build (Zhou et al. 2008, section 4.2): one
 // thread per triangle, reference or child; the builder runs them level by level between the
-// segmented reductions (node bounds, bin counts: binned_sah.cu) and the two compactions (child
-// lists, large children).
+// segmented reductions (node bounds, bin counts: binned_sah.cu) and the compaction of the child
+// lists.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
