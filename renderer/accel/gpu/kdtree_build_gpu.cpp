@@ -121,20 +121,20 @@ class BuildScratch {
     return finalize();
   }
 
-  // `offsets` may be null: made from the owners when the variant reads offsets. outIsEmpty: out[]
-  // holds empty boxes already (Request::outHoldsIdentity).
+  // `offsets` may be null: made from the owners when the variant reads offsets. outHoldsIdentity:
+  // out[] holds empty boxes already (Request::outHoldsIdentity).
   void reduceBoxes(const Bounds3f* in, uint32_t count, Bounds3f* out, uint32_t segments,
                    const uint32_t* owners, const uint32_t* offsets = nullptr,
-                   bool outIsEmpty = false) {
+                   bool outHoldsIdentity = false) {
     if (boxReducer_.layout() != reduction::Layout::Offsets) {
-      boxReducer_.reduce(in, count, out, segments, owners, nullptr, stream_, outIsEmpty);
+      boxReducer_.reduce(in, count, out, segments, owners, nullptr, stream_, outHoldsIdentity);
       return;
     }
     if (!offsets) {
       offsets = a_.offsets.reserve(segments + 1, stream_);
       reduction::offsetsFromOwners(owners, count, a_.offsets.data(), segments, stream_);
     }
-    boxReducer_.reduce(in, count, out, segments, nullptr, offsets, stream_, outIsEmpty);
+    boxReducer_.reduce(in, count, out, segments, nullptr, offsets, stream_, outHoldsIdentity);
   }
 
   void compact(const uint8_t* keep, uint32_t count, const void* src, void* dst, uint32_t* numKept) {
