@@ -134,7 +134,7 @@ struct BuildArrays {
   DeviceArray<uint8_t> dKeep;
   DeviceArray<LargeNode> large;
   DeviceArray<LevelNode> levelIn, levelNext;
-  DeviceArray<uint32_t> childStart, handle;
+  DeviceArray<uint32_t> childRefs, childStart, handle;  // per child of a level
   DeviceArray<uint8_t> scanTemp;
   DeviceArray<Terminal> terms;
   DeviceArray<uint32_t> termTri;

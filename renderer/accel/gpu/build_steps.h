@@ -28,10 +28,11 @@ struct ChildInfo {
 struct ChildScan {
   uint32_t large, terms, termRefs;
   uint32_t largeRefs, chunks;  // references and bin chunks of the large children
+  uint32_t refs;               // every child's references: the child lists' starts
 };
 SRT_CPU_GPU inline ChildScan operator+(const ChildScan& a, const ChildScan& b) {
-  return {a.large + b.large, a.terms + b.terms, a.termRefs + b.termRefs, a.largeRefs + b.largeRefs,
-          a.chunks + b.chunks};
+  return {a.large + b.large,         a.terms + b.terms,   a.termRefs + b.termRefs,
+          a.largeRefs + b.largeRefs, a.chunks + b.chunks, a.refs + b.refs};
 }
 
 // A triangle reference of the large-node stage: one 32-byte record, so each compaction moves one
@@ -119,47 +120,46 @@ SRT_CPU_GPU inline void stepChunkSegments(uint32_t c, uint32_t numChunks, const 
     out.offsets[size_t(n + 1) * kBinCounters] = uint32_t(kBinCounters) * numChunks;
 }
 
+// Which children a reference went to.
+struct RouteSides {
+  bool below, above;
+};
+
 // Reference i of `count` to the doubled stream: [0, count) below copies, [count, 2 count) above
-// copies, owner o below -> child o, above -> child o + numNodes.
+// copies, owner o below -> child o, above -> child o + numNodes. The caller adds the sides to
+// the children's reference counts (childRefs), from which the child scan takes each child's
+// list: the compacted stream holds the lists in child order.
 template <bool StreamingClip = false>
-SRT_CPU_GPU inline void stepRouteReference(uint32_t i, const TriangleMeshView& mesh, float eps,
-                                           const Ref* cur, uint32_t count, const LargeNode* level,
-                                           uint32_t numNodes, Ref* d, uint8_t* dKeep,
-                                           float* clipBuffer = nullptr) {
+SRT_CPU_GPU inline RouteSides stepRouteReference(uint32_t i, const TriangleMeshView& mesh,
+                                                 float eps, const Ref* cur, uint32_t count,
+                                                 const LargeNode* level, uint32_t numNodes,
+                                                 Ref* d, uint8_t* dKeep,
+                                                 float* clipBuffer = nullptr) {
   const Ref r = cur[i];
   assert(r.owner < numNodes);
-  bool below, above;
+  RouteSides s;
   Bounds3f bb, ba;
-  routeReference<StreamingClip>(level[r.owner], r.box, mesh, r.tri, eps, &below, &bb, &above, &ba,
-                                clipBuffer);
+  routeReference<StreamingClip>(level[r.owner], r.box, mesh, r.tri, eps, &s.below, &bb, &s.above,
+                                &ba, clipBuffer);
   // Only the kept copies: the compaction reads no other.
-  if (below) d[i] = {bb, r.tri, r.owner};
-  if (above) d[count + i] = {ba, r.tri, r.owner + numNodes};
-  dKeep[i] = below;
-  dKeep[count + i] = above;
+  if (s.below) d[i] = {bb, r.tri, r.owner};
+  if (s.above) d[count + i] = {ba, r.tri, r.owner + numNodes};
+  dKeep[i] = s.below;
+  dKeep[count + i] = s.above;
+  return s;
 }
 
-// i in [0, n] of the n compacted references (owners sorted): start[c] = first reference of child
-// c, start[numChildren] = n; children without references get the next one's start.
-SRT_CPU_GPU inline void stepChildStarts(uint32_t i, const Ref* ref, uint32_t n,
-                                        uint32_t numChildren, uint32_t* start) {
-  const int64_t prev = i == 0 ? -1 : int64_t(ref[i - 1].owner);
-  const int64_t cur = i == n ? int64_t(numChildren) : int64_t(ref[i].owner);
-  assert(cur >= prev && cur <= int64_t(numChildren));
-  for (int64_t s = prev + 1; s <= cur; ++s) start[s] = i;
-}
-
-// Child c of a level (below children first, then above): its cell, depth and references, and
-// whether it goes on as a large node.
+// Child c of a level (below children first, then above): its cell, depth and references (from
+// the route's counts), and whether it goes on as a large node.
 SRT_CPU_GPU inline ChildInfo classifyChild(uint32_t c, const LargeNode* level, uint32_t numNodes,
-                                           const uint32_t* start, uint32_t threshold,
+                                           const uint32_t* childRefs, uint32_t threshold,
                                            int maxDepth) {
   const LargeNode& parent = level[c % numNodes];
   const int side = int(c / numNodes);
   ChildInfo ci;
   ci.cell = childCell(parent, side);
   ci.depth = parent.depth + parent.cuts.numCuts + (parent.leaf ? 0u : 1u);
-  ci.count = start[c + 1] - start[c];
+  ci.count = childRefs[c];
   ci.exists = !(parent.leaf && side == 1);
   ci.isLarge = !parent.leaf && ci.count > threshold && int(ci.depth) < maxDepth;
   return ci;
@@ -169,15 +169,17 @@ SRT_CPU_GPU inline ChildInfo classifyChild(uint32_t c, const LargeNode* level, u
 SRT_CPU_GPU inline ChildScan childScanEntry(const ChildInfo& ci) {
   const uint32_t large = ci.isLarge, term = ci.exists && !ci.isLarge;
   return {large, term, term ? ci.count : 0u, large ? ci.count : 0u,
-          large ? chunksOf(ci.count) : 0u};
+          large ? chunksOf(ci.count) : 0u, ci.count};
 }
 
 // With the inclusive scan of the classification up to child c: a large child becomes a node of
-// the next level, another a terminal (appended after termBase, references after termRefBase).
+// the next level, another a terminal (appended after termBase, references after termRefBase);
+// start[c] is the child's first reference in the compacted stream.
 SRT_CPU_GPU inline void stepAssignChild(uint32_t c, LargeNode* level, uint32_t numNodes,
                                         const ChildInfo& ci, const ChildScan& s, uint32_t nextBase,
                                         uint32_t termBase, uint32_t termRefBase, LevelNode* next,
-                                        Terminal* terms, uint32_t* handle) {
+                                        Terminal* terms, uint32_t* handle, uint32_t* start) {
+  start[c] = s.refs - ci.count;
   uint32_t h = 0;
   if (ci.isLarge) {
     const uint32_t chunks = chunksOf(ci.count);

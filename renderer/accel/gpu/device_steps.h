@@ -26,11 +26,12 @@ void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner
                   cudaStream_t stream);
 // ---- One large level: each kernel reads the level's counts from a.counts and pads its output up
 // to a.caps (level_counts.h); the grids cover the caps.
-// The level's reductions' outputs: node bounds (a.caps.nodes) and bin counts (kBinCounters a
-// node).
+// The level's sums: node bounds (a.caps.nodes), bin counts (kBinCounters a node) and the
+// route's references per child (2 a.caps.nodes).
 struct ReductionOutputs {
   Bounds3f* tight;
   int* binCounts;
+  uint32_t* childRefs;
 };
 // Boxes and owners of the level's references and the bounds reduction's offsets
 // (a.caps.nodes + 1 entries); `out` set to the reductions' identities (empty boxes, zeros).
@@ -40,23 +41,21 @@ void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
 void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, Terminal* terms,
                         uint32_t* termTri, Bounds3f* termBox, cudaStream_t stream);
-// Writes the doubled stream: [0, refs) below copies, [refs, 2 refs) above copies; the level's
-// nodes are large + counts.base.
+// Writes the doubled stream: [0, refs) below copies, [refs, 2 refs) above copies, and adds
+// each child's references to childRefs (zeroed by launchUnpackLevel); the level's nodes are
+// large + counts.base.
 void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
                            const BuildCounters* counters, const Ref* cur, const LargeNode* large,
                            bool streamingClip, bool sharedClip, Ref* d, uint8_t* dKeep,
-                           cudaStream_t stream);
-// start[c] = first reference of child c in the compacted stream (*numRefs of them).
-void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs, uint32_t* start,
-                       cudaStream_t stream);
+                           uint32_t* childRefs, cudaStream_t stream);
 // One scan over the level's children (cub's, 2 caps.nodes of them): each is classified as it
 // is read (large, terminal, or an absent above child of a leaf) and assigned its next-level node
-// or terminal as its sum is written; the last writes the next level's counts (a.next). `temp`
-// holds childScanTempBytes(2 caps.nodes).
+// or terminal, and its list's start in the compacted stream, as its sum is written; the last
+// writes the next level's counts (a.next). `temp` holds childScanTempBytes(2 caps.nodes).
 void classifyAndAssignChildren(const LevelArgs& a, const BuildCounters* counters, LargeNode* large,
-                               const uint32_t* start, uint32_t threshold, int maxDepth,
-                               LevelNode* next, Terminal* terms, uint32_t* handle, void* temp,
-                               size_t tempBytes, cudaStream_t stream);
+                               const uint32_t* childRefs, uint32_t threshold, int maxDepth,
+                               LevelNode* next, Terminal* terms, uint32_t* handle, uint32_t* start,
+                               void* temp, size_t tempBytes, cudaStream_t stream);
 size_t childScanTempBytes(uint32_t children);
 // References of terminal children go to the terminal arrays, the large children's to the next
 // level's (`next`: its nodes, from classifyAndAssignChildren).

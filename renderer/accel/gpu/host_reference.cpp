@@ -164,6 +164,18 @@ class HostBuild {
         if (owner[e] != s) throw std::logic_error("host kd build: owners and offsets differ");
   }
 
+  // The children's lists as the counts and their scan place them are where the compaction put
+  // each child's references.
+  void checkChildLists(uint32_t kept, uint32_t counted) const {
+    if (kept != counted)
+      throw std::logic_error("host kd build: child counts differ from the compacted references");
+    for (uint32_t i = 0; i < kept; ++i) {
+      const uint32_t c = cRef_[i].owner;
+      if (i < start_[c] || i - start_[c] >= childRefs_[c])
+        throw std::logic_error("host kd build: a reference outside its child's list");
+    }
+  }
+
   // One large level: plan, route, child lists, classification, the next level's references.
   ChildScan largeLevel(const std::vector<LevelNode>& in, uint32_t A, uint32_t count,
                        uint32_t chunks, std::vector<LevelNode>& next) {
@@ -174,27 +186,30 @@ class HostBuild {
     grow(dRef_, D), grow(dKeep_, D), grow(cRef_, D);
     float clipBuffer[kClipLaneFloats];
     float* clip = o_.largeSharedClip ? clipBuffer : nullptr;
-    for (uint32_t i = 0; i < count; ++i)
-      if (o_.streamingClip)
-        stepRouteReference<true>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
-                                 dKeep_.data(), clip);
-      else
-        stepRouteReference<false>(i, mesh_, eps_, curRef_.data(), count, level, A, dRef_.data(),
-                                  dKeep_.data(), clip);
+    childRefs_.assign(C, 0);
+    for (uint32_t i = 0; i < count; ++i) {
+      const RouteSides sides =
+          o_.streamingClip ? stepRouteReference<true>(i, mesh_, eps_, curRef_.data(), count, level,
+                                                      A, dRef_.data(), dKeep_.data(), clip)
+                           : stepRouteReference<false>(i, mesh_, eps_, curRef_.data(), count,
+                                                       level, A, dRef_.data(), dKeep_.data(), clip);
+      childRefs_[curRef_[i].owner] += sides.below;
+      childRefs_[curRef_[i].owner + A] += sides.above;
+    }
     const uint32_t kept = compact(dKeep_, D, dRef_, cRef_);
-    grow(start_, C + 1), grow(info_, C), grow(scanOut_, C);
-    for (uint32_t i = 0; i <= kept; ++i) stepChildStarts(i, cRef_.data(), kept, C, start_.data());
+    grow(start_, C), grow(info_, C), grow(scanOut_, C);
     const int childDepthLimit = count > kMaxReferenceGrowth * V_ ? 0 : maxDepth_;
-    ChildScan sum{0, 0, 0, 0, 0};
+    ChildScan sum{0, 0, 0, 0, 0, 0};
     for (uint32_t c = 0; c < C; ++c) {
-      info_[c] = classifyChild(c, level, A, start_.data(), threshold_, childDepthLimit);
+      info_[c] = classifyChild(c, level, A, childRefs_.data(), threshold_, childDepthLimit);
       scanOut_[c] = sum = sum + childScanEntry(info_[c]);
     }
     grow(terms_, numTerms_ + C), grow(termTri_, numTermRefs_ + D);
     grow(termBox_, numTermRefs_ + D), grow(next, C), grow(handle_, C);
     for (uint32_t c = 0; c < C; ++c)
       stepAssignChild(c, level, A, info_[c], scanOut_[c], nextBase, numTerms_, numTermRefs_,
-                      next.data(), terms_.data(), handle_.data());
+                      next.data(), terms_.data(), handle_.data(), start_.data());
+    checkChildLists(kept, sum.refs);
     grow(curRef_, D);
     for (uint32_t i = 0; i < D; ++i)
       stepRouteToChild(i, kept, cRef_.data(), start_.data(), handle_.data(), nextBase,
@@ -284,7 +299,7 @@ class HostBuild {
   std::vector<std::pair<uint32_t, uint32_t>> levels_;  // first large node, count
   uint32_t base_ = 0, numTerms_ = 0, numTermRefs_ = 0;
   std::vector<Terminal> terms_;
-  std::vector<uint32_t> termTri_, start_, handle_;
+  std::vector<uint32_t> termTri_, start_, handle_, childRefs_;
   std::vector<Bounds3f> termBox_;
   std::vector<ChildInfo> info_;
   std::vector<ChildScan> scanOut_;

@@ -313,7 +313,8 @@ class BuildScratch {
     const LevelCaps& caps = a.caps;
     timer_.mark(kBounds);
     launchUnpackLevel(a, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(), a_.levelIn.data(),
-                      a_.offsets.data(), {a_.tight.data(), a_.binCounts.data()}, stream_);
+                      a_.offsets.data(), {a_.tight.data(), a_.binCounts.data(), a_.childRefs.data()},
+                      stream_);
     reduceBoxes(a_.curBox.data(), caps.refs, a_.tight.data(), caps.nodes, a_.curOwner.data(),
                 a_.offsets.data(), true);
     timer_.mark(kBinning);
@@ -347,15 +348,15 @@ class BuildScratch {
     const uint32_t C = 2 * caps.nodes, D = 2 * caps.refs;
     planLevel(a);
     launchRouteReferences(a, mesh_, counters_, a_.curRef.data(), a_.large.data(), o_.streamingClip,
-                          o_.largeSharedClip, a_.dRef.data(), a_.dKeep.data(), stream_);
+                          o_.largeSharedClip, a_.dRef.data(), a_.dKeep.data(),
+                          a_.childRefs.data(), stream_);
     timer_.mark(kCompaction);
     compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.data(), &counters_->kept);
     timer_.mark(kSplit);
-    launchChildStarts(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(), stream_);
-    classifyAndAssignChildren(a, counters_, a_.large.data(), a_.childStart.data(),
+    classifyAndAssignChildren(a, counters_, a_.large.data(), a_.childRefs.data(),
                               uint32_t(smallNodeThresholdFor(o_)), maxDepth_, a_.levelNext.data(),
-                              a_.terms.data(), a_.handle.data(), a_.scanTemp.data(),
-                              childScanTempBytes(C), stream_);
+                              a_.terms.data(), a_.handle.data(), a_.childStart.data(),
+                              a_.scanTemp.data(), childScanTempBytes(C), stream_);
     launchRouteToChildren(a, a_.cRef.data(), &counters_->kept, a_.childStart.data(),
                           a_.handle.data(), a_.terms.data(), a_.levelNext.data(), a_.termTri.data(),
                           a_.termBox.data(), a_.curRef.data(), stream_);

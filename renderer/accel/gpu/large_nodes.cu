@@ -43,13 +43,15 @@ __global__ void unpackKernel(const Ref* ref, uint32_t count, Bounds3f* box, uint
 
 // The level's boxes and owners, its segment offsets, and the padding up to its caps: empty boxes
 // in the padding segment (caps.nodes - 1), which the box reduction unites to nothing. Also the
-// two reductions' outputs set to their identity, which spares each reduction a fill launch.
+// level's sums set to their identity (node bounds, bin counts, the route's child counts), which
+// spares each reduction a fill launch.
 __global__ void unpackLevelKernel(LevelArgs a, const Ref* ref, Bounds3f* box, uint32_t* owner,
                                   const LevelNode* nodes, uint32_t* offsets, ReductionOutputs out) {
   const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex(), stride = gridDim.x * blockDim.x;
   for (uint32_t s = i; s < a.caps.nodes; s += stride) out.tight[s] = emptyBounds();
   for (size_t s = i; s < size_t(kBinCounters) * a.caps.nodes; s += stride) out.binCounts[s] = 0;
+  for (uint32_t s = i; s < 2 * a.caps.nodes; s += stride) out.childRefs[s] = 0;
   if (i < c.refs) {
     stepUnpack(i, ref, box, owner);
   } else if (i < a.caps.refs) {
@@ -68,33 +70,41 @@ __global__ void rootTerminalRefsKernel(const Ref* ref, uint32_t count, uint32_t*
   if (i < count) stepRootTerminalRef(i, ref, termTri, termBox);
 }
 
+// The warp's routed references added to their children's counts: a level's references are
+// sorted by owner, so the lanes of an owner are few runs and one atomic a run and side adds
+// them (integer sums: the counts do not depend on the order).
+__device__ void addChildRefs(bool routed, uint32_t owner, RouteSides sides, uint32_t numNodes,
+                             uint32_t* childRefs) {
+  const uint32_t lanes = __ballot_sync(~0u, routed);
+  const uint32_t below = __ballot_sync(~0u, routed && sides.below);
+  const uint32_t above = __ballot_sync(~0u, routed && sides.above);
+  if (!routed) return;
+  const uint32_t peers = __match_any_sync(lanes, owner);
+  if ((threadIdx.x & 31) != uint32_t(__ffs(peers) - 1)) return;
+  if (below & peers) atomicAdd(&childRefs[owner], uint32_t(__popc(below & peers)));
+  if (above & peers) atomicAdd(&childRefs[owner + numNodes], uint32_t(__popc(above & peers)));
+}
+
 // Beyond the level's references the doubled stream's keep flags are cleared up to 2 caps.refs
 // (the compaction's count): [2 refs, refs + caps.refs) and [refs + caps.refs, 2 caps.refs).
 template <bool StreamingClip>
 __global__ void routeReferencesKernel(LevelArgs a, TriangleMeshView mesh,
                                       const BuildCounters* counters, const Ref* cur,
                                       const LargeNode* large, Ref* d, uint8_t* dKeep,
-                                      bool sharedClip) {
+                                      uint32_t* childRefs, bool sharedClip) {
   extern __shared__ float clipBuffers[];  // kClipLaneFloats a thread, when sharedClip
   const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex();
+  RouteSides sides{false, false};
   if (i < c.refs) {
-    stepRouteReference<StreamingClip>(
+    sides = stepRouteReference<StreamingClip>(
         i, mesh, clipEpsilon(counters->rawBounds), cur, c.refs, large + c.base, c.nodes, d, dKeep,
         sharedClip ? clipBuffers + threadIdx.x * kClipLaneFloats : nullptr);
   } else if (i < a.caps.refs) {
     dKeep[c.refs + i] = 0;
     dKeep[a.caps.refs + i] = 0;
   }
-}
-
-__global__ void childStartsKernel(LevelArgs a, const Ref* ref, const uint32_t* numRefs,
-                                  uint32_t* start) {
-  const LevelCounts c = levelCounts(a);
-  const uint32_t i = globalIndex();
-  const uint32_t n = *numRefs;
-  assert(n <= 2 * a.caps.refs);
-  if (i <= n) stepChildStarts(i, ref, n, 2 * c.nodes, start);
+  addChildRefs(i < c.refs, i < c.refs ? cur[i].owner : 0u, sides, c.nodes, childRefs);
 }
 
 // The classification of child k as the child scan's input (zero past the level's children,
@@ -104,17 +114,17 @@ struct ChildClassifier {
   LevelArgs a;
   const BuildCounters* counters;
   const LargeNode* large;
-  const uint32_t* start;
+  const uint32_t* childRefs;
   uint32_t threshold;
   int maxDepth;
 
   __device__ ChildInfo info(uint32_t k, const LevelCounts& c) const {
     const int depthLimit = c.refs > kMaxReferenceGrowth * counters->numValid ? 0 : maxDepth;
-    return classifyChild(k, large + c.base, c.nodes, start, threshold, depthLimit);
+    return classifyChild(k, large + c.base, c.nodes, childRefs, threshold, depthLimit);
   }
   __device__ ChildScan operator()(uint32_t k) const {
     const LevelCounts c = levelCounts(a);
-    return k < 2 * c.nodes ? childScanEntry(info(k, c)) : ChildScan{0u, 0u, 0u, 0u, 0u};
+    return k < 2 * c.nodes ? childScanEntry(info(k, c)) : ChildScan{0u, 0u, 0u, 0u, 0u, 0u};
   }
 };
 
@@ -126,6 +136,7 @@ struct ChildAssigner {
   LevelNode* next;
   Terminal* terms;
   uint32_t* handle;
+  uint32_t* start;
 
   __device__ void operator()(ptrdiff_t index, const ChildScan& s) const {
     const LevelArgs& a = classify.a;
@@ -133,7 +144,7 @@ struct ChildAssigner {
     const uint32_t k = uint32_t(index), children = 2 * c.nodes, nextBase = c.base + c.nodes;
     if (k < children)
       stepAssignChild(k, large + c.base, c.nodes, classify.info(k, c), s, nextBase, c.termBase,
-                      c.termRefBase, next, terms, handle);
+                      c.termRefBase, next, terms, handle, start);
     if (k == (children ? children - 1 : 0))
       *a.next = {s.large,  s.largeRefs,          s.chunks,
                  nextBase, c.termBase + s.terms, c.termRefBase + s.termRefs};
@@ -217,30 +228,24 @@ void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, T
 void launchRouteReferences(const LevelArgs& a, const TriangleMeshView& mesh,
                            const BuildCounters* counters, const Ref* cur, const LargeNode* large,
                            bool streamingClip, bool sharedClip, Ref* d, uint8_t* dKeep,
-                           cudaStream_t stream) {
+                           uint32_t* childRefs, cudaStream_t stream) {
   if (a.caps.refs == 0) return;
   auto* kernel = streamingClip ? routeReferencesKernel<true> : routeReferencesKernel<false>;
   // The shared clip's blocks are smaller: 128 threads' polygons take 28 KB.
   const uint32_t block = sharedClip ? 128 : kBlock;
   const size_t clipBytes = sharedClip ? clipBufferBytes(block) : 0;
   kernel<<<uint32_t((a.caps.refs + block - 1) / block), block, clipBytes, stream>>>(
-      a, mesh, counters, cur, large, d, dKeep, sharedClip);
-  SRT_CUDA_CHECK_LAUNCH();
-}
-
-void launchChildStarts(const LevelArgs& a, const Ref* ref, const uint32_t* numRefs, uint32_t* start,
-                       cudaStream_t stream) {
-  childStartsKernel<<<blocks(2ull * a.caps.refs + 1), kBlock, 0, stream>>>(a, ref, numRefs, start);
+      a, mesh, counters, cur, large, d, dKeep, childRefs, sharedClip);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
 void classifyAndAssignChildren(const LevelArgs& a, const BuildCounters* counters, LargeNode* large,
-                               const uint32_t* start, uint32_t threshold, int maxDepth,
-                               LevelNode* next, Terminal* terms, uint32_t* handle, void* temp,
-                               size_t tempBytes, cudaStream_t stream) {
+                               const uint32_t* childRefs, uint32_t threshold, int maxDepth,
+                               LevelNode* next, Terminal* terms, uint32_t* handle, uint32_t* start,
+                               void* temp, size_t tempBytes, cudaStream_t stream) {
   const uint32_t n = 2 * a.caps.nodes;
-  const ChildClassifier classify{a, counters, large, start, threshold, maxDepth};
-  const ChildAssigner assign{classify, large, next, terms, handle};
+  const ChildClassifier classify{a, counters, large, childRefs, threshold, maxDepth};
+  const ChildAssigner assign{classify, large, next, terms, handle, start};
   const size_t bytes = childScan(nullptr, 0, classify, assign, n, stream);
   if (bytes > tempBytes)
     throw std::logic_error("kd-tree build: scan scratch not reserved (" + std::to_string(bytes) +

@@ -32,7 +32,7 @@ std::vector<uintptr_t> levelGraphKey(const BuildArrays& a, const TriangleMeshVie
   const auto add = [&k](const auto&... arrays) { (k.push_back(uintptr_t(arrays.data())), ...); };
   add(a.levelIn, a.levelNext, a.large, a.curRef, a.curBox, a.curOwner, a.offsets, a.tight,
       a.partial, a.binOwner, a.binOffsets, a.binCounts, a.dRef, a.cRef);
-  add(a.dKeep, a.childStart, a.handle, a.scanTemp, a.terms, a.termTri, a.termBox);
+  add(a.dKeep, a.childRefs, a.childStart, a.handle, a.scanTemp, a.terms, a.termTri, a.termBox);
   for (const LevelCaps& c : caps)
     k.insert(k.end(), {c.nodes, c.refs, c.chunks, c.large, c.terms, c.termRefs});
   return k;
@@ -57,7 +57,8 @@ void reserveLevel(BuildArrays& a, const LevelCaps& caps, const LevelKeep& keep,
   a.binCounts.reserve(K * caps.nodes, stream);
   for (auto* refs : {&a.dRef, &a.cRef}) refs->reserve(D, stream);
   a.dKeep.reserve(D, stream);
-  a.childStart.reserve(C + 1, stream);
+  a.childRefs.reserve(C, stream);
+  a.childStart.reserve(C, stream);
   a.handle.reserve(C, stream);
   a.scanTemp.reserve(childScanTempBytes(uint32_t(C)), stream);
   a.terms.reserve(std::max<size_t>(caps.terms, 1), stream, keep.terms);
@@ -70,7 +71,7 @@ size_t levelBytes(const LevelCaps& caps) {
   return 2 * C * sizeof(LevelNode) + size_t(caps.large) * sizeof(LargeNode) + 3 * D * sizeof(Ref) +
          D + size_t(caps.refs) * (sizeof(Bounds3f) + 4) +
          size_t(caps.nodes) * (sizeof(Bounds3f) + 12 + 8 * K) + 8 * K * size_t(caps.chunks) +
-         2 * C * 4 + size_t(caps.terms) * sizeof(Terminal) +
+         3 * C * 4 + size_t(caps.terms) * sizeof(Terminal) +
          size_t(caps.termRefs) * (sizeof(Bounds3f) + 4);
 }
 
