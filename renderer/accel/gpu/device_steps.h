@@ -95,8 +95,10 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
                       uint32_t* termNodes, uint32_t* termRefs, cudaStream_t stream);
 
 // ---- finalize (finalize.cu): each kernel does nothing once *overflow is set.
-// Level `level`'s nodes (level->base, level->nodes; the launch covers capNodes).
-void launchSubtreeSizes(const LevelCounts* level, uint32_t capNodes, const uint32_t* overflow,
+// The nodes of the large levels levels[0, numLevels) (each level's base and nodes, at most
+// maxNodes): one cooperative launch walks the levels.
+void launchSubtreeSizes(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
+                        const uint32_t* overflow,
                         const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
                         uint32_t* largeSize, uint32_t* largePrims, cudaStream_t stream);
 // Root placement and the tree's totals and bounds into counters.
@@ -105,7 +107,8 @@ void launchPlaceRoot(bool rootIsTerminal, const uint32_t* overflow, const LargeN
                      const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
                      uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
                      BuildCounters* counters, cudaStream_t stream);
-void launchPlaceLarge(const LevelCounts* level, uint32_t capNodes, const uint32_t* overflow,
+void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
+                      const uint32_t* overflow,
                       const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
                       const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
                       uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,

@@ -1,6 +1,11 @@
 // Finalize (the relayout of Zhou et al.'s level-by-level build into the depth-first KdNode order):
 // subtree sizes bottom-up one large level at a time, offsets top-down, then each terminal's
-// subtree copied from scratch with its child and primitive offsets moved.
+// subtree copied from scratch with its child and primitive offsets moved. The large levels hold
+// few nodes (thousands), so one cooperative grid walks them all, a grid-wide barrier between
+// levels: a launch per level cost more than its work, and one block alone was slower still.
+#include <cooperative_groups.h>
+
+#include <algorithm>
 #include <cassert>
 
 #include "primitives/common/cuda_check.h"
@@ -9,17 +14,22 @@
 namespace srt::kdgpu {
 namespace {
 
-constexpr uint32_t kBlock = 256;
-inline uint32_t blocks(uint64_t n) {
-  return uint32_t((n + kBlock - 1) / kBlock);
-}
+namespace cg = cooperative_groups;
+constexpr uint32_t kLevelWalkBlock = 256;
 
-__global__ void subtreeSizesKernel(const LevelCounts* level, const uint32_t* overflow,
-                                   const LargeNode* large, Sizes sizes, uint32_t* largeSize,
-                                   uint32_t* largePrims) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (!*overflow && i < level->nodes)
-    stepSubtreeSize(level->base + i, large, sizes, largeSize, largePrims);
+// The deepest level first; the grid's barrier makes a level's sizes visible to the next.
+__global__ void __launch_bounds__(kLevelWalkBlock)
+    subtreeSizesKernel(const LevelCounts* levels, uint32_t numLevels, const uint32_t* overflow,
+                       const LargeNode* large, Sizes sizes, uint32_t* largeSize,
+                       uint32_t* largePrims) {
+  if (*overflow) return;
+  cg::grid_group grid = cg::this_grid();
+  for (uint32_t l = numLevels; l-- > 0;) {
+    const LevelCounts level = levels[l];
+    for (uint32_t i = uint32_t(grid.thread_rank()); i < level.nodes; i += uint32_t(grid.size()))
+      stepSubtreeSize(level.base + i, large, sizes, largeSize, largePrims);
+    grid.sync();
+  }
 }
 
 __global__ void placeRootKernel(bool rootIsTerminal, const uint32_t* overflow,
@@ -32,11 +42,38 @@ __global__ void placeRootKernel(bool rootIsTerminal, const uint32_t* overflow,
   stepPlaceRoot(rootIsTerminal, large, terms, sizes, offsets, counters);
 }
 
-__global__ void placeLargeKernel(const LevelCounts* level, const uint32_t* overflow,
-                                 const LargeNode* large, Sizes sizes, Offsets offsets,
-                                 KdNode* out) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (!*overflow && i < level->nodes) stepPlaceLarge(level->base + i, large, sizes, offsets, out);
+// The root's level first: a level's nodes place their children for the next.
+__global__ void __launch_bounds__(kLevelWalkBlock)
+    placeLargeKernel(const LevelCounts* levels, uint32_t numLevels, const uint32_t* overflow,
+                     const LargeNode* large, Sizes sizes, Offsets offsets, KdNode* out) {
+  if (*overflow) return;
+  cg::grid_group grid = cg::this_grid();
+  for (uint32_t l = 0; l < numLevels; ++l) {
+    const LevelCounts level = levels[l];
+    for (uint32_t i = uint32_t(grid.thread_rank()); i < level.nodes; i += uint32_t(grid.size()))
+      stepPlaceLarge(level.base + i, large, sizes, offsets, out);
+    grid.sync();
+  }
+}
+
+// Blocks of a level walk: enough for the largest level's nodes (maxNodes, a host-known bound),
+// at most what the device holds at once, as a cooperative launch needs.
+template <typename Kernel>
+uint32_t levelWalkBlocks(Kernel kernel, uint32_t maxNodes) {
+  int device = 0, sms = 0, perSm = 0;
+  SRT_CUDA_CHECK(cudaGetDevice(&device));
+  SRT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SRT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kLevelWalkBlock, 0));
+  const uint32_t resident = uint32_t(std::max(1, sms * perSm));
+  return std::clamp((maxNodes + kLevelWalkBlock - 1) / kLevelWalkBlock, 1u, resident);
+}
+
+template <typename Kernel, typename... Args>
+void launchLevelWalk(Kernel kernel, uint32_t maxNodes, cudaStream_t stream, Args... args) {
+  void* params[] = {&args...};
+  SRT_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
+                                             levelWalkBlocks(kernel, maxNodes), kLevelWalkBlock,
+                                             params, 0, stream));
 }
 
 // One block per terminal, its threads over the terminal's nodes and references.
@@ -44,8 +81,7 @@ __global__ void placeTerminalsKernel(const Terminal* terms, const LevelCounts* t
                                      const uint32_t* overflow, Sizes sizes,
                                      const uint32_t* termOffset, const uint32_t* termPrimOffset,
                                      const KdNode* scratchNodes, const uint32_t* scratchRefs,
-                                     uint32_t scratchPerRef, KdNode* outNodes,
-                                     uint32_t* outPrims) {
+                                     uint32_t scratchPerRef, KdNode* outNodes, uint32_t* outPrims) {
   const uint32_t t = blockIdx.x, handle = kTerminalBit | t;
   if (*overflow || t >= totals->termBase) return;
   const uint32_t nodes = sizes.nodes(handle), prims = sizes.prims(handle);
@@ -57,13 +93,14 @@ __global__ void placeTerminalsKernel(const Terminal* terms, const LevelCounts* t
 
 }  // namespace
 
-void launchSubtreeSizes(const LevelCounts* level, uint32_t capNodes, const uint32_t* overflow,
-                        const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
-                        uint32_t* largeSize, uint32_t* largePrims, cudaStream_t stream) {
-  if (capNodes == 0) return;
+void launchSubtreeSizes(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
+                        const uint32_t* overflow, const LargeNode* large, const uint32_t* termNodes,
+                        const uint32_t* termRefs, uint32_t* largeSize, uint32_t* largePrims,
+                        cudaStream_t stream) {
+  if (numLevels == 0) return;
   const Sizes sizes{termNodes, termRefs, largeSize, largePrims};
-  subtreeSizesKernel<<<blocks(capNodes), kBlock, 0, stream>>>(level, overflow, large, sizes,
-                                                              largeSize, largePrims);
+  launchLevelWalk(subtreeSizesKernel, maxNodes, stream, levels, numLevels, overflow, large, sizes,
+                  largeSize, largePrims);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
@@ -79,16 +116,17 @@ void launchPlaceRoot(bool rootIsTerminal, const uint32_t* overflow, const LargeN
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchPlaceLarge(const LevelCounts* level, uint32_t capNodes, const uint32_t* overflow,
-                      const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
-                      const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
-                      uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
-                      KdNode* out, cudaStream_t stream) {
-  if (capNodes == 0) return;
+void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
+                      const uint32_t* overflow, const LargeNode* large, const uint32_t* termNodes,
+                      const uint32_t* termRefs, const uint32_t* largeSize,
+                      const uint32_t* largePrims, uint32_t* largeOffset, uint32_t* largePrimOffset,
+                      uint32_t* termOffset, uint32_t* termPrimOffset, KdNode* out,
+                      cudaStream_t stream) {
+  if (numLevels == 0) return;
   const Sizes sizes{termNodes, termRefs, largeSize, largePrims};
   const Offsets offsets{largeOffset, largePrimOffset, termOffset, termPrimOffset};
-  placeLargeKernel<<<blocks(capNodes), kBlock, 0, stream>>>(level, overflow, large, sizes, offsets,
-                                                            out);
+  launchLevelWalk(placeLargeKernel, maxNodes, stream, levels, numLevels, overflow, large, sizes,
+                  offsets, out);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

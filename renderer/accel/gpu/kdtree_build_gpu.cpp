@@ -313,8 +313,8 @@ class BuildScratch {
     const LevelCaps& caps = a.caps;
     timer_.mark(kBounds);
     launchUnpackLevel(a, a_.curRef.data(), a_.curBox.data(), a_.curOwner.data(), a_.levelIn.data(),
-                      a_.offsets.data(), {a_.tight.data(), a_.binCounts.data(), a_.childRefs.data()},
-                      stream_);
+                      a_.offsets.data(),
+                      {a_.tight.data(), a_.binCounts.data(), a_.childRefs.data()}, stream_);
     reduceBoxes(a_.curBox.data(), caps.refs, a_.tight.data(), caps.nodes, a_.curOwner.data(),
                 a_.offsets.data(), true);
     timer_.mark(kBinning);
@@ -348,8 +348,8 @@ class BuildScratch {
     const uint32_t C = 2 * caps.nodes, D = 2 * caps.refs;
     planLevel(a);
     launchRouteReferences(a, mesh_, counters_, a_.curRef.data(), a_.large.data(), o_.streamingClip,
-                          o_.largeSharedClip, a_.dRef.data(), a_.dKeep.data(),
-                          a_.childRefs.data(), stream_);
+                          o_.largeSharedClip, a_.dRef.data(), a_.dKeep.data(), a_.childRefs.data(),
+                          stream_);
     timer_.mark(kCompaction);
     compact(a_.dKeep.data(), D, a_.dRef.data(), a_.cRef.data(), &counters_->kept);
     timer_.mark(kSplit);
@@ -390,9 +390,11 @@ class BuildScratch {
     const uint32_t* termNodes = a_.termNodes.data();
     const uint32_t* termRefs = a_.termRefs.data();
     const uint32_t* overflow = &state_->overflow;
-    for (size_t l = levels_.size(); l-- > 0;)
-      launchSubtreeSizes(&state_->levels[l], levels_[l].nodes - 1, overflow, a_.large.data(),
-                         termNodes, termRefs, largeSize, largePrims, stream_);
+    const uint32_t numLevels = uint32_t(levels_.size());
+    uint32_t maxNodes = 0;
+    for (const LevelCaps& c : levels_) maxNodes = std::max(maxNodes, c.nodes);
+    launchSubtreeSizes(state_->levels, numLevels, maxNodes, overflow, a_.large.data(), termNodes,
+                       termRefs, largeSize, largePrims, stream_);
     launchPlaceRoot(levels_.empty(), overflow, a_.large.data(), a_.terms.data(), termNodes,
                     termRefs, largeSize, largePrims, largeOffset, largePrimOffset, termOffset,
                     termPrimOffset, counters_, stream_);
@@ -408,10 +410,9 @@ class BuildScratch {
     Buffer<KdNode> nodes(MemorySpace::Cuda, totalNodes);
     Buffer<uint32_t> prims(MemorySpace::Cuda, totalPrims);
     timer_.mark(kFinalize);
-    for (size_t l = 0; l < levels_.size(); ++l)
-      launchPlaceLarge(&state_->levels[l], levels_[l].nodes - 1, overflow, a_.large.data(),
-                       termNodes, termRefs, largeSize, largePrims, largeOffset, largePrimOffset,
-                       termOffset, termPrimOffset, nodes.data(), stream_);
+    launchPlaceLarge(state_->levels, numLevels, maxNodes, overflow, a_.large.data(), termNodes,
+                     termRefs, largeSize, largePrims, largeOffset, largePrimOffset, termOffset,
+                     termPrimOffset, nodes.data(), stream_);
     launchPlaceTerminals(a_.terms.data(), &state_->levels[levels_.size()], numTerms, overflow,
                          termNodes, termRefs, termOffset, termPrimOffset, a_.scratchNodes.data(),
                          a_.scratchRefs.data(), uint32_t(o_.scratchPerRef), nodes.data(),
