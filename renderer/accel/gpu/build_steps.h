@@ -132,9 +132,8 @@ struct RouteSides {
 template <bool StreamingClip = false>
 SRT_CPU_GPU inline RouteSides stepRouteReference(uint32_t i, const TriangleMeshView& mesh,
                                                  float eps, const Ref* cur, uint32_t count,
-                                                 const LargeNode* level, uint32_t numNodes,
-                                                 Ref* d, uint8_t* dKeep,
-                                                 float* clipBuffer = nullptr) {
+                                                 const LargeNode* level, uint32_t numNodes, Ref* d,
+                                                 uint8_t* dKeep, float* clipBuffer = nullptr) {
   const Ref r = cur[i];
   assert(r.owner < numNodes);
   RouteSides s;
@@ -168,8 +167,9 @@ SRT_CPU_GPU inline ChildInfo classifyChild(uint32_t c, const LargeNode* level, u
 // What the child adds to the level's scan.
 SRT_CPU_GPU inline ChildScan childScanEntry(const ChildInfo& ci) {
   const uint32_t large = ci.isLarge, term = ci.exists && !ci.isLarge;
-  return {large, term, term ? ci.count : 0u, large ? ci.count : 0u,
-          large ? chunksOf(ci.count) : 0u, ci.count};
+  return {
+      large,   term, term ? ci.count : 0u, large ? ci.count : 0u, large ? chunksOf(ci.count) : 0u,
+      ci.count};
 }
 
 // With the inclusive scan of the classification up to child c: a large child becomes a node of

@@ -98,9 +98,9 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
 // The nodes of the large levels levels[0, numLevels) (each level's base and nodes, at most
 // maxNodes): one cooperative launch walks the levels.
 void launchSubtreeSizes(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
-                        const uint32_t* overflow,
-                        const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
-                        uint32_t* largeSize, uint32_t* largePrims, cudaStream_t stream);
+                        const uint32_t* overflow, const LargeNode* large, const uint32_t* termNodes,
+                        const uint32_t* termRefs, uint32_t* largeSize, uint32_t* largePrims,
+                        cudaStream_t stream);
 // Root placement and the tree's totals and bounds into counters.
 void launchPlaceRoot(bool rootIsTerminal, const uint32_t* overflow, const LargeNode* large,
                      const Terminal* terms, const uint32_t* termNodes, const uint32_t* termRefs,
@@ -108,11 +108,11 @@ void launchPlaceRoot(bool rootIsTerminal, const uint32_t* overflow, const LargeN
                      uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
                      BuildCounters* counters, cudaStream_t stream);
 void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
-                      const uint32_t* overflow,
-                      const LargeNode* large, const uint32_t* termNodes, const uint32_t* termRefs,
-                      const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
-                      uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
-                      KdNode* out, cudaStream_t stream);
+                      const uint32_t* overflow, const LargeNode* large, const uint32_t* termNodes,
+                      const uint32_t* termRefs, const uint32_t* largeSize,
+                      const uint32_t* largePrims, uint32_t* largeOffset, uint32_t* largePrimOffset,
+                      uint32_t* termOffset, uint32_t* termPrimOffset, KdNode* out,
+                      cudaStream_t stream);
 // Terminals of totals->termBase (the launch covers capTerms).
 void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
                           const uint32_t* overflow, const uint32_t* termNodes,

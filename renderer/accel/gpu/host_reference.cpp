@@ -191,8 +191,8 @@ class HostBuild {
       const RouteSides sides =
           o_.streamingClip ? stepRouteReference<true>(i, mesh_, eps_, curRef_.data(), count, level,
                                                       A, dRef_.data(), dKeep_.data(), clip)
-                           : stepRouteReference<false>(i, mesh_, eps_, curRef_.data(), count,
-                                                       level, A, dRef_.data(), dKeep_.data(), clip);
+                           : stepRouteReference<false>(i, mesh_, eps_, curRef_.data(), count, level,
+                                                       A, dRef_.data(), dKeep_.data(), clip);
       childRefs_[curRef_[i].owner] += sides.below;
       childRefs_[curRef_[i].owner + A] += sides.above;
     }
