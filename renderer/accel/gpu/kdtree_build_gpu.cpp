@@ -5,6 +5,7 @@
 // build_steps.h and finalize_steps.h. host_reference.cpp runs the same stages on the host.
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>

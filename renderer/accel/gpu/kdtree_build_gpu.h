@@ -4,14 +4,16 @@
 //
 // Stages (each timed with CUDA events):
 //  1. large nodes, level by level: node bounds by the selected segmented AABB reduction,
-//     empty-space cutting, then binned SAH (32 bins per axis over the node's references; per-node
+//     empty-space cutting, then binned SAH (64 bins per axis over the node's references; per-node
 //     bin counts are chunk histograms summed by the same segmented reduction over ints) with the
-//     CPU builder's leaf rule; straddling triangles clipped to the child cells, child reference
-//     lists formed by the selected (ordered) compaction;
+//     CPU builder's leaf rule; straddling triangles clipped to the child cells, each child's
+//     references counted as they are routed, child reference lists formed by the selected
+//     (ordered) compaction and placed by one scan over the children;
 //  2. small nodes (<= smallNodeThreshold <= 64 references): one warp per small root builds its
 //     subtree depth-first, triangle sets as 64-bit masks, exact SAH over every candidate plane
 //     (as Wu, Zhao and Liu 2011), each node re-clipping its triangles to its cell;
-//  3. finalize: subtree sizes bottom-up, offsets top-down, everything written depth-first.
+//  3. finalize: subtree sizes bottom-up, offsets top-down (one cooperative launch each walks
+//     the large levels), everything written depth-first.
 // SAH constants, the leaf rule and the depth limit are the CPU builder's (KdBuildOptions).
 // Host round trips: one after setup (valid triangle count), one before finalize (the tree's
 // size, to allocate the output), and with sync levels one per large level (the next level's
