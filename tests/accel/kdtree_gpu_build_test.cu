@@ -314,6 +314,36 @@ TEST(KdTreeGpuBuild, ReplayedLevelsBuildTheSameTree) {
   }
 }
 
+// A rebuild assumes the last build's count of valid triangles; a mesh of as many triangles with
+// fewer (or more) finite ones is built again from its own count, to the sync levels' tree.
+TEST(KdTreeGpuBuild, RebuildWithAnotherValidCountIsBuiltAgain) {
+  SRT_REQUIRE_DEVICE();
+  const TestMesh finite = randomTriangles(30000, 9);
+  TestMesh holes = finite;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (uint32_t t = 0; t < holes.triangleCount(); t += 97)
+    holes.positions[holes.indices[3 * t]] = {nan, 0.f, 0.f};
+  GpuKdBuildOptions o;
+  GpuKdTreeBuilder sync(o);
+  for (GpuKdLevels levels : {GpuKdLevels::Replay, GpuKdLevels::Graph}) {
+    o.levels = levels;
+    GpuKdTreeBuilder replay(o);
+    int k = 0;
+    for (const TestMesh* mesh :
+         std::vector<const TestMesh*>{&finite, &finite, &holes, &holes, &finite, &finite}) {
+      const DeviceMesh dm(*mesh);
+      GpuKdBuildStats st;
+      EXPECT_TRUE(sameTree(replay.buildToHost(dm.view, nullptr, &st), sync.buildToHost(dm.view)))
+          << toString(levels) << ", build " << k;
+      // The builds after a change of mesh guess the count wrong and build again.
+      if (k == 2 || k == 4) EXPECT_TRUE(st.retried) << toString(levels) << ", build " << k;
+      if (k == 1 || k == 3 || k == 5)
+        EXPECT_TRUE(st.replayed && !st.retried) << toString(levels) << ", build " << k;
+      ++k;
+    }
+  }
+}
+
 TEST(KdTreeGpuBuild, UnknownNamesAndBadOptionsThrow) {
   GpuKdBuildOptions o;
   o.segreduce = "no-such-reduction";

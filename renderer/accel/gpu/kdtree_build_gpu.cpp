@@ -67,6 +67,9 @@ class BuildScratch {
     state_ = a_.state.reserve(1, stream);
     timer_.start(stream);
     for (bool mayReplay = o_.levels != GpuKdLevels::Sync;; mayReplay = false) {
+      // A rebuild of a mesh as large as the last assumes its count of valid triangles: no round
+      // trip after setup; finalize checks the count and a wrong guess builds again.
+      validAssumed_ = mayReplay && plan_.numLevels() > 0 && plan_.triangles == mesh_.triangleCount;
       if (!setup()) {
         plan_ = {};
         return emptyTree(&st);
@@ -166,8 +169,12 @@ class BuildScratch {
     launchTriangleBoxes(mesh_, a_.dRef.reserve(N, stream_), a_.dKeep.reserve(N, stream_), stream_);
     compact(a_.dKeep.data(), N, a_.dRef.data(), a_.curRef.reserve(N, stream_),
             &counters_->numValid);
-    readBack();
-    V_ = host().numValid;
+    if (validAssumed_) {
+      V_ = plan_.valid;
+    } else {
+      readBack();
+      V_ = host().numValid;
+    }
     if (V_ == 0) return false;
     maxDepth_ = gpuKdMaxDepth(o_, V_);
     timer_.mark(kBounds);
@@ -405,7 +412,7 @@ class BuildScratch {
     SRT_CUDA_CHECK(cudaMemcpyAsync(hostState_.data(), state_, sizeof(BuildState),
                                    cudaMemcpyDeviceToHost, stream_));
     SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    if (hostState_[0].overflow) return std::nullopt;
+    if (hostState_[0].overflow || (validAssumed_ && host().numValid != V_)) return std::nullopt;
     updatePlan();
     const uint32_t totalNodes = host().totalNodes, totalPrims = host().totalPrims;
     Buffer<KdNode> nodes(MemorySpace::Cuda, totalNodes);
@@ -454,6 +461,7 @@ class BuildScratch {
   BuildCounters* counters_ = nullptr;
   BuildState* state_ = nullptr;
   uint32_t V_ = 0;
+  bool validAssumed_ = false;  // V_ is the last build's, checked at finalize
   int maxDepth_ = 0;
   std::vector<LevelCaps> levels_;  // what each large level was launched for
   // Capacities of the large-node and terminal arrays the small stage and finalize cover.

@@ -15,7 +15,8 @@
 //  3. finalize: subtree sizes bottom-up, offsets top-down (one cooperative launch each walks
 //     the large levels), everything written depth-first.
 // SAH constants, the leaf rule and the depth limit are the CPU builder's (KdBuildOptions).
-// Host round trips: one after setup (valid triangle count), one before finalize (the tree's
+// Host round trips: one after setup (valid triangle count; a rebuild of a mesh as large as the
+// last assumes the last count and checks it at finalize), one before finalize (the tree's
 // size, to allocate the output), and with sync levels one per large level (the next level's
 // node, reference and chunk counts, which size its launches). Replayed levels size their launches
 // from the previous build's counts plus slack instead (level_counts.h): the kernels read the
