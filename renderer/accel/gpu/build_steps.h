@@ -19,7 +19,7 @@ struct BuildCounters {
   Bounds3f rootCell;                // the tree's bounds
 };
 
-// Per child of a level: what the classification found, and the scan's three counters.
+// Per child of a level: what the classification found, and what it adds to the level's scan.
 // A leaf's above child does not exist: it is neither large nor a terminal.
 struct ChildInfo {
   Bounds3f cell;
@@ -167,9 +167,10 @@ SRT_CPU_GPU inline ChildInfo classifyChild(uint32_t c, const LargeNode* level, u
 // What the child adds to the level's scan.
 SRT_CPU_GPU inline ChildScan childScanEntry(const ChildInfo& ci) {
   const uint32_t large = ci.isLarge, term = ci.exists && !ci.isLarge;
-  return {
-      large,   term, term ? ci.count : 0u, large ? ci.count : 0u, large ? chunksOf(ci.count) : 0u,
-      ci.count};
+  ChildScan s{large, term, 0u, 0u, 0u, ci.count};
+  if (term) s.termRefs = ci.count;
+  if (large) s.largeRefs = ci.count, s.chunks = chunksOf(ci.count);
+  return s;
 }
 
 // With the inclusive scan of the classification up to child c: a large child becomes a node of

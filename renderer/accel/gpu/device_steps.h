@@ -28,15 +28,15 @@ void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner
 // to a.caps (level_counts.h); the grids cover the caps.
 // The level's sums: node bounds (a.caps.nodes), bin counts (kBinCounters a node) and the
 // route's references per child (2 a.caps.nodes).
-struct ReductionOutputs {
+struct LevelSums {
   Bounds3f* tight;
   int* binCounts;
   uint32_t* childRefs;
 };
 // Boxes and owners of the level's references and the bounds reduction's offsets
-// (a.caps.nodes + 1 entries); `out` set to the reductions' identities (empty boxes, zeros).
+// (a.caps.nodes + 1 entries); `sums` set to their identities (empty boxes, zeros).
 void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32_t* owner,
-                       const LevelNode* nodes, uint32_t* offsets, const ReductionOutputs& out,
+                       const LevelNode* nodes, uint32_t* offsets, const LevelSums& sums,
                        cudaStream_t stream);
 // The root as the only terminal (few triangles): its cell from tight[0], its references.
 void launchRootTerminal(const Bounds3f* tight, const Ref* ref, uint32_t count, Terminal* terms,

@@ -46,12 +46,12 @@ __global__ void unpackKernel(const Ref* ref, uint32_t count, Bounds3f* box, uint
 // level's sums set to their identity (node bounds, bin counts, the route's child counts), which
 // spares each reduction a fill launch.
 __global__ void unpackLevelKernel(LevelArgs a, const Ref* ref, Bounds3f* box, uint32_t* owner,
-                                  const LevelNode* nodes, uint32_t* offsets, ReductionOutputs out) {
+                                  const LevelNode* nodes, uint32_t* offsets, LevelSums sums) {
   const LevelCounts c = levelCounts(a);
   const uint32_t i = globalIndex(), stride = gridDim.x * blockDim.x;
-  for (uint32_t s = i; s < a.caps.nodes; s += stride) out.tight[s] = emptyBounds();
-  for (size_t s = i; s < size_t(kBinCounters) * a.caps.nodes; s += stride) out.binCounts[s] = 0;
-  for (uint32_t s = i; s < 2 * a.caps.nodes; s += stride) out.childRefs[s] = 0;
+  for (uint32_t s = i; s < a.caps.nodes; s += stride) sums.tight[s] = emptyBounds();
+  for (size_t s = i; s < size_t(kBinCounters) * a.caps.nodes; s += stride) sums.binCounts[s] = 0;
+  for (uint32_t s = i; s < 2 * a.caps.nodes; s += stride) sums.childRefs[s] = 0;
   if (i < c.refs) {
     stepUnpack(i, ref, box, owner);
   } else if (i < a.caps.refs) {
@@ -208,11 +208,11 @@ void launchUnpack(const Ref* ref, uint32_t count, Bounds3f* box, uint32_t* owner
 }
 
 void launchUnpackLevel(const LevelArgs& a, const Ref* ref, Bounds3f* box, uint32_t* owner,
-                       const LevelNode* nodes, uint32_t* offsets, const ReductionOutputs& out,
+                       const LevelNode* nodes, uint32_t* offsets, const LevelSums& sums,
                        cudaStream_t stream) {
   const uint64_t threads = std::max<uint64_t>(a.caps.refs, uint64_t(a.caps.nodes) + 1);
   unpackLevelKernel<<<blocks(threads), kBlock, 0, stream>>>(a, ref, box, owner, nodes, offsets,
-                                                            out);
+                                                            sums);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
