@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,14 @@ class Buffer {
   Buffer(MemorySpace space, size_t count) : raw_(space, count * sizeof(T)), count_(count) {}
   Buffer(MemorySpace space, const std::vector<T>& values) : Buffer(space, values.size()) {
     upload(values);
+  }
+  // Adopts `raw` as the storage of `count` elements (it may hold more: an allocation made before
+  // the count was known). Throws std::length_error when it holds fewer.
+  Buffer(RawBuffer&& raw, size_t count) : count_(count) {
+    if (count > raw.bytes() / sizeof(T))
+      throw std::length_error("Buffer: " + std::to_string(count) + " elements do not fit in " +
+                              std::to_string(raw.bytes()) + " bytes");
+    raw_ = std::move(raw);
   }
 
   T* data() const { return static_cast<T*>(raw_.data()); }

@@ -344,6 +344,76 @@ TEST(KdTreeGpuBuild, RebuildWithAnotherValidCountIsBuiltAgain) {
   }
 }
 
+// Every triangle the mesh's first: as many triangles, and a one-leaf tree with no terminal.
+TestMesh stackedOnFirst(const TestMesh& mesh) {
+  TestMesh stacked = mesh;
+  for (uint32_t t = 0; t < stacked.triangleCount(); ++t)
+    for (int k = 0; k < 3; ++k) stacked.indices[3 * t + k] = mesh.indices[k];
+  return stacked;
+}
+
+// A rebuild of a mesh with as many triangles as the last writes its tree into arrays allocated
+// during the build, with room for a tree an eighth larger; a larger tree gets arrays of its own.
+TEST(KdTreeGpuBuild, RebuildsIntoReservedArraysOnlyWhereTheTreeFits) {
+  SRT_REQUIRE_DEVICE();
+  const TestMesh mesh = randomTriangles(20000, 21), stacked = stackedOnFirst(mesh);
+  const DeviceMesh dMesh(mesh), dStacked(stacked);
+  GpuKdTreeBuilder fresh;
+  const KdTree expectMesh = fresh.buildToHost(dMesh.view),
+               expectStacked = fresh.buildToHost(dStacked.view);
+  ASSERT_GT(expectMesh.nodes.size(), 8 * expectStacked.nodes.size());
+  GpuKdTreeBuilder builder;
+  for (const DeviceMesh* m : {&dMesh, &dStacked, &dMesh}) builder.buildToHost(m->view);
+  const size_t held = bytesInUse(MemorySpace::Cuda);  // the scratch both meshes need
+  struct Step {
+    const DeviceMesh* mesh;
+    const KdTree* expect;
+    bool reserved;
+  };
+  // The same tree again fits; the small one fits the large one's room; the large one does not
+  // fit the small one's; then it fits its own again.
+  const Step steps[] = {{&dMesh, &expectMesh, true},
+                        {&dStacked, &expectStacked, true},
+                        {&dMesh, &expectMesh, false},
+                        {&dMesh, &expectMesh, true}};
+  int k = 0;
+  for (const Step& s : steps) {
+    GpuKdBuildStats st;
+    EXPECT_TRUE(sameTree(builder.buildToHost(s.mesh->view, nullptr, &st), *s.expect))
+        << "build " << k;
+    EXPECT_EQ(st.outputReserved, s.reserved) << "build " << k;
+    EXPECT_EQ(bytesInUse(MemorySpace::Cuda), held) << "build " << k << " kept memory";
+    ++k;
+  }
+}
+
+// A replay planned from a build without terminals launches no terminal, yet must still see the
+// large nodes its too few levels left behind, and build again.
+TEST(KdTreeGpuBuild, ReplayAfterATreeWithoutTerminalsBuildsAgain) {
+  SRT_REQUIRE_DEVICE();
+  const TestMesh mesh = randomTriangles(20000, 21), stacked = stackedOnFirst(mesh);
+  const DeviceMesh dMesh(mesh), dStacked(stacked);
+  GpuKdTreeBuilder sync;
+  const KdTree expect = sync.buildToHost(dMesh.view);
+  for (GpuKdLevels levels : {GpuKdLevels::Replay, GpuKdLevels::Graph}) {
+    GpuKdBuildOptions o;
+    o.levels = levels;
+    GpuKdTreeBuilder builder(o);
+    int k = 0;
+    for (const DeviceMesh* m : {&dMesh, &dMesh, &dStacked, &dMesh, &dMesh}) {
+      GpuKdBuildStats st;
+      const KdTree got = builder.buildToHost(m->view, nullptr, &st);
+      if (m == &dStacked) {
+        EXPECT_EQ(got.nodes.size(), 1u) << toString(levels);
+      } else {
+        EXPECT_TRUE(sameTree(got, expect)) << toString(levels) << ", build " << k;
+      }
+      if (k == 3) EXPECT_TRUE(st.retried) << toString(levels) << ": the short replay went unseen";
+      ++k;
+    }
+  }
+}
+
 TEST(KdTreeGpuBuild, UnknownNamesAndBadOptionsThrow) {
   GpuKdBuildOptions o;
   o.segreduce = "no-such-reduction";

@@ -16,6 +16,42 @@
 
 namespace srt::kdgpu {
 
+// The tree's own arrays. A rebuild of a mesh with as many triangles as the last expects a tree
+// about the last one's size: they are allocated while the GPU still builds (cudaMalloc takes
+// ~0.1 ms a pair on an H100), with room for a tree an eighth larger; a larger tree, or a new mesh,
+// gets them after the round trip that tells its size. Nothing reserved outlives a build.
+class TreeOutput {
+ public:
+  void reserve(uint32_t triangles) {
+    if (triangles != last_.triangles || last_.nodes == 0) return;
+    const auto roomy = [](uint32_t n) { return size_t(n) + n / 8 + 64; };
+    nodes_ = RawBuffer(MemorySpace::Cuda, roomy(last_.nodes) * sizeof(KdNode));
+    prims_ = RawBuffer(MemorySpace::Cuda, roomy(last_.prims) * sizeof(uint32_t));
+  }
+  // The arrays of a tree of the given size; true when they are the reserved ones.
+  bool take(uint32_t triangles, uint32_t totalNodes, uint32_t totalPrims, Buffer<KdNode>* nodes,
+            Buffer<uint32_t>* prims) {
+    last_ = {triangles, totalNodes, totalPrims};
+    if (nodes_.data() && nodes_.bytes() >= size_t(totalNodes) * sizeof(KdNode) &&
+        prims_.bytes() >= size_t(totalPrims) * sizeof(uint32_t)) {
+      *nodes = Buffer<KdNode>(std::move(nodes_), totalNodes);
+      *prims = Buffer<uint32_t>(std::move(prims_), totalPrims);
+      return true;
+    }
+    nodes_ = RawBuffer();
+    prims_ = RawBuffer();
+    *nodes = Buffer<KdNode>(MemorySpace::Cuda, totalNodes);
+    *prims = Buffer<uint32_t>(MemorySpace::Cuda, totalPrims);
+    return false;
+  }
+
+ private:
+  RawBuffer nodes_, prims_;
+  struct {
+    uint32_t triangles = 0, nodes = 0, prims = 0;
+  } last_;  // the last tree's size and its mesh's triangles
+};
+
 // Device array that grows (by half again) and keeps its first `keep` elements when it does.
 template <typename T>
 class DeviceArray {

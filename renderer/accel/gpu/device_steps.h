@@ -85,8 +85,9 @@ struct SmallVariant {
   uint32_t scratchPerRef;          // GpuKdBuildOptions::scratchPerRef
   bool sharedClip;                 // GpuKdBuildOptions::smallSharedClip
 };
-// One warp per terminal of totals->termBase (the launch covers `capTerms`); nothing when the
-// build overflowed or the terminals pass the scratch's capacities (then it sets *overflow).
+// One warp per terminal of totals->termBase (the launch covers `capTerms`, one block at least);
+// nothing when the build overflowed, or when large nodes are left after the last level or the
+// terminals pass the scratch's capacities (then it sets *overflow).
 void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
                       uint32_t capTermRefs, uint32_t* overflow, const uint32_t* termTri,
                       const Bounds3f* termBox, int maxDepth, const TriangleMeshView& mesh,
@@ -95,23 +96,26 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
                       uint32_t* termNodes, uint32_t* termRefs, cudaStream_t stream);
 
 // ---- finalize (finalize.cu): each kernel does nothing once *overflow is set.
-// The nodes of the large levels levels[0, numLevels) (each level's base and nodes, at most
-// maxNodes): one cooperative launch walks the levels.
+// What the large-level walks read and write: the large nodes and terminals, their subtree sizes
+// and their places in the depth-first arrays.
+struct FinalizeArrays {
+  const LargeNode* large;
+  const Terminal* terms;
+  const uint32_t *termNodes, *termRefs;
+  uint32_t *largeSize, *largePrims, *largeOffset, *largePrimOffset, *termOffset, *termPrimOffset;
+};
+// Subtree sizes bottom-up over the large levels levels[0, numLevels) (each level's base and
+// nodes, at most maxNodes), then the root's place and the tree's totals and bounds into counters
+// (zero totals after an overflow): one cooperative launch walks the levels.
 void launchSubtreeSizes(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
-                        const uint32_t* overflow, const LargeNode* large, const uint32_t* termNodes,
-                        const uint32_t* termRefs, uint32_t* largeSize, uint32_t* largePrims,
+                        const uint32_t* overflow, const FinalizeArrays& a, BuildCounters* counters,
                         cudaStream_t stream);
-// Root placement and the tree's totals and bounds into counters.
-void launchPlaceRoot(bool rootIsTerminal, const uint32_t* overflow, const LargeNode* large,
-                     const Terminal* terms, const uint32_t* termNodes, const uint32_t* termRefs,
-                     const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
-                     uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
-                     BuildCounters* counters, cudaStream_t stream);
-void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
-                      const uint32_t* overflow, const LargeNode* large, const uint32_t* termNodes,
-                      const uint32_t* termRefs, const uint32_t* largeSize,
-                      const uint32_t* largePrims, uint32_t* largeOffset, uint32_t* largePrimOffset,
-                      uint32_t* termOffset, uint32_t* termPrimOffset, KdNode* out,
+// The grid of launchPlaceLarge for levels of at most maxNodes nodes. Asked before finalize's
+// round trip, so the occupancy query (and the kernel's first load) is off the host's wait.
+uint32_t placeLargeBlocks(uint32_t maxNodes);
+// Offsets top-down over the same levels, the large nodes written into out.
+void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t blocks,
+                      const uint32_t* overflow, const FinalizeArrays& a, KdNode* out,
                       cudaStream_t stream);
 // Terminals of totals->termBase (the launch covers capTerms).
 void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,

@@ -17,41 +17,42 @@ namespace {
 namespace cg = cooperative_groups;
 constexpr uint32_t kLevelWalkBlock = 256;
 
-// The deepest level first; the grid's barrier makes a level's sizes visible to the next.
+__device__ Offsets offsetsOf(const FinalizeArrays& a) {
+  return {a.largeOffset, a.largePrimOffset, a.termOffset, a.termPrimOffset};
+}
+
+// The deepest level first; the grid's barrier makes a level's sizes visible to the next. Then
+// one thread places the root and reads the tree's totals (a terminal root: no level at all).
 __global__ void __launch_bounds__(kLevelWalkBlock)
     subtreeSizesKernel(const LevelCounts* levels, uint32_t numLevels, const uint32_t* overflow,
-                       const LargeNode* large, Sizes sizes, uint32_t* largeSize,
-                       uint32_t* largePrims) {
-  if (*overflow) return;
+                       FinalizeArrays a, BuildCounters* counters) {
   cg::grid_group grid = cg::this_grid();
+  if (*overflow) {
+    if (grid.thread_rank() == 0) counters->totalNodes = counters->totalPrims = 0;
+    return;
+  }
+  const Sizes sizes{a.termNodes, a.termRefs, a.largeSize, a.largePrims};
   for (uint32_t l = numLevels; l-- > 0;) {
     const LevelCounts level = levels[l];
     for (uint32_t i = uint32_t(grid.thread_rank()); i < level.nodes; i += uint32_t(grid.size()))
-      stepSubtreeSize(level.base + i, large, sizes, largeSize, largePrims);
+      stepSubtreeSize(level.base + i, a.large, sizes, a.largeSize, a.largePrims);
     grid.sync();
   }
-}
-
-__global__ void placeRootKernel(bool rootIsTerminal, const uint32_t* overflow,
-                                const LargeNode* large, const Terminal* terms, Sizes sizes,
-                                Offsets offsets, BuildCounters* counters) {
-  if (*overflow) {
-    counters->totalNodes = counters->totalPrims = 0;
-    return;
-  }
-  stepPlaceRoot(rootIsTerminal, large, terms, sizes, offsets, counters);
+  if (grid.thread_rank() == 0)
+    stepPlaceRoot(numLevels == 0, a.large, a.terms, sizes, offsetsOf(a), counters);
 }
 
 // The root's level first: a level's nodes place their children for the next.
 __global__ void __launch_bounds__(kLevelWalkBlock)
     placeLargeKernel(const LevelCounts* levels, uint32_t numLevels, const uint32_t* overflow,
-                     const LargeNode* large, Sizes sizes, Offsets offsets, KdNode* out) {
+                     FinalizeArrays a, KdNode* out) {
   if (*overflow) return;
   cg::grid_group grid = cg::this_grid();
+  const Sizes sizes{a.termNodes, a.termRefs, a.largeSize, a.largePrims};
   for (uint32_t l = 0; l < numLevels; ++l) {
     const LevelCounts level = levels[l];
     for (uint32_t i = uint32_t(grid.thread_rank()); i < level.nodes; i += uint32_t(grid.size()))
-      stepPlaceLarge(level.base + i, large, sizes, offsets, out);
+      stepPlaceLarge(level.base + i, a.large, sizes, offsetsOf(a), out);
     grid.sync();
   }
 }
@@ -69,11 +70,10 @@ uint32_t levelWalkBlocks(Kernel kernel, uint32_t maxNodes) {
 }
 
 template <typename Kernel, typename... Args>
-void launchLevelWalk(Kernel kernel, uint32_t maxNodes, cudaStream_t stream, Args... args) {
+void launchLevelWalk(Kernel kernel, uint32_t blocks, cudaStream_t stream, Args... args) {
   void* params[] = {&args...};
-  SRT_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
-                                             levelWalkBlocks(kernel, maxNodes), kLevelWalkBlock,
-                                             params, 0, stream));
+  SRT_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), blocks,
+                                             kLevelWalkBlock, params, 0, stream));
 }
 
 // One block per terminal, its threads over the terminal's nodes and references.
@@ -94,39 +94,22 @@ __global__ void placeTerminalsKernel(const Terminal* terms, const LevelCounts* t
 }  // namespace
 
 void launchSubtreeSizes(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
-                        const uint32_t* overflow, const LargeNode* large, const uint32_t* termNodes,
-                        const uint32_t* termRefs, uint32_t* largeSize, uint32_t* largePrims,
+                        const uint32_t* overflow, const FinalizeArrays& a, BuildCounters* counters,
                         cudaStream_t stream) {
-  if (numLevels == 0) return;
-  const Sizes sizes{termNodes, termRefs, largeSize, largePrims};
-  launchLevelWalk(subtreeSizesKernel, maxNodes, stream, levels, numLevels, overflow, large, sizes,
-                  largeSize, largePrims);
+  const uint32_t blocks = numLevels == 0 ? 1u : levelWalkBlocks(subtreeSizesKernel, maxNodes);
+  launchLevelWalk(subtreeSizesKernel, blocks, stream, levels, numLevels, overflow, a, counters);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchPlaceRoot(bool rootIsTerminal, const uint32_t* overflow, const LargeNode* large,
-                     const Terminal* terms, const uint32_t* termNodes, const uint32_t* termRefs,
-                     const uint32_t* largeSize, const uint32_t* largePrims, uint32_t* largeOffset,
-                     uint32_t* largePrimOffset, uint32_t* termOffset, uint32_t* termPrimOffset,
-                     BuildCounters* counters, cudaStream_t stream) {
-  const Sizes sizes{termNodes, termRefs, largeSize, largePrims};
-  const Offsets offsets{largeOffset, largePrimOffset, termOffset, termPrimOffset};
-  placeRootKernel<<<1, 1, 0, stream>>>(rootIsTerminal, overflow, large, terms, sizes, offsets,
-                                       counters);
-  SRT_CUDA_CHECK_LAUNCH();
+uint32_t placeLargeBlocks(uint32_t maxNodes) {
+  return levelWalkBlocks(placeLargeKernel, maxNodes);
 }
 
-void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t maxNodes,
-                      const uint32_t* overflow, const LargeNode* large, const uint32_t* termNodes,
-                      const uint32_t* termRefs, const uint32_t* largeSize,
-                      const uint32_t* largePrims, uint32_t* largeOffset, uint32_t* largePrimOffset,
-                      uint32_t* termOffset, uint32_t* termPrimOffset, KdNode* out,
+void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t blocks,
+                      const uint32_t* overflow, const FinalizeArrays& a, KdNode* out,
                       cudaStream_t stream) {
   if (numLevels == 0) return;
-  const Sizes sizes{termNodes, termRefs, largeSize, largePrims};
-  const Offsets offsets{largeOffset, largePrimOffset, termOffset, termPrimOffset};
-  launchLevelWalk(placeLargeKernel, maxNodes, stream, levels, numLevels, overflow, large, sizes,
-                  offsets, out);
+  launchLevelWalk(placeLargeKernel, blocks, stream, levels, numLevels, overflow, a, out);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

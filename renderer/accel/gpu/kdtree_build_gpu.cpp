@@ -84,6 +84,7 @@ class BuildScratch {
         st.largeNodes = totals.base;
         st.terminals = totals.termBase;
         st.graphed = graphed_;
+        st.outputReserved = outputReserved_;
         return std::move(*tree);
       }
       st.retried = true;
@@ -384,47 +385,48 @@ class BuildScratch {
                      a_.termRefs.reserve(std::max<size_t>(capTerms_, 1), stream_), stream_);
   }
 
-  // Subtree sizes bottom-up, the root, one round trip for the tree's size (and the levels'
+  // Subtree sizes bottom-up and the root, one round trip for the tree's size (and the levels'
   // counts), then every node written depth-first. Empty when the build overflowed.
   std::optional<DeviceKdTree> finalize() {
     timer_.mark(kFinalize);
     const size_t numLarge = std::max<size_t>(capLarge_, 1), numTerms = std::max(capTerms_, 1u);
-    uint32_t* largeSize = a_.largeSize.reserve(numLarge, stream_);
-    uint32_t* largePrims = a_.largePrims.reserve(numLarge, stream_);
-    uint32_t* largeOffset = a_.largeOffset.reserve(numLarge, stream_);
-    uint32_t* largePrimOffset = a_.largePrimOffset.reserve(numLarge, stream_);
-    uint32_t* termOffset = a_.termOffset.reserve(numTerms, stream_);
-    uint32_t* termPrimOffset = a_.termPrimOffset.reserve(numTerms, stream_);
-    const uint32_t* termNodes = a_.termNodes.data();
-    const uint32_t* termRefs = a_.termRefs.data();
+    FinalizeArrays fa;
+    fa.large = a_.large.data();
+    fa.terms = a_.terms.data();
+    fa.termNodes = a_.termNodes.data();
+    fa.termRefs = a_.termRefs.data();
+    fa.largeSize = a_.largeSize.reserve(numLarge, stream_);
+    fa.largePrims = a_.largePrims.reserve(numLarge, stream_);
+    fa.largeOffset = a_.largeOffset.reserve(numLarge, stream_);
+    fa.largePrimOffset = a_.largePrimOffset.reserve(numLarge, stream_);
+    fa.termOffset = a_.termOffset.reserve(numTerms, stream_);
+    fa.termPrimOffset = a_.termPrimOffset.reserve(numTerms, stream_);
     const uint32_t* overflow = &state_->overflow;
     const uint32_t numLevels = uint32_t(levels_.size());
     uint32_t maxNodes = 0;
     for (const LevelCaps& c : levels_) maxNodes = std::max(maxNodes, c.nodes);
-    launchSubtreeSizes(state_->levels, numLevels, maxNodes, overflow, a_.large.data(), termNodes,
-                       termRefs, largeSize, largePrims, stream_);
-    launchPlaceRoot(levels_.empty(), overflow, a_.large.data(), a_.terms.data(), termNodes,
-                    termRefs, largeSize, largePrims, largeOffset, largePrimOffset, termOffset,
-                    termPrimOffset, counters_, stream_);
+    launchSubtreeSizes(state_->levels, numLevels, maxNodes, overflow, fa, counters_, stream_);
     timer_.mark(kIdle);
     SRT_CUDA_CHECK(cudaMemcpyAsync(host_.data(), counters_, sizeof(BuildCounters),
                                    cudaMemcpyDeviceToHost, stream_));
     SRT_CUDA_CHECK(cudaMemcpyAsync(hostState_.data(), state_, sizeof(BuildState),
                                    cudaMemcpyDeviceToHost, stream_));
+    // While the GPU works: the grid of the placement, and the output where its size is foreseen.
+    const uint32_t placeBlocks = numLevels > 0 ? placeLargeBlocks(maxNodes) : 0;
+    output_.reserve(mesh_.triangleCount);
     SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (hostState_[0].overflow || (validAssumed_ && host().numValid != V_)) return std::nullopt;
     updatePlan();
-    const uint32_t totalNodes = host().totalNodes, totalPrims = host().totalPrims;
-    Buffer<KdNode> nodes(MemorySpace::Cuda, totalNodes);
-    Buffer<uint32_t> prims(MemorySpace::Cuda, totalPrims);
+    Buffer<KdNode> nodes;
+    Buffer<uint32_t> prims;
+    outputReserved_ =
+        output_.take(mesh_.triangleCount, host().totalNodes, host().totalPrims, &nodes, &prims);
     timer_.mark(kFinalize);
-    launchPlaceLarge(state_->levels, numLevels, maxNodes, overflow, a_.large.data(), termNodes,
-                     termRefs, largeSize, largePrims, largeOffset, largePrimOffset, termOffset,
-                     termPrimOffset, nodes.data(), stream_);
+    launchPlaceLarge(state_->levels, numLevels, placeBlocks, overflow, fa, nodes.data(), stream_);
     launchPlaceTerminals(a_.terms.data(), &state_->levels[levels_.size()], numTerms, overflow,
-                         termNodes, termRefs, termOffset, termPrimOffset, a_.scratchNodes.data(),
-                         a_.scratchRefs.data(), uint32_t(o_.scratchPerRef), nodes.data(),
-                         prims.data(), stream_);
+                         fa.termNodes, fa.termRefs, fa.termOffset, fa.termPrimOffset,
+                         a_.scratchNodes.data(), a_.scratchRefs.data(), uint32_t(o_.scratchPerRef),
+                         nodes.data(), prims.data(), stream_);
     timer_.mark(kIdle);
     SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return DeviceKdTree(std::move(nodes), std::move(prims), canonical(host().rootCell));
@@ -467,6 +469,8 @@ class BuildScratch {
   // Capacities of the large-node and terminal arrays the small stage and finalize cover.
   uint32_t capLarge_ = 0, capTerms_ = 0, capTermRefs_ = 0;
   LevelPlan plan_;  // the last build's levels, kept for a replay
+  TreeOutput output_;
+  bool outputReserved_ = false;  // this build's tree took the reserved arrays
   LevelGraph graph_;
   OwnedStream captureStream_;  // made on the first capture
   bool graphed_ = false;       // this build launched the level graph

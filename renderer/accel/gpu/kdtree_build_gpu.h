@@ -130,7 +130,8 @@ struct GpuKdBuildStats {
   bool replayed = false;   // the large levels ran from the previous build's counts
   bool retried = false;    // ... and outgrew them: built again with sync levels (both in totalMs)
   bool graphed = false;    // ... as one CUDA graph launch, timed as levelsMs (not by stage)
-  double levelsMs = 0;     // the graph launch of the large levels
+  bool outputReserved = false;  // the tree went into arrays allocated while the GPU built it
+  double levelsMs = 0;          // the graph launch of the large levels
 };
 
 // Throws std::invalid_argument naming the bad option (ranges, unknown or unordered primitives;

@@ -4,6 +4,8 @@
 // the same code with one lane). With the array clipper: 64 registers and 5.8 KB of shared memory
 // per one-warp block, 32 warps per SM; time goes to the per-node re-clipping, whose polygon
 // arrays live in local memory (bench/accel/RESULTS.md). GpuKdBuildOptions picks the variant.
+#include <algorithm>
+
 #include "primitives/common/cuda_check.h"
 #include "renderer/accel/gpu/device_steps.h"
 
@@ -73,13 +75,15 @@ __global__ void __launch_bounds__(32, kSmallMinBlocks<StreamingClip>)
   SmallShared& shared = *reinterpret_cast<SmallShared*>(sharedStorage);
   extern __shared__ float clipBuffers[];  // kClipLaneFloats a lane, when sharedClip
   const uint32_t t = blockIdx.x;
-  if (*overflow || t >= totals->termBase) return;
+  if (*overflow) return;
   if (totals->nodes > 0 || totals->termBase > capTerms || totals->termRefBase > capTermRefs) {
     // Large nodes left after the last replayed level, or more terminals than the scratch was
-    // sized for: the host rebuilds with sync levels.
+    // sized for: the host rebuilds with sync levels. Checked before the terminal count, which
+    // may be 0 when large nodes are left.
     *overflow = 1;
     return;
   }
+  if (t >= totals->termBase) return;
   const Terminal term = terms[t];
   const size_t base = size_t(scratchPerRef) * term.refStart;
   const SmallOutput out{scratchNodes + base + t, scratchPerRef * term.refCount + 1,
@@ -99,14 +103,14 @@ void launchSmallNodes(const Terminal* terms, const LevelCounts* totals, uint32_t
                       const BuildCounters* counters, const SahParams& sah,
                       const SmallVariant& variant, KdNode* scratchNodes, uint32_t* scratchRefs,
                       uint32_t* termNodes, uint32_t* termRefs, cudaStream_t stream) {
-  if (capTerms == 0) return;
   auto* kernel = variant.streamingClip ? smallNodesKernel<true> : smallNodesKernel<false>;
   // A preference the driver may round; -1 is cudaSharedmemCarveoutDefault. Set on every launch:
   // the attribute stays with the kernel, and builders in one process may differ.
   SRT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       variant.carveout));
   const size_t clipBytes = variant.sharedClip ? clipBufferBytes(32) : 0;
-  kernel<<<capTerms, 32, clipBytes, stream>>>(
+  // One block at least: a replay planned for no terminal still checks for large nodes left.
+  kernel<<<std::max(capTerms, 1u), 32, clipBytes, stream>>>(
       terms, totals, capTerms, capTermRefs, overflow, termTri, termBox, maxDepth, mesh, counters,
       sah, variant.reuseBoxes, variant.clampBoxes, variant.sharedClip, variant.scratchPerRef,
       scratchNodes, scratchRefs, termNodes, termRefs);
