@@ -17,39 +17,45 @@
 namespace srt::kdgpu {
 
 // The tree's own arrays. A rebuild of a mesh with as many triangles as the last expects a tree
-// about the last one's size: they are allocated while the GPU still builds (cudaMalloc takes
-// ~0.1 ms a pair on an H100), with room for a tree an eighth larger; a larger tree, or a new mesh,
-// gets them after the round trip that tells its size. Nothing reserved outlives a build.
+// about the last one's size: its arrays are allocated while the GPU still builds (cudaMalloc takes
+// ~0.1 ms a pair on an H100), with room for a tree an eighth larger, and finalize writes them
+// before it knows the size; a larger tree, or a new mesh, gets arrays after the round trip that
+// tells its size. Nothing reserved outlives a build.
 class TreeOutput {
  public:
   void reserve(uint32_t triangles) {
-    if (triangles != last_.triangles || last_.nodes == 0) return;
-    const auto roomy = [](uint32_t n) { return size_t(n) + n / 8 + 64; };
-    nodes_ = RawBuffer(MemorySpace::Cuda, roomy(last_.nodes) * sizeof(KdNode));
-    prims_ = RawBuffer(MemorySpace::Cuda, roomy(last_.prims) * sizeof(uint32_t));
+    if (triangles != lastTriangles_ || last_.nodes == 0) return;
+    const auto roomy = [](uint32_t n) { return n + n / 8 + 64; };
+    room_ = {roomy(last_.nodes), roomy(last_.prims)};
+    nodes_ = RawBuffer(MemorySpace::Cuda, size_t(room_.nodes) * sizeof(KdNode));
+    prims_ = RawBuffer(MemorySpace::Cuda, size_t(room_.prims) * sizeof(uint32_t));
   }
-  // The arrays of a tree of the given size; true when they are the reserved ones.
-  bool take(uint32_t triangles, uint32_t totalNodes, uint32_t totalPrims, Buffer<KdNode>* nodes,
-            Buffer<uint32_t>* prims) {
-    last_ = {triangles, totalNodes, totalPrims};
-    if (nodes_.data() && nodes_.bytes() >= size_t(totalNodes) * sizeof(KdNode) &&
-        prims_.bytes() >= size_t(totalPrims) * sizeof(uint32_t)) {
-      *nodes = Buffer<KdNode>(std::move(nodes_), totalNodes);
-      *prims = Buffer<uint32_t>(std::move(prims_), totalPrims);
+  bool reserved() const { return nodes_.data() != nullptr; }
+  KdNode* nodes() const { return static_cast<KdNode*>(nodes_.data()); }
+  uint32_t* prims() const { return static_cast<uint32_t*>(prims_.data()); }
+  TreeSize capacity() const { return room_; }
+
+  // The arrays of a tree of `size`: the reserved ones when it fits (true), else new ones.
+  bool take(uint32_t triangles, TreeSize size, Buffer<KdNode>* nodes, Buffer<uint32_t>* prims) {
+    lastTriangles_ = triangles;
+    last_ = size;
+    if (reserved() && size.nodes <= room_.nodes && size.prims <= room_.prims) {
+      *nodes = Buffer<KdNode>(std::move(nodes_), size.nodes);
+      *prims = Buffer<uint32_t>(std::move(prims_), size.prims);
       return true;
     }
     nodes_ = RawBuffer();
     prims_ = RawBuffer();
-    *nodes = Buffer<KdNode>(MemorySpace::Cuda, totalNodes);
-    *prims = Buffer<uint32_t>(MemorySpace::Cuda, totalPrims);
+    *nodes = Buffer<KdNode>(MemorySpace::Cuda, size.nodes);
+    *prims = Buffer<uint32_t>(MemorySpace::Cuda, size.prims);
     return false;
   }
 
  private:
   RawBuffer nodes_, prims_;
-  struct {
-    uint32_t triangles = 0, nodes = 0, prims = 0;
-  } last_;  // the last tree's size and its mesh's triangles
+  TreeSize room_;
+  uint32_t lastTriangles_ = 0;
+  TreeSize last_;  // the last tree's size, and its mesh's triangles above
 };
 
 // Device array that grows (by half again) and keeps its first `keep` elements when it does.

@@ -19,6 +19,14 @@ struct BuildCounters {
   Bounds3f rootCell;                // the tree's bounds
 };
 
+// A tree's node and primitive-index counts, or the room of arrays for them.
+struct TreeSize {
+  uint32_t nodes = 0, prims = 0;
+};
+SRT_CPU_GPU inline bool treeFits(const BuildCounters& c, TreeSize room) {
+  return c.totalNodes <= room.nodes && c.totalPrims <= room.prims;
+}
+
 // Per child of a level: what the classification found, and what it adds to the level's scan.
 // A leaf's above child does not exist: it is neither large nor a terminal.
 struct ChildInfo {

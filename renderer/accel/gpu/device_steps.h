@@ -113,16 +113,18 @@ void launchSubtreeSizes(const LevelCounts* levels, uint32_t numLevels, uint32_t 
 // The grid of launchPlaceLarge for levels of at most maxNodes nodes. Asked before finalize's
 // round trip, so the occupancy query (and the kernel's first load) is off the host's wait.
 uint32_t placeLargeBlocks(uint32_t maxNodes);
-// Offsets top-down over the same levels, the large nodes written into out.
+// Offsets top-down over the same levels, the large nodes written into out. The placement
+// kernels write nothing when the tree (counters' totals) is larger than `room`.
 void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t blocks,
-                      const uint32_t* overflow, const FinalizeArrays& a, KdNode* out,
-                      cudaStream_t stream);
+                      const uint32_t* overflow, const BuildCounters* counters, TreeSize room,
+                      const FinalizeArrays& a, KdNode* out, cudaStream_t stream);
 // Terminals of totals->termBase (the launch covers capTerms).
 void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
-                          const uint32_t* overflow, const uint32_t* termNodes,
-                          const uint32_t* termRefs, const uint32_t* termOffset,
-                          const uint32_t* termPrimOffset, const KdNode* scratchNodes,
-                          const uint32_t* scratchRefs, uint32_t scratchPerRef, KdNode* outNodes,
-                          uint32_t* outPrims, cudaStream_t stream);
+                          const uint32_t* overflow, const BuildCounters* counters, TreeSize room,
+                          const uint32_t* termNodes, const uint32_t* termRefs,
+                          const uint32_t* termOffset, const uint32_t* termPrimOffset,
+                          const KdNode* scratchNodes, const uint32_t* scratchRefs,
+                          uint32_t scratchPerRef, KdNode* outNodes, uint32_t* outPrims,
+                          cudaStream_t stream);
 
 }  // namespace srt::kdgpu

@@ -45,8 +45,8 @@ __global__ void __launch_bounds__(kLevelWalkBlock)
 // The root's level first: a level's nodes place their children for the next.
 __global__ void __launch_bounds__(kLevelWalkBlock)
     placeLargeKernel(const LevelCounts* levels, uint32_t numLevels, const uint32_t* overflow,
-                     FinalizeArrays a, KdNode* out) {
-  if (*overflow) return;
+                     const BuildCounters* counters, TreeSize room, FinalizeArrays a, KdNode* out) {
+  if (*overflow || !treeFits(*counters, room)) return;  // every block alike: no barrier waits
   cg::grid_group grid = cg::this_grid();
   const Sizes sizes{a.termNodes, a.termRefs, a.largeSize, a.largePrims};
   for (uint32_t l = 0; l < numLevels; ++l) {
@@ -78,12 +78,13 @@ void launchLevelWalk(Kernel kernel, uint32_t blocks, cudaStream_t stream, Args..
 
 // One block per terminal, its threads over the terminal's nodes and references.
 __global__ void placeTerminalsKernel(const Terminal* terms, const LevelCounts* totals,
-                                     const uint32_t* overflow, Sizes sizes,
-                                     const uint32_t* termOffset, const uint32_t* termPrimOffset,
-                                     const KdNode* scratchNodes, const uint32_t* scratchRefs,
-                                     uint32_t scratchPerRef, KdNode* outNodes, uint32_t* outPrims) {
+                                     const uint32_t* overflow, const BuildCounters* counters,
+                                     TreeSize room, Sizes sizes, const uint32_t* termOffset,
+                                     const uint32_t* termPrimOffset, const KdNode* scratchNodes,
+                                     const uint32_t* scratchRefs, uint32_t scratchPerRef,
+                                     KdNode* outNodes, uint32_t* outPrims) {
   const uint32_t t = blockIdx.x, handle = kTerminalBit | t;
-  if (*overflow || t >= totals->termBase) return;
+  if (*overflow || t >= totals->termBase || !treeFits(*counters, room)) return;
   const uint32_t nodes = sizes.nodes(handle), prims = sizes.prims(handle);
   const uint32_t items = nodes > prims ? nodes : prims;
   for (uint32_t k = threadIdx.x; k < items; k += blockDim.x)
@@ -106,24 +107,26 @@ uint32_t placeLargeBlocks(uint32_t maxNodes) {
 }
 
 void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t blocks,
-                      const uint32_t* overflow, const FinalizeArrays& a, KdNode* out,
-                      cudaStream_t stream) {
+                      const uint32_t* overflow, const BuildCounters* counters, TreeSize room,
+                      const FinalizeArrays& a, KdNode* out, cudaStream_t stream) {
   if (numLevels == 0) return;
-  launchLevelWalk(placeLargeKernel, blocks, stream, levels, numLevels, overflow, a, out);
+  launchLevelWalk(placeLargeKernel, blocks, stream, levels, numLevels, overflow, counters, room, a,
+                  out);
   SRT_CUDA_CHECK_LAUNCH();
 }
 
 void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
-                          const uint32_t* overflow, const uint32_t* termNodes,
-                          const uint32_t* termRefs, const uint32_t* termOffset,
-                          const uint32_t* termPrimOffset, const KdNode* scratchNodes,
-                          const uint32_t* scratchRefs, uint32_t scratchPerRef, KdNode* outNodes,
-                          uint32_t* outPrims, cudaStream_t stream) {
+                          const uint32_t* overflow, const BuildCounters* counters, TreeSize room,
+                          const uint32_t* termNodes, const uint32_t* termRefs,
+                          const uint32_t* termOffset, const uint32_t* termPrimOffset,
+                          const KdNode* scratchNodes, const uint32_t* scratchRefs,
+                          uint32_t scratchPerRef, KdNode* outNodes, uint32_t* outPrims,
+                          cudaStream_t stream) {
   if (capTerms == 0) return;
   const Sizes sizes{termNodes, termRefs, nullptr, nullptr};
-  placeTerminalsKernel<<<capTerms, 64, 0, stream>>>(terms, totals, overflow, sizes, termOffset,
-                                                    termPrimOffset, scratchNodes, scratchRefs,
-                                                    scratchPerRef, outNodes, outPrims);
+  placeTerminalsKernel<<<capTerms, 64, 0, stream>>>(terms, totals, overflow, counters, room, sizes,
+                                                    termOffset, termPrimOffset, scratchNodes,
+                                                    scratchRefs, scratchPerRef, outNodes, outPrims);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

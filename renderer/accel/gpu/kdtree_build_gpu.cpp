@@ -386,9 +386,43 @@ class BuildScratch {
   }
 
   // Subtree sizes bottom-up and the root, one round trip for the tree's size (and the levels'
-  // counts), then every node written depth-first. Empty when the build overflowed.
+  // counts), every node written depth-first. A rebuild writes into arrays reserved from the last
+  // tree's size before that round trip, and only a tree too large for them is written again after
+  // it. Empty when the build overflowed.
   std::optional<DeviceKdTree> finalize() {
     timer_.mark(kFinalize);
+    const FinalizeArrays fa = finalizeArrays();
+    const uint32_t numLevels = uint32_t(levels_.size());
+    uint32_t maxNodes = 0;
+    for (const LevelCaps& c : levels_) maxNodes = std::max(maxNodes, c.nodes);
+    launchSubtreeSizes(state_->levels, numLevels, maxNodes, &state_->overflow, fa, counters_,
+                       stream_);
+    const uint32_t placeBlocks = numLevels > 0 ? placeLargeBlocks(maxNodes) : 0;
+    output_.reserve(mesh_.triangleCount);  // cudaMalloc while the GPU works
+    if (output_.reserved())
+      place(fa, placeBlocks, output_.nodes(), output_.prims(), output_.capacity());
+    timer_.mark(kIdle);
+    SRT_CUDA_CHECK(cudaMemcpyAsync(host_.data(), counters_, sizeof(BuildCounters),
+                                   cudaMemcpyDeviceToHost, stream_));
+    SRT_CUDA_CHECK(cudaMemcpyAsync(hostState_.data(), state_, sizeof(BuildState),
+                                   cudaMemcpyDeviceToHost, stream_));
+    SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (hostState_[0].overflow || (validAssumed_ && host().numValid != V_)) return std::nullopt;
+    updatePlan();
+    Buffer<KdNode> nodes;
+    Buffer<uint32_t> prims;
+    const TreeSize size{host().totalNodes, host().totalPrims};
+    outputReserved_ = output_.take(mesh_.triangleCount, size, &nodes, &prims);
+    if (!outputReserved_) {
+      timer_.mark(kFinalize);
+      place(fa, placeBlocks, nodes.data(), prims.data(), size);
+      timer_.mark(kIdle);
+      SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    return DeviceKdTree(std::move(nodes), std::move(prims), canonical(host().rootCell));
+  }
+
+  FinalizeArrays finalizeArrays() {
     const size_t numLarge = std::max<size_t>(capLarge_, 1), numTerms = std::max(capTerms_, 1u);
     FinalizeArrays fa;
     fa.large = a_.large.data();
@@ -401,35 +435,20 @@ class BuildScratch {
     fa.largePrimOffset = a_.largePrimOffset.reserve(numLarge, stream_);
     fa.termOffset = a_.termOffset.reserve(numTerms, stream_);
     fa.termPrimOffset = a_.termPrimOffset.reserve(numTerms, stream_);
+    return fa;
+  }
+
+  // The large nodes and the terminals' subtrees into arrays of `room`; nothing when the tree
+  // (its size in counters_) is larger.
+  void place(const FinalizeArrays& fa, uint32_t placeBlocks, KdNode* nodes, uint32_t* prims,
+             TreeSize room) {
     const uint32_t* overflow = &state_->overflow;
-    const uint32_t numLevels = uint32_t(levels_.size());
-    uint32_t maxNodes = 0;
-    for (const LevelCaps& c : levels_) maxNodes = std::max(maxNodes, c.nodes);
-    launchSubtreeSizes(state_->levels, numLevels, maxNodes, overflow, fa, counters_, stream_);
-    timer_.mark(kIdle);
-    SRT_CUDA_CHECK(cudaMemcpyAsync(host_.data(), counters_, sizeof(BuildCounters),
-                                   cudaMemcpyDeviceToHost, stream_));
-    SRT_CUDA_CHECK(cudaMemcpyAsync(hostState_.data(), state_, sizeof(BuildState),
-                                   cudaMemcpyDeviceToHost, stream_));
-    // While the GPU works: the grid of the placement, and the output where its size is foreseen.
-    const uint32_t placeBlocks = numLevels > 0 ? placeLargeBlocks(maxNodes) : 0;
-    output_.reserve(mesh_.triangleCount);
-    SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    if (hostState_[0].overflow || (validAssumed_ && host().numValid != V_)) return std::nullopt;
-    updatePlan();
-    Buffer<KdNode> nodes;
-    Buffer<uint32_t> prims;
-    outputReserved_ =
-        output_.take(mesh_.triangleCount, host().totalNodes, host().totalPrims, &nodes, &prims);
-    timer_.mark(kFinalize);
-    launchPlaceLarge(state_->levels, numLevels, placeBlocks, overflow, fa, nodes.data(), stream_);
-    launchPlaceTerminals(a_.terms.data(), &state_->levels[levels_.size()], numTerms, overflow,
-                         fa.termNodes, fa.termRefs, fa.termOffset, fa.termPrimOffset,
-                         a_.scratchNodes.data(), a_.scratchRefs.data(), uint32_t(o_.scratchPerRef),
-                         nodes.data(), prims.data(), stream_);
-    timer_.mark(kIdle);
-    SRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return DeviceKdTree(std::move(nodes), std::move(prims), canonical(host().rootCell));
+    launchPlaceLarge(state_->levels, uint32_t(levels_.size()), placeBlocks, overflow, counters_,
+                     room, fa, nodes, stream_);
+    launchPlaceTerminals(a_.terms.data(), &state_->levels[levels_.size()], std::max(capTerms_, 1u),
+                         overflow, counters_, room, fa.termNodes, fa.termRefs, fa.termOffset,
+                         fa.termPrimOffset, a_.scratchNodes.data(), a_.scratchRefs.data(),
+                         uint32_t(o_.scratchPerRef), nodes, prims, stream_);
   }
 
   // The levels this build ran (up to the first without nodes, whose bases are the totals).
