@@ -302,6 +302,19 @@ int runRender(const RenderCommand& cmd) {
 
   double loadSeconds = 0;
   Scene scene = prepareScene(cmd, &loadSeconds);
+  // Frames sample [0, animationEnd] evenly; a single frame shows --time.
+  auto frameTime = [&](int f) {
+    return cmd.frames <= 1 ? cmd.time : scene.animationEnd * float(f) / float(cmd.frames - 1);
+  };
+  const float time0 = frameTime(0);
+  // The host's part of the setup while the device starts: the geometry flattened for a render on
+  // one device (a split render flattens per device).
+  std::optional<FlatGeometry> flat;
+  if (cmd.devices.empty() && !mpi::launched()) {
+    const auto flatten0 = std::chrono::steady_clock::now();
+    flat = flatten(scene, time0);
+    times.flattenSeconds = secondsSince(flatten0);
+  }
   const Backend backend = startBackend.backend();
   if (!startBackend.notice().empty() && !cmd.quiet)
     std::fprintf(stderr, "streamrt: %s\n", startBackend.notice().c_str());
@@ -310,15 +323,11 @@ int runRender(const RenderCommand& cmd) {
   times.deviceSelectSeconds = startBackend.selectSeconds();
   times.deviceContextSeconds = startBackend.contextSeconds();
   times.deviceCheckSeconds = startBackend.checkSeconds();
-  // Frames sample [0, animationEnd] evenly; a single frame shows --time.
-  auto frameTime = [&](int f) {
-    return cmd.frames <= 1 ? cmd.time : scene.animationEnd * float(f) / float(cmd.frames - 1);
-  };
-  const float time0 = frameTime(0);
   const auto setup0 = std::chrono::steady_clock::now();
   AccelOptions accel = cmd.accel;  // every frame's tree statistics, when they are written
-  accel.rebuildTreeStats = cmd.statsGiven || cmd.verbose;
-  SplitRenderer renderer(std::move(scene), backend, cmd.options, accel, time0, cmd.devices);
+  accel.rebuildTreeStats = accel.firstTreeStats = cmd.statsGiven || cmd.verbose;
+  SplitRenderer renderer(std::move(scene), backend, cmd.options, accel, time0, cmd.devices,
+                         std::move(flat));
   times.setupSeconds = secondsSince(setup0);
   std::deque<RenderStats> announced;  // frames queued for writing, to say when they are written
   RenderStats firstStats;             // the first frame's, with its phases, for -v
@@ -350,7 +359,7 @@ int runRender(const RenderCommand& cmd) {
     // The phases before the first frame are reported with it alone.
     times.startupSeconds = times.deviceStartSeconds = times.deviceWaitSeconds = 0;
     times.deviceSelectSeconds = times.deviceContextSeconds = times.deviceCheckSeconds = 0;
-    times.setupSeconds = 0;
+    times.setupSeconds = times.flattenSeconds = 0;
     if ((signal = interrupt::pending())) break;
   }
   outputs.finish();

@@ -84,7 +84,8 @@ void setUpDevices(const std::string& devices, const Backend& backend) {
 }
 
 SplitRenderer::SplitRenderer(Scene scene, const Backend& backend, const RenderOptions& options,
-                             const AccelOptions& accel, float time, const std::string& devices)
+                             const AccelOptions& accel, float time, const std::string& devices,
+                             std::optional<FlatGeometry> flat)
     : options_(options) {
   const mpi::World& world = mpi::world();
   if (!devices.empty()) {
@@ -95,7 +96,8 @@ SplitRenderer::SplitRenderer(Scene scene, const Backend& backend, const RenderOp
     return;
   }
   if (world.size == 1) {
-    single_ = std::make_unique<Renderer>(std::move(scene), backend, options, accel, time);
+    single_ = std::make_unique<Renderer>(std::move(scene), backend, options, accel, time,
+                                         std::move(flat));
     return;
   }
   // An MPI rank: its share of the samples, on the GPU of its local rank.

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,11 @@ void setUpDevices(const std::string& devices, const Backend& backend);
 // the samples; rank 0 receives the sums), or not at all (one Renderer, as before).
 class SplitRenderer {
  public:
-  // `devices`: the --devices text, empty when not given (checked by setUpDevices).
+  // `devices`: the --devices text, empty when not given (checked by setUpDevices). `flat`:
+  // flatten(scene, time) made beforehand, used by a render on one device (Renderer).
   SplitRenderer(Scene scene, const Backend& backend, const RenderOptions& options,
-                const AccelOptions& accel, float time, const std::string& devices);
+                const AccelOptions& accel, float time, const std::string& devices,
+                std::optional<FlatGeometry> flat = std::nullopt);
   // Ends MPI after a run that went well (mpi::finish).
   ~SplitRenderer();
   SplitRenderer(const SplitRenderer&) = delete;

@@ -33,13 +33,14 @@ std::string timeToImageLine(const RenderStats& s, bool sequence) {
   std::snprintf(line, sizeof line,
                 "time to %s: start %.3f s, device %.3f s (select %.3f, context %.3f, checks "
                 "%.3f; %.3f s not hidden by the load), load "
-                "%.3f s, setup %.3f s (kd-tree %.1f ms), first pass %.1f ms, render %.3f s, "
+                "%.3f s, flatten %.3f s, setup %.3f s (kd-tree %.1f ms), first pass %.1f ms, "
+                "render %.3f s, "
                 "read-back %.3f s, encode %.3f s, write %.3f s; wall %.3f s%s\n",
                 sequence ? "the first image" : "image", t.startupSeconds, t.deviceStartSeconds,
                 t.deviceSelectSeconds, t.deviceContextSeconds, t.deviceCheckSeconds,
-                t.deviceWaitSeconds, s.sceneLoadSeconds, t.setupSeconds, s.accel.buildMs,
-                t.firstPassSeconds * 1e3, s.renderSeconds, t.readbackSeconds, t.encodeSeconds,
-                t.writeSeconds, s.wallSeconds, sequence ? " (every frame)" : "");
+                t.deviceWaitSeconds, s.sceneLoadSeconds, t.flattenSeconds, t.setupSeconds,
+                s.accel.buildMs, t.firstPassSeconds * 1e3, s.renderSeconds, t.readbackSeconds,
+                t.encodeSeconds, t.writeSeconds, s.wallSeconds, sequence ? " (every frame)" : "");
   return line;
 }
 

@@ -24,7 +24,7 @@ RenderCheck checkRender(const Backend& backend, const RenderOptions& options,
 }
 
 Renderer::Renderer(Scene scene, const Backend& backend, const RenderOptions& options,
-                   const AccelOptions& accel, float time)
+                   const AccelOptions& accel, float time, std::optional<FlatGeometry> flat)
     : scene_(std::move(scene)),
       backend_(backend),
       options_(options),
@@ -32,7 +32,8 @@ Renderer::Renderer(Scene scene, const Backend& backend, const RenderOptions& opt
       time_(time) {
   if (!scene_.camera)
     scene_.camera = frameScene(scene_, float(options.width) / float(options.height));
-  data_ = std::make_unique<SceneData>(scene_, backend, time, accel);
+  data_ = flat ? std::make_unique<SceneData>(scene_, backend, time, accel, std::move(*flat))
+               : std::make_unique<SceneData>(scene_, backend, time, accel);
   integrator_ = makeIntegrator(scene_, *data_, backend, options, checked_);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "renderer/wavefront/integrator.h"
 
@@ -34,9 +35,11 @@ void checkAccelOptions(const AccelOptions& accel);
 class Renderer {
  public:
   // Checks the settings (checkRender, throwing std::invalid_argument naming the flag), places a
-  // camera when the scene has none, builds the scene data and the integrator.
+  // camera when the scene has none, builds the scene data and the integrator. `flat`, when
+  // given, is flatten(scene, time) made beforehand (while the device started).
   Renderer(Scene scene, const Backend& backend, const RenderOptions& options,
-           const AccelOptions& accel = {}, float time = 0.f);
+           const AccelOptions& accel = {}, float time = 0.f,
+           std::optional<FlatGeometry> flat = std::nullopt);
   ~Renderer();
   // Renders the scene at `time`; moves the geometry and rebuilds the kd-tree when the time
   // differs from the previous frame's. `stop` ends the render between passes with the samples

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "base/transform_normal.h"
 
@@ -50,34 +52,50 @@ Bounds3f FlatGeometry::bounds() const {
   return b;
 }
 
+// Every instance's part of the flat arrays is written in parallel (a million corners take
+// ~30 ms on one core, every cold render's setup waits for them); each element is computed as the
+// sequential loop did, so the arrays are the same bit for bit.
 FlatGeometry flatten(const Scene& scene, float time) {
-  FlatGeometry g;
+  struct Part {
+    const Mesh* mesh;
+    Transform x, inverse;
+    size_t vertex, triangle;  // the first of this instance in the flat arrays
+  };
+  std::vector<Part> parts;
+  parts.reserve(scene.instances.size());
   size_t vertices = 0, triangles = 0;
   bool allNormals = true, allUvs = true;
   for (const Instance& inst : scene.instances) {
     const Mesh& m = scene.meshes[inst.mesh];
+    const Transform x = inst.transformAt(time);
+    parts.push_back({&m, x, x.inverse(), vertices, triangles});
     vertices += m.positions.size();
     triangles += m.triangleCount();
     allNormals &= m.normals.size() == m.positions.size();
     allUvs &= m.uvs.size() == m.positions.size();
   }
-  g.positions.reserve(vertices);
-  if (allNormals) g.normals.reserve(vertices);
-  if (allUvs) g.uvs.reserve(vertices);
-  g.indices.reserve(triangles * 3);
-  g.materialIds.reserve(triangles);
-  for (const Instance& inst : scene.instances) {
-    const Mesh& m = scene.meshes[inst.mesh];
-    const Transform x = inst.transformAt(time);
-    const uint32_t base = uint32_t(g.positions.size());
-    for (const Vec3f& p : m.positions) g.positions.push_back(x.point(p));
-    if (allNormals) {
-      const Transform inverse = x.inverse();  // once per instance (Transform::normal inverts per call)
-      for (const Vec3f& n : m.normals) g.normals.push_back(normalByInverse(inverse, n));
+  FlatGeometry g;
+  g.positions.resize(vertices);
+  if (allNormals) g.normals.resize(vertices);
+  if (allUvs) g.uvs.resize(vertices);
+  g.indices.resize(triangles * 3);
+  g.materialIds.resize(triangles);
+#pragma omp parallel if (vertices > 65536)
+  for (const Part& p : parts) {
+    const Mesh& m = *p.mesh;
+    const int64_t nv = int64_t(m.positions.size()), nt = int64_t(m.triangleCount());
+    const uint32_t base = uint32_t(p.vertex);
+#pragma omp for schedule(static) nowait
+    for (int64_t i = 0; i < nv; ++i) {
+      g.positions[p.vertex + i] = p.x.point(m.positions[i]);
+      if (allNormals) g.normals[p.vertex + i] = normalByInverse(p.inverse, m.normals[i]);
+      if (allUvs) g.uvs[p.vertex + i] = m.uvs[i];
     }
-    if (allUvs) g.uvs.insert(g.uvs.end(), m.uvs.begin(), m.uvs.end());
-    for (uint32_t i : m.indices) g.indices.push_back(base + i);
-    g.materialIds.insert(g.materialIds.end(), m.materialIds.begin(), m.materialIds.end());
+#pragma omp for schedule(static) nowait
+    for (int64_t t = 0; t < nt; ++t) {
+      for (int k = 0; k < 3; ++k) g.indices[3 * (p.triangle + t) + k] = base + m.indices[3 * t + k];
+      g.materialIds[p.triangle + t] = m.materialIds[t];
+    }
   }
   return g;
 }

@@ -118,6 +118,7 @@ nlohmann::json totalsJson(const RenderStats& s) {
           {"device_select_seconds", image.deviceSelectSeconds},
           {"device_context_seconds", image.deviceContextSeconds},
           {"device_check_seconds", image.deviceCheckSeconds},
+          {"flatten_seconds", image.flattenSeconds},
           {"setup_seconds", image.setupSeconds},
           {"first_pass_ms", image.firstPassSeconds * 1e3},
           {"image_readback_seconds", image.readbackSeconds},

@@ -49,6 +49,8 @@ struct TimeToImage {
   double deviceSelectSeconds = 0;   // its parts: the driver's start and the device count,
   double deviceContextSeconds = 0;  // the primary context's creation,
   double deviceCheckSeconds = 0;    // the render's checks (checkRender)
+  double flattenSeconds = 0;        // the scene's geometry flattened on the host (a part of the
+                                    // setup done while the device starts)
   double setupSeconds = 0;          // the renderer built: scene upload, kd-tree, streams, primitive
   double firstPassSeconds = 0;      // the render's first pass, where first-use costs show
   double readbackSeconds = 0;       // the film resolved to an image on the host

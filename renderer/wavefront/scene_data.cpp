@@ -39,6 +39,10 @@ std::string resolveQuality(const std::string& quality, const Scene& scene) {
 
 SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
                      const AccelOptions& accel)
+    : SceneData(scene, backend, time, accel, flatten(scene, time)) {}
+
+SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
+                     const AccelOptions& accel, FlatGeometry flat)
     : backend_(backend), accel_(accel) {
   const std::string overlap = overlapMode(accel.overlap);  // checked before anything is built
   // auto: the GPU builder on CUDA, where the mesh already is; the CPU builder on the CPU backend.
@@ -54,7 +58,7 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
                                 accel.builder + "')");
   }
   const MemorySpace space = backend.memory();
-  const FlatGeometry geo = flatten(scene, time);
+  const FlatGeometry geo = std::move(flat);
   triangles_ = geo.triangleCount();
 
   MovingGeometry& g = sets_[0];
@@ -68,7 +72,7 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   gatherCorners(backend, g.positions.data(), indices_.data(), g.corners.data(), 0,
                 uint32_t(3 * triangles_));
   keepAnimatedInstances(scene);
-  buildAccel(g, backend_, geo.positions.data(), /*withStats=*/true, /*asyncStats=*/true);
+  buildAccel(g, backend_, geo.positions.data(), accel_.firstTreeStats, /*asyncStats=*/true);
   report_ = g.report;
   frontTime_ = time;
   showFront();

@@ -135,8 +135,10 @@ struct AccelOptions {
   // them over its own; its other options stay in `gpu`).
   KdBuildOptions sah;
   GpuKdBuildOptions gpu;
-  // Whether per-frame rebuilds (SceneData::setTime) compute KdTreeStats too. The first build's
-  // always are; off, later GPU builds leave them zero rather than copy the tree to the host.
+  // Whether the first build computes KdTreeStats (nodes, leaves, depth, SAH cost), and whether
+  // per-frame rebuilds (SceneData::setTime) do. Off, a GPU build leaves them zero rather than copy
+  // the tree to the host (~10 ms of a cold render's setup for the Conference Room).
+  bool firstTreeStats = true;
   bool rebuildTreeStats = false;
   // Whether a time announced ahead (SceneData::prefetch) is moved to and built into a second copy
   // of the moving geometry and tree, on its own stream and host thread, while the current frame
@@ -173,6 +175,9 @@ class SceneData {
   // memory. Throws std::invalid_argument for a builder the backend cannot run.
   SceneData(const Scene& scene, const Backend& backend, float time = 0.f,
             const AccelOptions& accel = {});
+  // The same with `flat`, flatten(scene, time) made beforehand (while the device started).
+  SceneData(const Scene& scene, const Backend& backend, float time, const AccelOptions& accel,
+            FlatGeometry flat);
   ~SceneData();
   // Moves the geometry to `time` and rebuilds the kd-tree (the per-frame rebuild of animated
   // scenes). Only the animated instances' vertices move, from object-space copies kept in the

@@ -109,6 +109,11 @@ inline void expectTreeStats(const Backend& backend, AccelOptions accel) {
   quiet.setTime(scene, 0.5f);
   EXPECT_FALSE(quiet.accelReport().treeComputed);
   EXPECT_EQ(quiet.accelReport().tree.nodes, 0u);
+  AccelOptions unasked = accel;  // a render whose statistics nobody reads
+  unasked.firstTreeStats = false;
+  const SceneData silent(scene, backend, 0.f, unasked);
+  EXPECT_FALSE(silent.accelReport().treeComputed);
+  EXPECT_EQ(silent.accelReport().tree.nodes, 0u);
 
   accel.rebuildTreeStats = true;
   SceneData asked(scene, backend, 0.f, accel);
