@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -12,7 +13,7 @@
 namespace srt {
 
 Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& opt, int samples,
-                  const Backend& backend, Buffer<Vec3f>& mean) {
+                  const Backend& backend, Buffer<Vec3f>& mean, std::vector<Vec3f>* storage) {
   // Divided where the film lives: half the bytes cross to the host, and no host loop.
   const uint32_t pixels = uint32_t(film.size() / 3);
   if (mean.size() != pixels || mean.space() != backend.memory())
@@ -23,7 +24,17 @@ Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& o
   Image img;
   img.width = opt.width;
   img.height = opt.height;
-  img.pixels = mean.download(pixels);
+  if (storage && storage->size() == pixels) {
+    img.pixels = std::move(*storage);
+    storage->clear();
+    const size_t bytes = size_t(pixels) * sizeof(Vec3f);
+    if (mean.space() == MemorySpace::Cuda)
+      SRT_CUDA_CHECK(cudaMemcpy(img.pixels.data(), mean.data(), bytes, cudaMemcpyDeviceToHost));
+    else
+      std::memcpy(img.pixels.data(), mean.data(), bytes);
+  } else {
+    img.pixels = mean.download(pixels);
+  }
   return img;
 }
 

@@ -21,9 +21,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <future>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "renderer/wavefront/dual_tree_check.h"
 #include "renderer/wavefront/integrator_common.h"
@@ -131,6 +133,11 @@ class PoolIntegrator final : public WavefrontIntegrator {
     for (uint64_t pass = 0;; ++pass) {
       runPass(bound, passes_[pass % kRing], pass == 0);
       readBack(int(pass % kRing));
+      // The image's host memory, zeroed on a thread of its own while the GPU renders (on this
+      // one it delayed the next pass); kept by a caller that never asks for the image: the viewer.
+      if (pass == 0 && !imageStorage_.valid())
+        imageStorage_ =
+            std::async(std::launch::async, [pixels] { return std::vector<Vec3f>(pixels); });
       if (!stopping && stop.requested()) {
         // Queued after this pass's read-back: a later snapshot carries the trimmed total.
         stopAtSampleBoundary(backend_, control_.data(), pixels);
@@ -165,7 +172,10 @@ class PoolIntegrator final : public WavefrontIntegrator {
     stats.stopped = samplesDone_ < opt_.spp;
   }
 
-  Image image() const override { return resolveFilm(film_, opt_, samplesDone_, backend_, mean_); }
+  Image image() const override {
+    std::vector<Vec3f> storage = imageStorage_.valid() ? imageStorage_.get() : std::vector<Vec3f>();
+    return resolveFilm(film_, opt_, samplesDone_, backend_, mean_, &storage);
+  }
   std::vector<unsigned long long> filmSums() const override { return film_.download(); }
   const unsigned long long* filmData() const override { return film_.data(); }
 
@@ -469,6 +479,9 @@ class PoolIntegrator final : public WavefrontIntegrator {
   std::array<PassRecord, kRing> passes_;
   PinnedBuffer<PoolControl> snapshots_;        // the control block as each pass ended
   std::array<CudaEvent, kRing> readBackDone_;  // (CUDA) the snapshot has arrived
+
+  // The next image's pixels, made during render().
+  mutable std::future<std::vector<Vec3f>> imageStorage_;
 };
 
 }  // namespace
