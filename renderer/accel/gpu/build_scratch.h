@@ -27,8 +27,13 @@ class TreeOutput {
     if (triangles != lastTriangles_ || last_.nodes == 0) return;
     const auto roomy = [](uint32_t n) { return n + n / 8 + 64; };
     room_ = {roomy(last_.nodes), roomy(last_.prims)};
-    nodes_ = RawBuffer(MemorySpace::Cuda, size_t(room_.nodes) * sizeof(KdNode));
-    prims_ = RawBuffer(MemorySpace::Cuda, size_t(room_.prims) * sizeof(uint32_t));
+    try {
+      nodes_ = RawBuffer(MemorySpace::Cuda, size_t(room_.nodes) * sizeof(KdNode));
+      prims_ = RawBuffer(MemorySpace::Cuda, size_t(room_.prims) * sizeof(uint32_t));
+    } catch (const CudaError&) {  // no room for a guess: the exact arrays come after the round trip
+      nodes_ = RawBuffer();
+      prims_ = RawBuffer();
+    }
   }
   bool reserved() const { return nodes_.data() != nullptr; }
   KdNode* nodes() const { return static_cast<KdNode*>(nodes_.data()); }
