@@ -16,11 +16,13 @@
 //     the large levels), everything written depth-first.
 // SAH constants, the leaf rule and the depth limit are the CPU builder's (KdBuildOptions).
 // Host round trips: one after setup (valid triangle count; a rebuild of a mesh as large as the
-// last assumes the last count and checks it at finalize), one before finalize (the tree's
-// size, to allocate the output), and with sync levels one per large level (the next level's
-// node, reference and chunk counts, which size its launches). Replayed levels size their launches
-// from the previous build's counts plus slack instead (level_counts.h): the kernels read the
-// real counts on the device, and a build that outgrows the launches is redone with sync levels.
+// last assumes the last count and checks it at finalize), one in finalize (the tree's size: a
+// first build allocates the output after it; a rebuild of as many triangles has written its
+// tree before it, into arrays reserved from the last tree's size), and with sync levels one per
+// large level (the next level's node, reference and chunk counts, which size its launches).
+// Replayed levels size their launches from the previous build's counts plus slack instead
+// (level_counts.h): the kernels read the real counts on the device, and a build that outgrows
+// the launches is redone with sync levels.
 #pragma once
 
 #include <cuda_runtime_api.h>
