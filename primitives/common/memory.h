@@ -89,6 +89,8 @@ class Buffer {
     raw_.download(v.data(), n * sizeof(T));
     return v;
   }
+  // Into host memory the caller owns (n elements).
+  void download(T* dst, size_t n) const { raw_.download(dst, n * sizeof(T)); }
   void fillBytes(uint8_t byte) { raw_.fill(byte); }
 
  private:

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -27,11 +26,7 @@ Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& o
   if (storage && storage->size() == pixels) {
     img.pixels = std::move(*storage);
     storage->clear();
-    const size_t bytes = size_t(pixels) * sizeof(Vec3f);
-    if (mean.space() == MemorySpace::Cuda)
-      SRT_CUDA_CHECK(cudaMemcpy(img.pixels.data(), mean.data(), bytes, cudaMemcpyDeviceToHost));
-    else
-      std::memcpy(img.pixels.data(), mean.data(), bytes);
+    mean.download(img.pixels.data(), pixels);
   } else {
     img.pixels = mean.download(pixels);
   }

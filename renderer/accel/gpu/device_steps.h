@@ -103,6 +103,10 @@ struct FinalizeArrays {
   const Terminal* terms;
   const uint32_t *termNodes, *termRefs;
   uint32_t *largeSize, *largePrims, *largeOffset, *largePrimOffset, *termOffset, *termPrimOffset;
+  SRT_CPU_GPU Sizes sizes() const { return {termNodes, termRefs, largeSize, largePrims}; }
+  SRT_CPU_GPU Offsets offsets() const {
+    return {largeOffset, largePrimOffset, termOffset, termPrimOffset};
+  }
 };
 // Subtree sizes bottom-up over the large levels levels[0, numLevels) (each level's base and
 // nodes, at most maxNodes), then the root's place and the tree's totals and bounds into counters
@@ -119,10 +123,8 @@ void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t bl
                       const uint32_t* overflow, const BuildCounters* counters, TreeSize room,
                       const FinalizeArrays& a, KdNode* out, cudaStream_t stream);
 // Terminals of totals->termBase (the launch covers capTerms).
-void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
-                          const uint32_t* overflow, const BuildCounters* counters, TreeSize room,
-                          const uint32_t* termNodes, const uint32_t* termRefs,
-                          const uint32_t* termOffset, const uint32_t* termPrimOffset,
+void launchPlaceTerminals(const LevelCounts* totals, uint32_t capTerms, const uint32_t* overflow,
+                          const BuildCounters* counters, TreeSize room, const FinalizeArrays& a,
                           const KdNode* scratchNodes, const uint32_t* scratchRefs,
                           uint32_t scratchPerRef, KdNode* outNodes, uint32_t* outPrims,
                           cudaStream_t stream);

@@ -17,10 +17,6 @@ namespace {
 namespace cg = cooperative_groups;
 constexpr uint32_t kLevelWalkBlock = 256;
 
-__device__ Offsets offsetsOf(const FinalizeArrays& a) {
-  return {a.largeOffset, a.largePrimOffset, a.termOffset, a.termPrimOffset};
-}
-
 // The deepest level first; the grid's barrier makes a level's sizes visible to the next. Then
 // one thread places the root and reads the tree's totals (a terminal root: no level at all).
 __global__ void __launch_bounds__(kLevelWalkBlock)
@@ -31,7 +27,7 @@ __global__ void __launch_bounds__(kLevelWalkBlock)
     if (grid.thread_rank() == 0) counters->totalNodes = counters->totalPrims = 0;
     return;
   }
-  const Sizes sizes{a.termNodes, a.termRefs, a.largeSize, a.largePrims};
+  const Sizes sizes = a.sizes();
   for (uint32_t l = numLevels; l-- > 0;) {
     const LevelCounts level = levels[l];
     for (uint32_t i = uint32_t(grid.thread_rank()); i < level.nodes; i += uint32_t(grid.size()))
@@ -39,7 +35,7 @@ __global__ void __launch_bounds__(kLevelWalkBlock)
     grid.sync();
   }
   if (grid.thread_rank() == 0)
-    stepPlaceRoot(numLevels == 0, a.large, a.terms, sizes, offsetsOf(a), counters);
+    stepPlaceRoot(numLevels == 0, a.large, a.terms, sizes, a.offsets(), counters);
 }
 
 // The root's level first: a level's nodes place their children for the next.
@@ -48,11 +44,12 @@ __global__ void __launch_bounds__(kLevelWalkBlock)
                      const BuildCounters* counters, TreeSize room, FinalizeArrays a, KdNode* out) {
   if (*overflow || !treeFits(*counters, room)) return;  // every block alike: no barrier waits
   cg::grid_group grid = cg::this_grid();
-  const Sizes sizes{a.termNodes, a.termRefs, a.largeSize, a.largePrims};
+  const Sizes sizes = a.sizes();
+  const Offsets offsets = a.offsets();
   for (uint32_t l = 0; l < numLevels; ++l) {
     const LevelCounts level = levels[l];
     for (uint32_t i = uint32_t(grid.thread_rank()); i < level.nodes; i += uint32_t(grid.size()))
-      stepPlaceLarge(level.base + i, a.large, sizes, offsetsOf(a), out);
+      stepPlaceLarge(level.base + i, a.large, sizes, offsets, out);
     grid.sync();
   }
 }
@@ -77,19 +74,18 @@ void launchLevelWalk(Kernel kernel, uint32_t blocks, cudaStream_t stream, Args..
 }
 
 // One block per terminal, its threads over the terminal's nodes and references.
-__global__ void placeTerminalsKernel(const Terminal* terms, const LevelCounts* totals,
-                                     const uint32_t* overflow, const BuildCounters* counters,
-                                     TreeSize room, Sizes sizes, const uint32_t* termOffset,
-                                     const uint32_t* termPrimOffset, const KdNode* scratchNodes,
-                                     const uint32_t* scratchRefs, uint32_t scratchPerRef,
-                                     KdNode* outNodes, uint32_t* outPrims) {
+__global__ void placeTerminalsKernel(const LevelCounts* totals, const uint32_t* overflow,
+                                     const BuildCounters* counters, TreeSize room, FinalizeArrays a,
+                                     const KdNode* scratchNodes, const uint32_t* scratchRefs,
+                                     uint32_t scratchPerRef, KdNode* outNodes, uint32_t* outPrims) {
   const uint32_t t = blockIdx.x, handle = kTerminalBit | t;
   if (*overflow || t >= totals->termBase || !treeFits(*counters, room)) return;
+  const Sizes sizes = a.sizes();
   const uint32_t nodes = sizes.nodes(handle), prims = sizes.prims(handle);
   const uint32_t items = nodes > prims ? nodes : prims;
   for (uint32_t k = threadIdx.x; k < items; k += blockDim.x)
-    stepPlaceTerminalItem(t, k, terms, sizes, termOffset, termPrimOffset, scratchNodes, scratchRefs,
-                          scratchPerRef, outNodes, outPrims);
+    stepPlaceTerminalItem(t, k, a.terms, sizes, a.termOffset, a.termPrimOffset, scratchNodes,
+                          scratchRefs, scratchPerRef, outNodes, outPrims);
 }
 
 }  // namespace
@@ -115,18 +111,15 @@ void launchPlaceLarge(const LevelCounts* levels, uint32_t numLevels, uint32_t bl
   SRT_CUDA_CHECK_LAUNCH();
 }
 
-void launchPlaceTerminals(const Terminal* terms, const LevelCounts* totals, uint32_t capTerms,
-                          const uint32_t* overflow, const BuildCounters* counters, TreeSize room,
-                          const uint32_t* termNodes, const uint32_t* termRefs,
-                          const uint32_t* termOffset, const uint32_t* termPrimOffset,
+void launchPlaceTerminals(const LevelCounts* totals, uint32_t capTerms, const uint32_t* overflow,
+                          const BuildCounters* counters, TreeSize room, const FinalizeArrays& a,
                           const KdNode* scratchNodes, const uint32_t* scratchRefs,
                           uint32_t scratchPerRef, KdNode* outNodes, uint32_t* outPrims,
                           cudaStream_t stream) {
   if (capTerms == 0) return;
-  const Sizes sizes{termNodes, termRefs, nullptr, nullptr};
-  placeTerminalsKernel<<<capTerms, 64, 0, stream>>>(terms, totals, overflow, counters, room, sizes,
-                                                    termOffset, termPrimOffset, scratchNodes,
-                                                    scratchRefs, scratchPerRef, outNodes, outPrims);
+  placeTerminalsKernel<<<capTerms, 64, 0, stream>>>(totals, overflow, counters, room, a,
+                                                    scratchNodes, scratchRefs, scratchPerRef,
+                                                    outNodes, outPrims);
   SRT_CUDA_CHECK_LAUNCH();
 }
 

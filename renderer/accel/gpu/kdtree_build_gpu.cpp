@@ -445,9 +445,8 @@ class BuildScratch {
     const uint32_t* overflow = &state_->overflow;
     launchPlaceLarge(state_->levels, uint32_t(levels_.size()), placeBlocks, overflow, counters_,
                      room, fa, nodes, stream_);
-    launchPlaceTerminals(a_.terms.data(), &state_->levels[levels_.size()], std::max(capTerms_, 1u),
-                         overflow, counters_, room, fa.termNodes, fa.termRefs, fa.termOffset,
-                         fa.termPrimOffset, a_.scratchNodes.data(), a_.scratchRefs.data(),
+    launchPlaceTerminals(&state_->levels[levels_.size()], std::max(capTerms_, 1u), overflow,
+                         counters_, room, fa, a_.scratchNodes.data(), a_.scratchRefs.data(),
                          uint32_t(o_.scratchPerRef), nodes, prims, stream_);
   }
 
