@@ -24,7 +24,8 @@ namespace srt::kdgpu {
 class TreeOutput {
  public:
   void reserve(uint32_t triangles) {
-    if (triangles != lastTriangles_ || last_.nodes == 0) return;
+    // A build attempt that was redone (outgrown replay) keeps the arrays it reserved.
+    if (reserved() || triangles != lastTriangles_ || last_.nodes == 0) return;
     const auto roomy = [](uint32_t n) { return n + n / 8 + 64; };
     room_ = {roomy(last_.nodes), roomy(last_.prims)};
     try {
