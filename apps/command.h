@@ -23,7 +23,7 @@ class UsageError : public std::invalid_argument {
 };
 
 Command addRenderCommand(CLI::App& app);   // render_command.cpp
-Command addListCommand(CLI::App& app);     // render_command.cpp
+Command addListCommand(CLI::App& app);     // list_command.cpp
 Command addViewCommand(CLI::App& app);     // view_command.cpp
 Command addProfileCommand(CLI::App& app);  // profile_command.cpp
 
