@@ -1,6 +1,6 @@
 // What the GPU kd-tree builder keeps between builds: device arrays that grow and never shrink (a
 // per-frame rebuild allocates nothing once warm), the page-locked counters read back at each
-// round trip, and the per-stage event timeline. Host-only (kdtree_build_gpu.cpp).
+// round trip, and the per-stage event timeline. Host-only (BuildScratch, build_run.h).
 #pragma once
 
 #include <algorithm>

@@ -1,8 +1,7 @@
 // Launchers of the GPU kd-tree build's kernels (large_nodes.cu, binned_sah.cu, small_nodes.cu,
-// finalize.cu),
-// called in order by the builder (kdtree_build_gpu.cpp). All asynchronous on `stream`; sizes
-// passed by value are host-known upper bounds, counts that only the device knows are read
-// through pointers into BuildCounters.
+// finalize.cu), called in order by the builder (BuildScratch, build_run.h). All asynchronous on
+// `stream`; sizes passed by value are host-known upper bounds, counts that only the device knows
+// are read through pointers into BuildCounters.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -54,7 +54,7 @@ void grow(std::vector<T>& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
 
-// One build's state, named as the device scratch in kdtree_build_gpu.cpp.
+// One build's state, named as the device scratch in build_run.h.
 class HostBuild {
  public:
   HostBuild(const TriangleMeshView& mesh, const GpuKdBuildOptions& o) : mesh_(mesh), o_(o) {}
