@@ -25,7 +25,6 @@ Image resolveFilm(const Buffer<unsigned long long>& film, const RenderOptions& o
   img.height = opt.height;
   if (storage && storage->size() == pixels) {
     img.pixels = std::move(*storage);
-    storage->clear();
     mean.download(img.pixels.data(), pixels);
   } else {
     img.pixels = mean.download(pixels);

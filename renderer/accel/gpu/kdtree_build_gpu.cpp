@@ -18,14 +18,6 @@ namespace srt {
 namespace kdgpu {
 namespace {
 
-compaction::Field field(const void* src, void* dst, uint32_t bytes) {
-  compaction::Field f;
-  f.src = src;
-  f.dst = dst;
-  f.bytes = bytes;
-  return f;
-}
-
 // One empty leaf (no triangle, or none finite), as the CPU builder makes.
 DeviceKdTree emptyTree(GpuKdBuildStats* stats) {
   stats->nodes = stats->leaves = 1;
@@ -115,7 +107,7 @@ void BuildScratch::reduceBoxes(const Bounds3f* in, uint32_t count, Bounds3f* out
 
 void BuildScratch::compact(const uint8_t* keep, uint32_t count, const void* src, void* dst,
                            uint32_t* numKept) {
-  const compaction::Field f = field(src, dst, sizeof(Ref));
+  const compaction::Field f{src, dst, uint32_t(sizeof(Ref))};
   compaction::Request r;
   r.keep = keep;
   r.fields = &f;
