@@ -1,4 +1,5 @@
-// `streamrt render SCENE -o OUT [options]`.
+// `streamrt render SCENE -o OUT [options]`: the run, from the flags (render_command_flags.cpp)
+// to the files written.
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,10 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "apps/backend_startup.h"
 #include "apps/camera_flags.h"
@@ -19,6 +22,7 @@
 #include "apps/mpi_render.h"
 #include "apps/process_exit.h"
 #include "apps/progress_bar.h"
+#include "apps/render_command.h"
 #include "apps/render_flags.h"
 #include "apps/render_outputs.h"
 #include "apps/split_render.h"
@@ -32,29 +36,6 @@
 namespace srt {
 namespace {
 
-struct RenderCommand {
-  std::string scene = "cornell";
-  std::string output;
-  std::string stats;
-  bool statsGiven = false;
-  std::string backend = "auto";
-  float exposure = 0.f;
-  bool verbose = false;
-  bool progress = false;
-  bool quiet = false;
-  int frames = 1;
-  float time = 0.f;
-  bool timeGiven = false;  // --time on the command line (it conflicts with --frames)
-  std::string env;         // --env R[,G,B] or FILE.hdr|FILE.exr; empty: the scene's own
-  int threads = 0;
-  double timeLimit = 0;  // --time-limit: seconds a frame may render; 0: no limit
-  std::string exrCompression = "none";
-  std::string devices;  // --devices: empty, "all" or ordinals (apps/split_render.h)
-  CameraFlags camera;
-  RenderOptions options;
-  AccelOptions accel;
-};
-
 std::string vec(Vec3f v) {
   char s[96];
   std::snprintf(s, sizeof s, "[%g, %g, %g]", v.x, v.y, v.z);
@@ -66,36 +47,6 @@ std::string number(float v) {
   std::snprintf(s, sizeof s, "%g", v);
   return s;
 }
-
-// "1" -> (1, 1, 1); "0.2,0.3,0.4" -> (0.2, 0.3, 0.4). Finite and non-negative, or an error.
-Vec3f parseEnvironment(const std::string& text) {
-  std::vector<float> v;
-  std::stringstream in(text);
-  std::string item;
-  bool ok = !text.empty() && text.back() != ',';
-  while (ok && std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const float f = std::strtof(item.c_str(), &end);
-    ok = !item.empty() && end && *end == '\0' && std::isfinite(f) && f >= 0.f;
-    v.push_back(f);
-  }
-  if (!ok || (v.size() != 1 && v.size() != 3))
-    throw std::invalid_argument("'" + text +
-                                "' is not R or R,G,B with finite non-negative radiance (0: none)");
-  return v.size() == 1 ? Vec3f(v[0]) : Vec3f(v[0], v[1], v[2]);
-}
-
-const CLI::Validator kEnvironment(
-    [](std::string& text) -> std::string {
-      if (isRadianceImagePath(text)) return {};  // read before the scene, in prepareScene
-      try {
-        parseEnvironment(text);
-        return {};
-      } catch (const std::invalid_argument& e) {
-        return e.what();
-      }
-    },
-    "");
 
 bool hasLights(const Scene& scene) {
   return !scene.pointLights.empty() || !isBlack(scene.environment) || scene.environmentMap ||
@@ -238,18 +189,28 @@ ImageEncoding imageEncoding(const RenderCommand& cmd) {
   return encoding;
 }
 
+// When the command started: `start` on the steady clock, `startupSeconds` from exec to it.
+struct CommandClock {
+  std::chrono::steady_clock::time_point start;
+  double startupSeconds = 0;
+  double wallSeconds() const { return startupSeconds + secondsSince(start); }  // exec to now
+};
+
 // A frame's statistics once its image is written: `stats` with the write's times and the wall
-// clock of that moment (on the writer thread for a sequence: all by value). `startup`: exec to
-// `start`, the command's start.
-FrameStats frameStats(RenderStats stats, double startup,
-                      std::chrono::steady_clock::time_point start) {
-  return [stats = std::move(stats), startup, start](const FrameWrite& w) {
+// clock of that moment (on the writer thread for a sequence: all by value).
+FrameStats frameStats(RenderStats stats, CommandClock clock) {
+  return [stats = std::move(stats), clock](const FrameWrite& w) {
     RenderStats s = stats;
     s.timeToImage.encodeSeconds = w.encodeSeconds, s.timeToImage.writeSeconds = w.writeSeconds;
-    s.wallSeconds = startup + secondsSince(start);
+    s.wallSeconds = clock.wallSeconds();
     process::markStatsMade();
     return statsToJson(s);
   };
+}
+
+// Frames sample [0, animationEnd] evenly; a single frame shows --time.
+float frameTime(const RenderCommand& cmd, float animationEnd, int frame) {
+  return cmd.frames <= 1 ? cmd.time : animationEnd * float(frame) / float(cmd.frames - 1);
 }
 
 // An MPI rank other than 0: renders its share of every frame's samples for rank 0 to write, and
@@ -263,31 +224,148 @@ int runRenderRank(RenderCommand cmd) {
   double loadSeconds = 0;
   Scene scene = prepareScene(cmd, &loadSeconds);
   const float end = scene.animationEnd;
-  auto frameTime = [&](int f) {  // as runRender's
-    return cmd.frames <= 1 ? cmd.time : end * float(f) / float(cmd.frames - 1);
-  };
-  SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, frameTime(0),
+  SplitRenderer renderer(std::move(scene), backend, cmd.options, cmd.accel, frameTime(cmd, end, 0),
                          cmd.devices);
   for (int f = 0; f < cmd.frames; ++f) {  // --time-limit as on rank 0 (signals end a rank at once)
-    if (f + 1 < cmd.frames) renderer.setNextTime(frameTime(f + 1));
-    renderer.render(frameTime(f), {}, stopCondition(cmd, std::chrono::steady_clock::now()));
+    if (f + 1 < cmd.frames) renderer.setNextTime(frameTime(cmd, end, f + 1));
+    renderer.render(frameTime(cmd, end, f), {},
+                    stopCondition(cmd, std::chrono::steady_clock::now()));
   }
   return 0;
 }
 
-int runRender(const RenderCommand& cmd) {
-  if (!mpi::world().root()) return runRenderRank(cmd);
-  const auto start = std::chrono::steady_clock::now();
-  TimeToImage times;
-  times.startupSeconds = secondsSinceProcessStart();
-  const double startup = times.startupSeconds;
-  // Cheap checks first, so a typo or an unwritable path fails before a long scene load, kd-tree
-  // build or render.
+// Flags that contradict each other, checked before anything is loaded.
+void checkFlagsAgree(const RenderCommand& cmd) {
   if (cmd.timeGiven && cmd.frames > 1)
     throw UsageError(
         "--time picks the time of a single frame; --frames spreads the frames over the whole "
         "animation (use one or the other)");
   checkCameraFlags(cmd.camera);
+}
+
+// The host's part of the setup while the device starts: the geometry flattened for a render on
+// one device (a split render flattens per device).
+std::optional<FlatGeometry> flattenForOneDevice(const RenderCommand& cmd, const Scene& scene,
+                                                float time, TimeToImage& times) {
+  if (!cmd.devices.empty() || mpi::launched()) return std::nullopt;
+  const auto flatten0 = std::chrono::steady_clock::now();
+  std::optional<FlatGeometry> flat = flatten(scene, time);
+  times.flattenSeconds = secondsSince(flatten0);
+  return flat;
+}
+
+// The backend once started (waiting for it if need be), with its notice printed and the phases
+// of its start in `times`.
+Backend startedBackend(const RenderCommand& cmd, BackendStartup& startBackend, TimeToImage& times) {
+  const Backend backend = startBackend.backend();
+  if (!startBackend.notice().empty() && !cmd.quiet)
+    std::fprintf(stderr, "streamrt: %s\n", startBackend.notice().c_str());
+  times.deviceStartSeconds = startBackend.startSeconds();
+  times.deviceWaitSeconds = startBackend.waitSeconds();
+  times.deviceSelectSeconds = startBackend.selectSeconds();
+  times.deviceContextSeconds = startBackend.contextSeconds();
+  times.deviceCheckSeconds = startBackend.checkSeconds();
+  return backend;
+}
+
+// The kd-tree options, with every frame's tree statistics when they are written.
+AccelOptions accelWithTreeStats(const RenderCommand& cmd) {
+  AccelOptions accel = cmd.accel;
+  accel.rebuildTreeStats = accel.firstTreeStats = cmd.statsGiven || cmd.verbose;
+  return accel;
+}
+
+// Hands each rendered frame to the outputs and says "wrote ..." once it is written (a sequence is
+// written in the background); keeps the first frame's statistics for -v's time to image.
+class FrameWriter {
+ public:
+  // `times`: the phases before the first frame, reported as they are if no frame renders.
+  FrameWriter(const RenderCommand& cmd, RenderOutputs& outputs, CommandClock clock,
+              const TimeToImage& times)
+      : cmd_(cmd), outputs_(outputs), clock_(clock) {
+    firstStats_.timeToImage = times;
+  }
+
+  void write(int frame, RenderResult result) {
+    if (cmd_.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
+    if (frame == 0) firstStats_ = result.stats;
+    queued_.push_back(result.stats);
+    outputs_.writeFrame(frame, std::move(result.image), cmd_.exposure,
+                        frameStats(result.stats, clock_));
+    announceWritten();
+  }
+
+  // Waits for the frames queued, says they are written and, with -v, prints the time to image.
+  void finish() {
+    outputs_.finish();
+    process::markOutputsDone();
+    announceWritten();
+    if (cmd_.verbose) {
+      firstStats_.wallSeconds = clock_.wallSeconds();
+      std::fputs(timeToImageLine(firstStats_, cmd_.frames > 1).c_str(), stdout);
+    }
+  }
+
+ private:
+  void announceWritten() {
+    for (const FrameWrite& w : outputs_.takeWritten()) {
+      if (!cmd_.quiet)
+        std::fputs(wroteLine(outputs_.imagePath(w.frame), queued_.front()).c_str(), stderr);
+      queued_.pop_front();
+      if (w.frame == 0)
+        firstStats_.timeToImage.encodeSeconds = w.encodeSeconds,
+        firstStats_.timeToImage.writeSeconds = w.writeSeconds;
+    }
+  }
+
+  const RenderCommand& cmd_;
+  RenderOutputs& outputs_;
+  CommandClock clock_;
+  std::deque<RenderStats> queued_;  // frames queued for writing, to say when they are written
+  RenderStats firstStats_;          // the first frame's, with its phases, for -v
+};
+
+// Renders the frames in turn, each written while the next renders, until the last or a signal;
+// returns the signal (0: none).
+int renderFrames(const RenderCommand& cmd, SplitRenderer& renderer, float animationEnd,
+                 double loadSeconds, CommandClock clock, TimeToImage& times, FrameWriter& writer) {
+  int signal = 0;
+  for (int f = 0; f < cmd.frames && !(signal = interrupt::pending()); ++f) {
+    // The next frame's kd-tree is built beside this one's render (AccelOptions::overlap).
+    if (f + 1 < cmd.frames) renderer.setNextTime(frameTime(cmd, animationEnd, f + 1));
+    RenderResult result = renderFrame(cmd, renderer, frameTime(cmd, animationEnd, f), f, times);
+    result.stats.sceneLoadSeconds = loadSeconds;
+    result.stats.wallSeconds = clock.wallSeconds();  // the file's is when it is made
+    result.stats.timeToImage = times;
+    writer.write(f, std::move(result));
+    // The phases before the first frame are reported with it alone.
+    times.startupSeconds = times.deviceStartSeconds = times.deviceWaitSeconds = 0;
+    times.deviceSelectSeconds = times.deviceContextSeconds = times.deviceCheckSeconds = 0;
+    times.setupSeconds = times.flattenSeconds = 0;
+    if ((signal = interrupt::pending())) break;
+  }
+  return signal;
+}
+
+// "stopped by SIGINT after writing out-0002.png"; returns the exit status the signal calls for.
+int reportStopSignal(int signal, const RenderOutputs& outputs) {
+  const int written = outputs.framesWritten();
+  const std::string kept =
+      written == 0 ? "before writing any frame" : "after writing " + outputs.imagePath(written - 1);
+  std::fprintf(stderr, "streamrt: stopped by %s %s\n", interrupt::signalName(signal), kept.c_str());
+  return interrupt::exitStatus(signal);
+}
+
+}  // namespace
+
+int runRender(const RenderCommand& cmd) {
+  if (!mpi::world().root()) return runRenderRank(cmd);
+  const CommandClock clock{std::chrono::steady_clock::now(), secondsSinceProcessStart()};
+  TimeToImage times;
+  times.startupSeconds = clock.startupSeconds;
+  // Cheap checks first, so a typo or an unwritable path fails before a long scene load, kd-tree
+  // build or render.
+  checkFlagsAgree(cmd);
   RenderOutputs outputs(cmd.output,
                         cmd.statsGiven ? std::optional<std::string>(cmd.stats) : std::nullopt,
                         cmd.frames, imageEncoding(cmd));
@@ -299,182 +377,40 @@ int runRender(const RenderCommand& cmd) {
 
   double loadSeconds = 0;
   Scene scene = prepareScene(cmd, &loadSeconds);
-  // Frames sample [0, animationEnd] evenly; a single frame shows --time.
-  auto frameTime = [&](int f) {
-    return cmd.frames <= 1 ? cmd.time : scene.animationEnd * float(f) / float(cmd.frames - 1);
-  };
-  const float time0 = frameTime(0);
-  // The host's part of the setup while the device starts: the geometry flattened for a render on
-  // one device (a split render flattens per device).
-  std::optional<FlatGeometry> flat;
-  if (cmd.devices.empty() && !mpi::launched()) {
-    const auto flatten0 = std::chrono::steady_clock::now();
-    flat = flatten(scene, time0);
-    times.flattenSeconds = secondsSince(flatten0);
-  }
-  const Backend backend = startBackend.backend();
-  if (!startBackend.notice().empty() && !cmd.quiet)
-    std::fprintf(stderr, "streamrt: %s\n", startBackend.notice().c_str());
-  times.deviceStartSeconds = startBackend.startSeconds();
-  times.deviceWaitSeconds = startBackend.waitSeconds();
-  times.deviceSelectSeconds = startBackend.selectSeconds();
-  times.deviceContextSeconds = startBackend.contextSeconds();
-  times.deviceCheckSeconds = startBackend.checkSeconds();
+  const float animationEnd = scene.animationEnd;
+  const float time0 = frameTime(cmd, animationEnd, 0);
+  std::optional<FlatGeometry> flat = flattenForOneDevice(cmd, scene, time0, times);
+  const Backend backend = startedBackend(cmd, startBackend, times);
   const auto setup0 = std::chrono::steady_clock::now();
-  AccelOptions accel = cmd.accel;  // every frame's tree statistics, when they are written
-  accel.rebuildTreeStats = accel.firstTreeStats = cmd.statsGiven || cmd.verbose;
-  SplitRenderer renderer(std::move(scene), backend, cmd.options, accel, time0, cmd.devices,
-                         std::move(flat));
+  SplitRenderer renderer(std::move(scene), backend, cmd.options, accelWithTreeStats(cmd), time0,
+                         cmd.devices, std::move(flat));
   times.setupSeconds = secondsSince(setup0);
-  std::deque<RenderStats> announced;  // frames queued for writing, to say when they are written
-  RenderStats firstStats;             // the first frame's, with its phases, for -v
-  firstStats.timeToImage = times;
-  auto announce = [&] {
-    for (const FrameWrite& w : outputs.takeWritten()) {
-      if (!cmd.quiet)
-        std::fputs(wroteLine(outputs.imagePath(w.frame), announced.front()).c_str(), stderr);
-      announced.pop_front();
-      if (w.frame == 0)
-        firstStats.timeToImage.encodeSeconds = w.encodeSeconds,
-        firstStats.timeToImage.writeSeconds = w.writeSeconds;
-    }
-  };
-  int signal = 0;
-  for (int f = 0; f < cmd.frames && !(signal = interrupt::pending()); ++f) {
-    // The next frame's kd-tree is built beside this one's render (AccelOptions::overlap).
-    if (f + 1 < cmd.frames) renderer.setNextTime(frameTime(f + 1));
-    RenderResult result = renderFrame(cmd, renderer, frameTime(f), f, times);
-    result.stats.sceneLoadSeconds = loadSeconds;
-    result.stats.wallSeconds = startup + secondsSince(start);  // the file's is when it is made
-    result.stats.timeToImage = times;
-    if (cmd.verbose) std::fputs(statsTable(result.stats).c_str(), stdout);
-    if (f == 0) firstStats = result.stats;
-    announced.push_back(result.stats);
-    outputs.writeFrame(f, std::move(result.image), cmd.exposure,
-                       frameStats(result.stats, startup, start));
-    announce();
-    // The phases before the first frame are reported with it alone.
-    times.startupSeconds = times.deviceStartSeconds = times.deviceWaitSeconds = 0;
-    times.deviceSelectSeconds = times.deviceContextSeconds = times.deviceCheckSeconds = 0;
-    times.setupSeconds = times.flattenSeconds = 0;
-    if ((signal = interrupt::pending())) break;
-  }
-  outputs.finish();
-  process::markOutputsDone();
-  announce();
-  if (cmd.verbose) {
-    firstStats.wallSeconds = startup + secondsSince(start);
-    std::fputs(timeToImageLine(firstStats, cmd.frames > 1).c_str(), stdout);
-  }
-  int status = 0;
-  if (signal) {
-    const int written = outputs.framesWritten();
-    const std::string kept = written == 0 ? "before writing any frame"
-                                          : "after writing " + outputs.imagePath(written - 1);
-    std::fprintf(stderr, "streamrt: stopped by %s %s\n", interrupt::signalName(signal),
-                 kept.c_str());
-    status = interrupt::exitStatus(signal);
-  }
+
+  FrameWriter writer(cmd, outputs, clock, times);
+  const int signal = renderFrames(cmd, renderer, animationEnd, loadSeconds, clock, times, writer);
+  writer.finish();
+  const int status = signal ? reportStopSignal(signal, outputs) : 0;
   // Every file is in place: end here rather than free the renderer's device memory and CUDA's
   // context, which the kernel takes back anyway (process_exit.h; STREAMRT_QUICK_EXIT=0: return).
   process::exitNow(status);
   return status;
 }
 
-}  // namespace
-
-Command addRenderCommand(CLI::App& app) {
-  auto cmd = std::make_shared<RenderCommand>();
-  RenderOptions& o = cmd->options;
-  CLI::App* render = app.add_subcommand("render", "Render a scene to an image (PNG, EXR or PFM)");
-  render
-      ->add_option("scene", cmd->scene,
-                   "Built-in scene name (see `streamrt list`) or a scene file: .obj, .ply, "
-                   ".gltf, .glb, .json")
-      ->capture_default_str();
-  render
-      ->add_option("-o,--output", cmd->output,
-                   "Output image; the extension picks the format: .png (tone mapped sRGB), "
-                   ".exr or .pfm (linear float)")
-      ->required()
-      ->check(kFileName);
-  render->add_option("--spp", o.spp, "Samples per pixel")
-      ->capture_default_str()
-      ->check(kPositiveInteger);
-  render
-      ->add_option("--compaction", o.compaction,
-                   "Compaction primitive between bounces, NAME[:key=value,...] (see `streamrt "
-                   "list`); auto: the fastest by measured cost per stream shape")
-      ->capture_default_str();
-  addRenderFlags(*render, o, cmd->backend);
-  addThreadsFlag(*render, cmd->threads);
-  addDevicesFlag(*render, cmd->devices);
-  render->add_option("--exposure", cmd->exposure, "Exposure in stops for PNG output")
-      ->capture_default_str()
-      ->check(kFinite);
-  CLI::Option* stats = render
-                           ->add_option("--stats", cmd->stats,
-                                        "Write per-bounce statistics as JSON to this file (with "
-                                        "--frames, one entry per frame, "
-                                        "written as frames finish)")
-                           ->check(kFileName);
-  render
-      ->add_option("--frames", cmd->frames,
-                   "Render N frames over the scene's animation, rebuilding the kd-tree each "
-                   "frame; outputs are numbered (out-0000.png, ...)")
-      ->capture_default_str()
-      ->check(integerIn(1, 100000));
-  CLI::Option* time =
-      render
-          ->add_option("--time", cmd->time,
-                       "Scene time of a single frame, within the scene's animation (animated "
-                       "scenes; not with --frames)")
-          ->capture_default_str()
-          ->check(kFinite);
-  addKdTreeFlags(*render, cmd->accel);
-  render
-      ->add_option("--segreduce", cmd->accel.gpu.segreduce,
-                   "Segmented reduction the GPU kd-tree build uses for node bounds (see "
-                   "`streamrt list`)")
-      ->capture_default_str();
-  render
-      ->add_option("--kd-compaction", cmd->accel.gpu.compaction,
-                   "Ordered CUDA compaction primitive the GPU kd-tree build forms child "
-                   "triangle lists with")
-      ->capture_default_str();
-  render
-      ->add_option("--env", cmd->env,
-                   "Environment replacing the scene's: uniform radiance R[,G,B] (0: none), or an "
-                   "equirectangular map FILE.hdr|FILE.exr (+y up, its centre towards -z); a "
-                   "scene without any light gets 1 by default")
-      ->type_name("R[,G,B]|FILE")
-      ->check(kEnvironment);
-  addCameraFlags(*render, cmd->camera);
-  render
-      ->add_option("--time-limit", cmd->timeLimit,
-                   "Seconds each frame may render: at the limit the pass in flight finishes and "
-                   "the image of the samples completed is written (the statistics say how many)")
-      ->type_name("S")
-      ->check(kFinitePositive);
-  std::vector<std::string> exrNames;
-  for (ExrCompression c : kExrCompressions) exrNames.push_back(toString(c));
-  render
-      ->add_option("--exr-compression", cmd->exrCompression,
-                   "EXR output's compression: none (the default, the fastest to write), or "
-                   "tinyexr's rle, zips, zip or piz (smaller files, slower)")
-      ->capture_default_str()
-      ->check(CLI::IsMember(exrNames));
-  render->add_flag("-v,--verbose", cmd->verbose,
-                   "Print the per-bounce statistics table and the time to image");
-  render->add_flag("--progress", cmd->progress,
-                   "Show the progress bar even when stderr is no terminal");
-  render->add_flag("-q,--quiet", cmd->quiet, "Print nothing but errors");
-
-  return {render, [cmd, time, stats] {
-            cmd->timeGiven = time->count() > 0;
-            cmd->statsGiven = stats->count() > 0;
-            return runRender(*cmd);
-          }};
+Vec3f parseEnvironment(const std::string& text) {
+  std::vector<float> v;
+  std::stringstream in(text);
+  std::string item;
+  bool ok = !text.empty() && text.back() != ',';
+  while (ok && std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const float f = std::strtof(item.c_str(), &end);
+    ok = !item.empty() && end && *end == '\0' && std::isfinite(f) && f >= 0.f;
+    v.push_back(f);
+  }
+  if (!ok || (v.size() != 1 && v.size() != 3))
+    throw std::invalid_argument("'" + text +
+                                "' is not R or R,G,B with finite non-negative radiance (0: none)");
+  return v.size() == 1 ? Vec3f(v[0]) : Vec3f(v[0], v[1], v[2]);
 }
 
 }  // namespace srt
