@@ -70,15 +70,23 @@ SRT_CPU_GPU inline float triangleArea(Vec3f p0, Vec3f p1, Vec3f p2) {
   return 0.5f * length(cross(p1 - p0, p2 - p0));
 }
 
-// Picks an emitter with probability pmf[e] (uc), a uniform point on it (u) and converts the
-// density to solid angle at refPoint. False with no emitters, or when the point is degenerate
-// (at refPoint or seen edge-on). A CDF rather than an alias table because the alias table would
-// split uc's 24 bits between the bin and the coin; here every emitter keeps full resolution, and
-// the pmf is the CDF's own differences, so frequencies match emitterPdf exactly.
-SRT_CPU_GPU inline bool sampleEmitter(const EmitterView& v, const Vec3f* positions,
-                                      const uint32_t* indices, Vec3f refPoint, Vec2f u, float uc,
-                                      LightSample* out) {
-  if (v.count == 0) return false;
+// The half of an emitter sample that does not depend on the shading point: the emitter uc picks
+// with probability pmf[e] (a CDF rather than an alias table because the alias table would split
+// uc's 24 bits between the bin and the coin; here every emitter keeps full resolution, and the pmf
+// is the CDF's own differences, so frequencies match emitterPdf exactly) and the uniform point u
+// picks on it. A stage may fetch it before the hit's surface, so the two chains of loads overlap.
+struct EmitterPoint {
+  Vec3f p;             // point on the emitter
+  Vec3f n;             // its unit winding normal
+  Vec3f barycentrics;  // of p, for an emission map
+  uint32_t emitter = 0;
+  bool valid = false;  // false with no emitters or a degenerate triangle
+};
+
+SRT_CPU_GPU inline EmitterPoint pointOnEmitter(const EmitterView& v, const Vec3f* positions,
+                                               const uint32_t* indices, Vec2f u, float uc) {
+  EmitterPoint out;
+  if (v.count == 0) return out;
   // Largest e with cdf[e] <= uc; cdf[count] = 1 > uc, so pmf[e] > 0 for the one found.
   uint32_t lo = 0, hi = v.count;
   while (lo + 1 < hi) {
@@ -88,31 +96,43 @@ SRT_CPU_GPU inline bool sampleEmitter(const EmitterView& v, const Vec3f* positio
     else
       hi = mid;
   }
-  const uint32_t e = lo;
-
-  const uint32_t t = v.triangles[e];
+  const uint32_t t = v.triangles[lo];
   const Vec3f p0 = positions[indices[3 * t]], p1 = positions[indices[3 * t + 1]],
               p2 = positions[indices[3 * t + 2]];
   const Vec3f b = sampleUniformTriangle(u);
-  const Vec3f p = p0 * b.x + p1 * b.y + p2 * b.z;
   const Vec3f cr = cross(p1 - p0, p2 - p0);
   const float crLen = length(cr);
-  if (crLen == 0.f) return false;
-  const Vec3f n = cr / crLen;
+  if (crLen == 0.f) return out;
+  out.p = p0 * b.x + p1 * b.y + p2 * b.z;
+  out.n = cr / crLen;
+  out.barycentrics = b;
+  out.emitter = lo;
+  out.valid = true;
+  return out;
+}
 
-  const Vec3f d = p - refPoint;
+// The other half: the picked point seen from refPoint, its density converted to solid angle.
+// False when the point is invalid, at refPoint or seen from behind.
+SRT_CPU_GPU inline bool emitterSampleFrom(const EmitterView& v, const uint32_t* indices,
+                                          const EmitterPoint& ep, Vec3f refPoint,
+                                          LightSample* out) {
+  if (!ep.valid) return false;
+  const Vec3f d = ep.p - refPoint;
   const float dist2 = lengthSquared(d);
   if (dist2 == 0.f) return false;
   const float dist = sqrtf(dist2);
   const Vec3f wi = d / dist;
   // Emitters are one-sided, as in pbrt and Mitsuba: they shine towards their winding normal.
-  if (dot(n, wi) >= 0.f) return false;
-  const float pdf = pdfAreaToSolidAngle(v.pmf[e] / v.areas[e], dist2, dot(n, wi));
+  if (dot(ep.n, wi) >= 0.f) return false;
+  const uint32_t e = ep.emitter;
+  const float pdf = pdfAreaToSolidAngle(v.pmf[e] / v.areas[e], dist2, dot(ep.n, wi));
   if (!(pdf > 0.f)) return false;
-  out->p = p;
-  out->n = n;
+  out->p = ep.p;
+  out->n = ep.n;
   out->Le = v.radiance[e];
+  const uint32_t t = v.triangles[e];
   if (v.keTextures && v.uvs && v.keTextures[e] >= 0) {
+    const Vec3f b = ep.barycentrics;
     const Vec2f a = v.uvs[indices[3 * t]], b1 = v.uvs[indices[3 * t + 1]],
                 c = v.uvs[indices[3 * t + 2]];
     const Vec2f uv{a.x * b.x + b1.x * b.y + c.x * b.z, a.y * b.x + b1.y * b.y + c.y * b.z};
@@ -123,6 +143,14 @@ SRT_CPU_GPU inline bool sampleEmitter(const EmitterView& v, const Vec3f* positio
   out->pdf = pdf;
   out->triangle = t;
   return true;
+}
+
+// Both halves: an emitter picked by uc, a point on it by u, as seen from refPoint. False with no
+// emitters, or when the point is degenerate (at refPoint or seen edge-on).
+SRT_CPU_GPU inline bool sampleEmitter(const EmitterView& v, const Vec3f* positions,
+                                      const uint32_t* indices, Vec3f refPoint, Vec2f u, float uc,
+                                      LightSample* out) {
+  return emitterSampleFrom(v, indices, pointOnEmitter(v, positions, indices, u, uc), refPoint, out);
 }
 
 // Solid-angle density with which sampleEmitter would have produced hitPoint on triangle

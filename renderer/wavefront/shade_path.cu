@@ -9,6 +9,132 @@
 #include "renderer/wavefront/stages.h"
 
 namespace srt {
+namespace {
+
+// The random numbers of one bounce, in the order the images depend on.
+struct BounceNumbers {
+  Vec2f uLight;
+  float uLightPick, uLobe;
+  Vec2f uBsdf;
+  float uRoulette;
+};
+
+SRT_CPU_GPU inline BounceNumbers bounceNumbers(uint32_t pixel, uint32_t sample, uint32_t bounce,
+                                               uint32_t seed) {
+  Sampler sampler = Sampler::at(pixel, sample, bounce + 1, seed);
+  BounceNumbers n;
+  n.uLight = sampler.next2D();
+  n.uLightPick = sampler.next1D();
+  n.uLobe = sampler.next1D();
+  n.uBsdf = sampler.next2D();
+  n.uRoulette = sampler.next1D();
+  return n;
+}
+
+// Where next-event estimation sends its shadow ray and what arrives from there; pdf 0: nothing.
+struct LightChoice {
+  Vec3f point, Le, wi;
+  float pdf = 0.f;
+  bool delta = false, atInfinity = false;
+};
+
+// One light sample: an emitter (its point fetched before the surface, see pointOnEmitter), a
+// point light picked uniformly or the environment map, each kind with the probability lightPicks
+// gives.
+SRT_CPU_GPU inline LightChoice chooseLight(const SceneView& scene,
+                                           const LightPickProbabilities& pick,
+                                           const EmitterPoint& emitter, Vec3f p,
+                                           const BounceNumbers& n) {
+  LightChoice c;
+  const float pEmitters = pick.emitters;
+  if (n.uLightPick < pEmitters) {
+    LightSample ls;
+    if (emitterSampleFrom(scene.emitters, scene.accel.mesh.indices, emitter, p, &ls))
+      c.point = ls.p, c.Le = ls.Le, c.pdf = ls.pdf * pEmitters;
+  } else if (n.uLightPick < pEmitters + pick.pointLights) {
+    const float u = (n.uLightPick - pEmitters) / pick.pointLights;
+    uint32_t l = uint32_t(u * float(scene.numPointLights));
+    if (l >= scene.numPointLights) l = scene.numPointLights - 1;
+    const PointLight pl = scene.pointLights[l];
+    c.point = pl.position;
+    const float d2 = lengthSquared(pl.position - p);
+    c.Le = pl.intensity / d2;  // radiant intensity over distance squared
+    c.pdf = pick.pointLights / float(scene.numPointLights);
+    c.delta = true;
+  } else if (pick.environment > 0.f) {
+    EnvironmentSample es;
+    if (sampleEnvironment(scene.environmentMap, n.uLight, &es))
+      c.wi = es.wi, c.Le = es.Le, c.pdf = es.pdf * pick.environment, c.atInfinity = true;
+  }
+  if (c.pdf > 0.f && !c.atInfinity) {
+    const Vec3f toLight = c.point - p;
+    c.wi = toLight / length(toLight);
+  }
+  return c;
+}
+
+// The shadow ray towards a chosen light, as a candidate at stream position i when the light can
+// reach the surface through the BSDF.
+SRT_CPU_GPU inline void proposeShadowRay(const SceneView& scene, const SurfaceHit& h,
+                                         const Bsdf& bsdf, Vec3f wo, const LightChoice& light,
+                                         Vec3f throughput, uint32_t i, uint32_t slot,
+                                         uint32_t bounce, const ShadeOutputs& out) {
+  const Vec3f f = bsdf.f(wo, light.wi) * absDot(light.wi, h.ns);
+  if (isBlack(f) || !(dot(light.wi, h.ng) > 0.f)) return;
+  const float w = light.delta ? 1.f : powerHeuristic(1, light.pdf, 1, bsdf.pdf(wo, light.wi));
+  const Vec3f origin = offsetOrigin(scene, h, light.wi);
+  out.shadowCandidates.pathSlot[i] = slot;
+  out.shadowCandidates.origin[i] = origin;
+  out.shadowCandidates.direction[i] = light.wi;
+  out.shadowCandidates.tMax[i] =
+      light.atInfinity ? kInf : length(light.point - origin) * (1.f - 1e-3f);
+  out.shadowCandidates.contribution[i] = throughput * f * light.Le * (w / light.pdf);
+  out.shadowKeep[i] = 1;
+  countByDepth(out.depths.shadowRays, bounce);
+}
+
+// Samples the BSDF for the path's next direction, with Russian roulette from the third bounce
+// on (survival ∝ throughput). Writes the continued path to its slot; false: the path ends.
+SRT_CPU_GPU inline bool continuePath(const SceneView& scene, const SurfaceHit& h, const Bsdf& bsdf,
+                                     Vec3f wo, const BounceNumbers& n, Vec3f throughput,
+                                     Vec3fAnd originPixel, Vec3fAnd directionSample,
+                                     const PathState& st, uint32_t slot, uint32_t bounce) {
+  BsdfSample bs;
+  if (!bsdf.sample(wo, n.uLobe, n.uBsdf, &bs) || !(bs.pdf > 0.f) || isBlack(bs.f)) return false;
+  throughput *= bs.f * (absDot(bs.wi, h.ns) / bs.pdf);
+  if (isBlack(throughput)) return false;
+  if (bounce >= 2) {
+    const float q = fmaxf(0.05f, 1.f - maxComponent(throughput));
+    if (n.uRoulette < q) return false;
+    throughput = throughput / (1.f - q);
+  }
+  originPixel.v = offsetOrigin(scene, h, bs.wi);
+  st.originPixel[slot] = originPixel;
+  directionSample.v = bs.wi;
+  st.directionSample[slot] = directionSample;
+  Vec3fAnd packed;
+  packed.v = throughput, packed.f = bs.specular ? 0.f : bs.pdf;
+  st.throughputPdf[slot] = packed;
+  return true;
+}
+
+// The hit's surface with its material's bump or normal map applied.
+SRT_CPU_GPU inline SurfaceHit detailedSurfaceAt(const SceneView& scene, const Ray& ray,
+                                                const Hit& hit, const DeviceMaterial** material) {
+  SurfaceHit h = surfaceAt(scene, ray, hit);
+  const DeviceMaterial& m = scene.materials[h.material];
+  if (hasNormalDetail(m) && scene.uvs) {
+    const Vec3f n =
+        detailNormalOnTriangle(m, scene.textures, scene.accel.mesh.positions,
+                               scene.accel.mesh.indices, scene.uvs, h.triangle, h.uv, h.nsOutward);
+    h.nsOutward = n;
+    h.ns = h.frontFace ? n : -n;
+  }
+  *material = &m;
+  return h;
+}
+
+}  // namespace
 
 void shadePaths(const Backend& b, const SceneView& scene, const PathStream& paths, const Hit* hits,
                 uint32_t seed, uint32_t maxDepth, const ShadeOutputs& out) {
@@ -22,29 +148,26 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
     const uint32_t bounce = radianceDepth.u;
     countByDepth(out.depths.raysIn, bounce);
     const Hit hit = hits[i];
-    Vec3f throughput = throughputPdf.v;
+    const Vec3f throughput = throughputPdf.v;
     Vec3f radiance = radianceDepth.v;
     const float prevPdf = throughputPdf.f;
-    Ray ray;
-    ray.o = originPixel.v;
-    ray.d = directionSample.v;
+    const Ray ray{originPixel.v, directionSample.v};
     bool alive = false;
-    uint32_t depth = bounce;
     const LightPickProbabilities pick = lightPicks(scene);
+    const BounceNumbers n = bounceNumbers(originPixel.u, directionSample.u, bounce, seed);
+    // The emitter sample needs no surface: its chain of loads runs beside the hit's.
+    EmitterPoint emitter;
+    if (hit.triangle != kNoHit && bounce < maxDepth && n.uLightPick < pick.emitters)
+      emitter = pointOnEmitter(scene.emitters, scene.accel.mesh.positions, scene.accel.mesh.indices,
+                               n.uLight, n.uLightPick / pick.emitters);
 
     if (hit.triangle == kNoHit) {
       radiance += throughput * escapedRadiance(scene.environmentMap, scene.environment, ray.d,
                                                prevPdf, pick.environment);
     } else {
-      SurfaceHit h = surfaceAt(scene, ray, hit);
-      const DeviceMaterial& m = scene.materials[h.material];
-      if (hasNormalDetail(m) && scene.uvs) {  // bump and normal maps
-        const Vec3f n = detailNormalOnTriangle(m, scene.textures, scene.accel.mesh.positions,
-                                               scene.accel.mesh.indices, scene.uvs, h.triangle,
-                                               h.uv, h.nsOutward);
-        h.nsOutward = n;
-        h.ns = h.frontFace ? n : -n;
-      }
+      const DeviceMaterial* material;
+      const SurfaceHit h = detailedSurfaceAt(scene, ray, hit, &material);
+      const DeviceMaterial& m = *material;
       if (isCutOut(m, scene.textures, h.uv)) {
         // No surface here (an alpha cut-out): the ray goes on unchanged from just past it, with
         // the same bounce (so the same random numbers), throughput and BSDF pdf.
@@ -66,95 +189,20 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
         radiance += throughput * emittedRadiance(m, scene.textures, h.uv) * w;
       }
       if (bounce < maxDepth) {
-        Sampler sampler = Sampler::at(originPixel.u, directionSample.u, bounce + 1, seed);
         const Bsdf bsdf = makeBsdf(m, scene.textures, bsdfNormal(h, m.type), h.uv);
         const Vec3f wo = -ray.d;
-        const Vec2f uLight = sampler.next2D();
-        const float uLightPick = sampler.next1D();
-        const float uLobe = sampler.next1D();
-        const Vec2f uBsdf = sampler.next2D();
-        const float uRoulette = sampler.next1D();
-
-        // Next-event estimation: one shadow ray, to the emitters (a power-sampled triangle), to
-        // a point light picked uniformly or to the environment map; each kind with the
-        // probability lightPicks gives.
         if (!bsdf.isSpecular()) {
-          Vec3f lightPoint, Le, wi;
-          float pdf = 0.f;
-          bool delta = false, atInfinity = false;
-          const float pEmitters = pick.emitters;
-          if (uLightPick < pEmitters) {
-            LightSample ls;
-            if (sampleEmitter(scene.emitters, scene.accel.mesh.positions, scene.accel.mesh.indices,
-                              h.p, uLight, uLightPick / pEmitters, &ls)) {
-              lightPoint = ls.p, Le = ls.Le, pdf = ls.pdf * pEmitters;
-            }
-          } else if (uLightPick < pEmitters + pick.pointLights) {
-            const float u = (uLightPick - pEmitters) / pick.pointLights;
-            uint32_t l = uint32_t(u * float(scene.numPointLights));
-            if (l >= scene.numPointLights) l = scene.numPointLights - 1;
-            const PointLight pl = scene.pointLights[l];
-            lightPoint = pl.position;
-            const float d2 = lengthSquared(pl.position - h.p);
-            Le = pl.intensity / d2;  // radiant intensity over distance squared
-            pdf = pick.pointLights / float(scene.numPointLights);
-            delta = true;
-          } else if (pick.environment > 0.f) {
-            EnvironmentSample es;
-            if (sampleEnvironment(scene.environmentMap, uLight, &es))
-              wi = es.wi, Le = es.Le, pdf = es.pdf * pick.environment, atInfinity = true;
-          }
-          if (pdf > 0.f) {
-            if (!atInfinity) {
-              const Vec3f toLight = lightPoint - h.p;
-              wi = toLight / length(toLight);
-            }
-            const Vec3f f = bsdf.f(wo, wi) * absDot(wi, h.ns);
-            if (!isBlack(f) && dot(wi, h.ng) > 0.f) {
-              const float w = delta ? 1.f : powerHeuristic(1, pdf, 1, bsdf.pdf(wo, wi));
-              const Vec3f origin = offsetOrigin(scene, h, wi);
-              out.shadowCandidates.pathSlot[i] = s;
-              out.shadowCandidates.origin[i] = origin;
-              out.shadowCandidates.direction[i] = wi;
-              out.shadowCandidates.tMax[i] =
-                  atInfinity ? kInf : length(lightPoint - origin) * (1.f - 1e-3f);
-              out.shadowCandidates.contribution[i] = throughput * f * Le * (w / pdf);
-              out.shadowKeep[i] = 1;
-              countByDepth(out.depths.shadowRays, bounce);
-            }
-          }
+          const LightChoice light = chooseLight(scene, pick, emitter, h.p, n);
+          if (light.pdf > 0.f)
+            proposeShadowRay(scene, h, bsdf, wo, light, throughput, i, s, bounce, out);
         }
-
-        // Continue the path by sampling the BSDF.
-        BsdfSample bs;
-        if (bsdf.sample(wo, uLobe, uBsdf, &bs) && bs.pdf > 0.f && !isBlack(bs.f)) {
-          throughput *= bs.f * (absDot(bs.wi, h.ns) / bs.pdf);
-          alive = !isBlack(throughput);
-          // Russian roulette from the third bounce on, with survival ∝ throughput.
-          if (alive && bounce >= 2) {
-            const float q = fmaxf(0.05f, 1.f - maxComponent(throughput));
-            if (uRoulette < q)
-              alive = false;
-            else
-              throughput = throughput / (1.f - q);
-          }
-          if (alive) {
-            Vec3fAnd packed = originPixel;
-            packed.v = offsetOrigin(scene, h, bs.wi);
-            st.originPixel[s] = packed;
-            packed = directionSample;
-            packed.v = bs.wi;
-            st.directionSample[s] = packed;
-            packed.v = throughput, packed.f = bs.specular ? 0.f : bs.pdf;
-            st.throughputPdf[s] = packed;
-            depth = bounce + 1;
-            countByDepth(out.depths.raysAlive, bounce);
-          }
-        }
+        alive = continuePath(scene, h, bsdf, wo, n, throughput, originPixel, directionSample, st, s,
+                             bounce);
+        if (alive) countByDepth(out.depths.raysAlive, bounce);
       }
     }
     Vec3fAnd packed;
-    packed.v = radiance, packed.u = depth;
+    packed.v = radiance, packed.u = alive ? bounce + 1 : bounce;
     st.radianceDepth[s] = packed;
     out.keep[s] = alive;
   });

@@ -50,6 +50,100 @@ SRT_CPU_GPU inline void spill(const WhittedOutputs& out, const WhittedRay& r) {
   out.spill.rays.directionSample[i] = r.directionSample;
   out.spill.rays.weightDepth[i] = r.weightDepth;
 }
+
+// Local light at a diffuse or glossy hit, added to L (after the hit's emission, in this order:
+// the sums are the images' bits): one shadow ray a point light, traced here, and one emitter
+// sample, whose shadow ray is traced here or, deferred, written for the shadow stage.
+SRT_CPU_GPU inline void addDirectLight(const SceneView& scene, const SurfaceHit& h,
+                                       const Bsdf& bsdf, Vec3f wo, uint32_t pixel, uint32_t sample,
+                                       uint32_t bounce, uint32_t seed, uint32_t i, uint32_t slot,
+                                       const WhittedOutputs& out, Vec3f& L) {
+  for (uint32_t l = 0; l < scene.numPointLights; ++l) {
+    const PointLight pl = scene.pointLights[l];
+    const Vec3f toLight = pl.position - h.p;
+    const float dist2 = lengthSquared(toLight);
+    const Vec3f wi = toLight / sqrtf(dist2);
+    if (dot(wi, h.ng) <= 0.f) continue;
+    Ray shadow;
+    shadow.o = offsetOrigin(scene, h, wi);
+    shadow.d = wi;
+    shadow.tMax = length(pl.position - shadow.o);
+    countByDepth(out.depths.shadowRays, bounce);
+    if (intersectAny(scene.accel, shadow)) continue;
+    L += bsdf.f(wo, wi) * pl.intensity * (absDot(wi, h.ns) / dist2);
+  }
+  // Emissive triangles: one sample, so area lights cast soft shadows over the samples.
+  Sampler sampler = Sampler::at(pixel, sample, bounce + 1, seed);
+  const Vec2f u = sampler.next2D();
+  const float uc = sampler.next1D();
+  LightSample ls;
+  if (!sampleEmitter(scene.emitters, scene.accel.mesh.positions, scene.accel.mesh.indices, h.p, u,
+                     uc, &ls) ||
+      !(ls.pdf > 0.f))
+    return;
+  const Vec3f wi = normalize(ls.p - h.p);
+  if (!(dot(wi, h.ng) > 0.f)) return;
+  Ray shadow;
+  shadow.o = offsetOrigin(scene, h, wi);
+  shadow.d = wi;
+  shadow.tMax = length(ls.p - shadow.o) * (1.f - 1e-3f);
+  countByDepth(out.depths.shadowRays, bounce);
+  const Vec3f c = bsdf.f(wo, wi) * ls.Le * (absDot(wi, h.ns) / ls.pdf);
+  if (out.shadowKeep) {  // traced by the shadow stage, added to radianceDepth if unoccluded
+    out.shadows.pathSlot[i] = slot;
+    out.shadows.origin[i] = shadow.o;
+    out.shadows.direction[i] = shadow.d;
+    out.shadows.tMax[i] = shadow.tMax;
+    out.shadows.contribution[i] = c;
+    out.shadowKeep[i] = 1;
+  } else if (!intersectAny(scene.accel, shadow)) {
+    L += c;
+  }
+}
+
+// Mirror: one reflected child. Glass: reflected and refracted children split by Fresnel. The
+// first child takes the ray's slot; with two, the refracted one is spilled. True: a child took
+// the slot.
+SRT_CPU_GPU inline bool spawnChildren(const SceneView& scene, const SurfaceHit& h,
+                                      const DeviceMaterial& m, Vec3f wo, Vec3f weight,
+                                      uint32_t pixel, uint32_t sample, uint32_t bounce,
+                                      const PathState& st, uint32_t slot,
+                                      const WhittedOutputs& out) {
+  const float cosO = dot(wo, h.ns);
+  Vec3f reflectWeight, refractWeight(0.f);
+  Vec3f refractDir;
+  if (m.type == MaterialType::Dielectric) {
+    // Entering when the ray hit the front face; eta is inside over outside.
+    const float eta = h.frontFace ? m.ior : 1.f / m.ior;
+    const float F = fresnelDielectric(fabsf(cosO), eta);
+    float etap = 1.f;
+    if (refract(wo, h.ns, eta, &etap, &refractDir)) {
+      reflectWeight = Vec3f(F);
+      refractWeight = Vec3f((1.f - F) / (etap * etap));
+    } else {
+      reflectWeight = Vec3f(1.f);  // total internal reflection
+    }
+  } else {
+    reflectWeight = m.ks;
+  }
+  const Vec3f wr = reflect(wo, h.ns);
+  const Vec3f w0 = weight * reflectWeight, w1 = weight * refractWeight;
+  const bool reflected = maxComponent(w0) > kMinChildWeight;
+  const bool refracted = maxComponent(w1) > kMinChildWeight;
+  if (reflected || refracted) {
+    const WhittedRay c = reflected ? childRay(scene, h, wr, w0, pixel, sample, bounce + 1)
+                                   : childRay(scene, h, refractDir, w1, pixel, sample, bounce + 1);
+    st.originPixel[slot] = c.originPixel;
+    st.directionSample[slot] = c.directionSample;
+    st.throughputPdf[slot] = c.weightDepth;
+    countByDepth(out.depths.raysAlive, bounce);
+  }
+  if (reflected && refracted) {
+    spill(out, childRay(scene, h, refractDir, w1, pixel, sample, bounce + 1));
+    countByDepth(out.depths.raysAlive, bounce);
+  }
+  return reflected || refracted;
+}
 }  // namespace
 
 void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& rays, const Hit* hits,
@@ -65,9 +159,7 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& ra
     const uint32_t pixel = originPixel.u, sample = directionSample.u, bounce = weightDepth.u;
     const Vec3f weight = weightDepth.v;
     countByDepth(out.depths.raysIn, bounce);
-    Ray ray;
-    ray.o = originPixel.v;
-    ray.d = directionSample.v;
+    const Ray ray{originPixel.v, directionSample.v};
     const Hit hit = hits[i];
     Vec3f L(0.f);
     bool keep = false;
@@ -80,89 +172,10 @@ void shadeWhitted(const Backend& b, const SceneView& scene, const PathStream& ra
       if (h.windingFront) L += emittedRadiance(m, scene.textures, h.uv);  // one-sided emitters
       const Bsdf bsdf = makeBsdf(m, scene.textures, bsdfNormal(h, m.type), h.uv);
       const Vec3f wo = -ray.d;
-      if (!bsdf.isSpecular()) {
-        // Point lights: one shadow ray each.
-        for (uint32_t l = 0; l < scene.numPointLights; ++l) {
-          const PointLight pl = scene.pointLights[l];
-          const Vec3f toLight = pl.position - h.p;
-          const float dist2 = lengthSquared(toLight);
-          const Vec3f wi = toLight / sqrtf(dist2);
-          if (dot(wi, h.ng) <= 0.f) continue;
-          Ray shadow;
-          shadow.o = offsetOrigin(scene, h, wi);
-          shadow.d = wi;
-          shadow.tMax = length(pl.position - shadow.o);
-          countByDepth(out.depths.shadowRays, bounce);
-          if (intersectAny(scene.accel, shadow)) continue;
-          L += bsdf.f(wo, wi) * pl.intensity * (absDot(wi, h.ns) / dist2);
-        }
-        // Emissive triangles: one sample, so area lights cast soft shadows over the samples.
-        Sampler sampler = Sampler::at(pixel, sample, bounce + 1, seed);
-        const Vec2f u = sampler.next2D();
-        const float uc = sampler.next1D();
-        LightSample ls;
-        if (sampleEmitter(scene.emitters, scene.accel.mesh.positions, scene.accel.mesh.indices, h.p,
-                          u, uc, &ls) &&
-            ls.pdf > 0.f) {
-          const Vec3f wi = normalize(ls.p - h.p);
-          if (dot(wi, h.ng) > 0.f) {
-            Ray shadow;
-            shadow.o = offsetOrigin(scene, h, wi);
-            shadow.d = wi;
-            shadow.tMax = length(ls.p - shadow.o) * (1.f - 1e-3f);
-            countByDepth(out.depths.shadowRays, bounce);
-            const Vec3f c = bsdf.f(wo, wi) * ls.Le * (absDot(wi, h.ns) / ls.pdf);
-            if (deferred) {  // traced by the shadow stage, added to radianceDepth if unoccluded
-              out.shadows.pathSlot[i] = s;
-              out.shadows.origin[i] = shadow.o;
-              out.shadows.direction[i] = shadow.d;
-              out.shadows.tMax[i] = shadow.tMax;
-              out.shadows.contribution[i] = c;
-              out.shadowKeep[i] = 1;
-            } else if (!intersectAny(scene.accel, shadow)) {
-              L += c;
-            }
-          }
-        }
-      } else if (bounce < maxDepth) {
-        // Mirror: one reflected child. Glass: reflected and refracted children split by Fresnel.
-        const float cosO = dot(wo, h.ns);
-        Vec3f reflectWeight, refractWeight(0.f);
-        Vec3f refractDir;
-        if (m.type == MaterialType::Dielectric) {
-          // Entering when the ray hit the front face; eta is inside over outside.
-          const float eta = h.frontFace ? m.ior : 1.f / m.ior;
-          const float F = fresnelDielectric(fabsf(cosO), eta);
-          float etap = 1.f;
-          if (refract(wo, h.ns, eta, &etap, &refractDir)) {
-            reflectWeight = Vec3f(F);
-            refractWeight = Vec3f((1.f - F) / (etap * etap));
-          } else {
-            reflectWeight = Vec3f(1.f);  // total internal reflection
-          }
-        } else {
-          reflectWeight = m.ks;
-        }
-        const Vec3f wr = reflect(wo, h.ns);
-        const Vec3f w0 = weight * reflectWeight, w1 = weight * refractWeight;
-        const bool reflected = maxComponent(w0) > kMinChildWeight;
-        const bool refracted = maxComponent(w1) > kMinChildWeight;
-        // The first child takes the ray's slot; with two, the refracted one is spilled.
-        if (reflected || refracted) {
-          const WhittedRay c = reflected
-                                   ? childRay(scene, h, wr, w0, pixel, sample, bounce + 1)
-                                   : childRay(scene, h, refractDir, w1, pixel, sample, bounce + 1);
-          st.originPixel[s] = c.originPixel;
-          st.directionSample[s] = c.directionSample;
-          st.throughputPdf[s] = c.weightDepth;
-          keep = true;
-          countByDepth(out.depths.raysAlive, bounce);
-        }
-        if (reflected && refracted) {
-          spill(out, childRay(scene, h, refractDir, w1, pixel, sample, bounce + 1));
-          countByDepth(out.depths.raysAlive, bounce);
-        }
-      }
+      if (!bsdf.isSpecular())
+        addDirectLight(scene, h, bsdf, wo, pixel, sample, bounce, seed, i, s, out, L);
+      else if (bounce < maxDepth)
+        keep = spawnChildren(scene, h, m, wo, weight, pixel, sample, bounce, st, s, out);
     }
     out.keep[s] = keep;
     if (deferred && !keep) {
