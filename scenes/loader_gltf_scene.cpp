@@ -58,6 +58,16 @@ class GltfScene {
   uint32_t defaultMaterial();
   const std::vector<uint32_t>& meshesOf(int mesh);
   Mesh primitive(const tinygltf::Primitive& p, const std::string& where);
+  // The steps of primitive(): the vertices' attributes, the triangles of `mode` (their count
+  // returned) and the material.
+  View readPositions(const tinygltf::Primitive& p, const std::string& where, Mesh& mesh);
+  void readNormalsAndUvs(const tinygltf::Primitive& p, const std::string& where, size_t vertices,
+                         Mesh& mesh);
+  View attribute(const tinygltf::Primitive& p, const std::string& where, const char* name, int type,
+                 std::initializer_list<int> components, size_t vertices);
+  size_t readTriangles(const tinygltf::Primitive& p, const std::string& where, int mode,
+                       size_t vertices, Mesh& mesh);
+  uint32_t materialOf(const tinygltf::Primitive& p, const std::string& where);
   void walkNodes();
   Transform local(const tinygltf::Node& n, const std::string& where) const;
 
@@ -178,6 +188,14 @@ Mesh GltfScene::primitive(const tinygltf::Primitive& p, const std::string& where
               ")");
     return mesh;
   }
+  const View vp = readPositions(p, where, mesh);
+  readNormalsAndUvs(p, where, vp.count, mesh);
+  const size_t triangles = readTriangles(p, where, mode, vp.count, mesh);
+  mesh.materialIds.assign(triangles, materialOf(p, where));
+  return mesh;
+}
+
+View GltfScene::readPositions(const tinygltf::Primitive& p, const std::string& where, Mesh& mesh) {
   const auto pos = p.attributes.find("POSITION");
   if (pos == p.attributes.end()) fail(where + ": no POSITION attribute");
   const View vp = gltf::accessor(model_, pos->second, source_, where + ".attributes.POSITION",
@@ -186,20 +204,30 @@ Mesh GltfScene::primitive(const tinygltf::Primitive& p, const std::string& where
   for (size_t i = 0; i < vp.count; ++i)
     mesh.positions[i] = {gltf::component(vp, i, 0), gltf::component(vp, i, 1),
                          gltf::component(vp, i, 2)};
-  auto attribute = [&](const char* name, int type, std::initializer_list<int> components) {
-    const auto it = p.attributes.find(name);
-    if (it == p.attributes.end()) return View{};
-    const View v = gltf::accessor(model_, it->second, source_, where + ".attributes." + name,
-                                  {type}, components);
-    if (v.count != vp.count)
-      fail(where + ".attributes." + name + ": " + std::to_string(v.count) + " values for " +
-           std::to_string(vp.count) + " positions");
-    return v;
-  };
-  const View vn = attribute("NORMAL", TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT});
-  const View vt = attribute("TEXCOORD_0", TINYGLTF_TYPE_VEC2,
+  return vp;
+}
+
+// An optional attribute (an empty View when absent), one value per vertex.
+View GltfScene::attribute(const tinygltf::Primitive& p, const std::string& where, const char* name,
+                          int type, std::initializer_list<int> components, size_t vertices) {
+  const auto it = p.attributes.find(name);
+  if (it == p.attributes.end()) return View{};
+  const View v = gltf::accessor(model_, it->second, source_, where + ".attributes." + name, {type},
+                                components);
+  if (v.count != vertices)
+    fail(where + ".attributes." + name + ": " + std::to_string(v.count) + " values for " +
+         std::to_string(vertices) + " positions");
+  return v;
+}
+
+void GltfScene::readNormalsAndUvs(const tinygltf::Primitive& p, const std::string& where,
+                                  size_t vertices, Mesh& mesh) {
+  const View vn =
+      attribute(p, where, "NORMAL", TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT}, vertices);
+  const View vt = attribute(p, where, "TEXCOORD_0", TINYGLTF_TYPE_VEC2,
                             {TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE,
-                             TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT});
+                             TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT},
+                            vertices);
   if (vn.data)
     for (size_t i = 0; i < vn.count; ++i)
       mesh.normals.push_back(normalize(
@@ -212,19 +240,22 @@ Mesh GltfScene::primitive(const tinygltf::Primitive& p, const std::string& where
   if (vt.data)  // glTF's v runs down the image, ours up
     for (size_t i = 0; i < vt.count; ++i)
       mesh.uvs.push_back({gltf::component(vt, i, 0), 1.f - gltf::component(vt, i, 1)});
+}
 
+size_t GltfScene::readTriangles(const tinygltf::Primitive& p, const std::string& where, int mode,
+                                size_t vertices, Mesh& mesh) {
   View vi;
   if (p.indices >= 0)
     vi = gltf::accessor(
         model_, p.indices, source_, where + ".indices", {TINYGLTF_TYPE_SCALAR},
         {TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT,
          TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT});
-  const size_t n = p.indices >= 0 ? vi.count : vp.count;
+  const size_t n = p.indices >= 0 ? vi.count : vertices;
   auto index = [&](size_t k) {
     const uint32_t v = p.indices >= 0 ? gltf::index(vi, k) : uint32_t(k);
-    if (v >= vp.count)
+    if (v >= vertices)
       fail(where + ".indices: index " + std::to_string(k) + " is " + std::to_string(v) +
-           " but POSITION has " + std::to_string(vp.count) + " vertices");
+           " but POSITION has " + std::to_string(vertices) + " vertices");
     return v;
   };
   for (size_t k = 0; k < n; ++k) index(k);  // every index checked, used or not
@@ -240,16 +271,15 @@ Mesh GltfScene::primitive(const tinygltf::Primitive& p, const std::string& where
       a = index(0), b = index(t + 1), c = index(t + 2);
     mesh.indices.insert(mesh.indices.end(), {a, b, c});
   }
-  uint32_t material;
-  if (p.material < 0)
-    material = defaultMaterial();
-  else if (size_t(p.material) < model_.materials.size())
-    material = uint32_t(p.material);
-  else
+  return triangles;
+}
+
+uint32_t GltfScene::materialOf(const tinygltf::Primitive& p, const std::string& where) {
+  if (p.material < 0) return defaultMaterial();
+  if (size_t(p.material) >= model_.materials.size())
     fail(where + ": material " + std::to_string(p.material) + " does not exist (the file has " +
          std::to_string(model_.materials.size()) + ")");
-  mesh.materialIds.assign(triangles, material);
-  return mesh;
+  return uint32_t(p.material);
 }
 
 // Nodes from the scene's roots (the default scene, else the first, else every node no other node

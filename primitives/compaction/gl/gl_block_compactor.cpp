@@ -35,6 +35,14 @@ class BlockCompactor final : public GlStreamCompactor {
   // The reduction inside blocks: in-block offsets four to a texel into `local` (when `search`),
   // and the kept count of each block as a source.
   Source reduceBlocks(uint32_t padded, bool search, Texture& local);
+  // reduceBlocks() for each method: Moreira's run lengths, his binary tree, and the prefix sums
+  // of Roger and Jumping Jack.
+  Source reduceRunLengths(uint32_t padded, bool search, Texture& local);
+  Source reduceBinaryTree(uint32_t padded, bool search, Texture& local);
+  Source reducePrefixSums(uint32_t padded, bool search, Texture& local);
+  // The pass of those reductions that writes the in-block offsets into `local`.
+  void drawSearch(Program& p, uint32_t padded, Texture& local, uint64_t read, OpCount ops = {});
+  std::string blockDefine() const;
   const Texture& runLengths(uint32_t padded);
   // offsets=aligned|wide: `positions` in-block offsets a fragment, laid out in output texels.
   void searchAligned(uint32_t padded, uint32_t positions, Texture& local, const Layout& ll);
@@ -78,11 +86,15 @@ void BlockCompactor::run(uint32_t n, const Emit& emit) {
   // offsets=aligned|wide: the block counts come from the bits, so their scan runs first and the
   // search lays the offsets out in output texels.
   const uint32_t aligned = search && emit.quad ? o_.alignedPositions : 0;
-  const Layout ll = aligned == 16 ? Layout{padded / 16, blockLog2w_} : Layout{padded / 4, quadLog2w_};
-  Texture& local = passes_.texture(
-      "local", aligned == 16 ? GL_RGBA32UI : s <= 256 ? GL_RGBA8UI : GL_RGBA16UI, ll);
-  const Source kept = aligned ? bitsSource(Source::BlockKept, numBlocks_, s)
-                              : reduceBlocks(padded, search, local);
+  const Layout ll =
+      aligned == 16 ? Layout{padded / 16, blockLog2w_} : Layout{padded / 4, quadLog2w_};
+  Texture& local = passes_.texture("local",
+                                   aligned == 16 ? GL_RGBA32UI
+                                   : s <= 256    ? GL_RGBA8UI
+                                                 : GL_RGBA16UI,
+                                   ll);
+  const Source kept =
+      aligned ? bitsSource(Source::BlockKept, numBlocks_, s) : reduceBlocks(padded, search, local);
   blockScan_ = &passes_.scanInclusive(kept, nextPow2(numBlocks_), o_.scan, o_.parallelism, o_.radix,
                                       blockLog2w_, "countscan");
   passes_.mark("scan of block counts");
@@ -95,7 +107,7 @@ void BlockCompactor::run(uint32_t n, const Emit& emit) {
 
 void BlockCompactor::searchAligned(uint32_t padded, uint32_t positions, Texture& local,
                                    const Layout& ll) {
-  std::string defines = "#define BLOCK_LOG2 " + std::to_string(log2u(o_.block)) + "\n";
+  std::string defines = blockDefine();
   if (positions == 16) defines += "#define SRT_WIDE\n";
   if (!o_.nextSearch) defines += "#define SRT_PLAIN_SELECT\n";
   Program& p = passes_.program("search_aligned.frag", defines);
@@ -113,67 +125,79 @@ void BlockCompactor::searchAligned(uint32_t padded, uint32_t positions, Texture&
   passes_.mark("search");
 }
 
+std::string BlockCompactor::blockDefine() const {
+  return "#define BLOCK_LOG2 " + std::to_string(log2u(o_.block)) + "\n";
+}
+
 Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local) {
-  const uint32_t s = o_.block, blockLog2 = log2u(s);
+  if (o_.method == BlockMethod::Rlz) return reduceRunLengths(padded, search, local);
+  if (o_.method == BlockMethod::BinaryTree) return reduceBinaryTree(padded, search, local);
+  return reducePrefixSums(padded, search, local);
+}
+
+void BlockCompactor::drawSearch(Program& p, uint32_t padded, Texture& local, uint64_t read,
+                                OpCount ops) {
   const Layout ll{padded / 4, quadLog2w_};
-  const std::string block = "#define BLOCK_LOG2 " + std::to_string(blockLog2) + "\n";
-  auto drawSearch = [&](Program& p, uint64_t read, OpCount ops = {}) {
-    p.set("count", padded);
-    p.set("log2w", quadLog2w_);
-    p.bindTexture("bits", kUnitBits, *bits_);
-    p.set("bitsLog2w", groupLog2w_);
-    passes_.draw(p, local, ll, read);
-    // Texels wholly past a block's survivors are discarded: count what is written by survivors.
-    passes_.lastPass().written = 0;
-    passes_.lastPass().writtenPerKept = srt::gl::texelBytes(local.format()) / 4;
-    passes_.lastPass().ops = ops;
-    passes_.mark("search");
-  };
+  p.set("count", padded);
+  p.set("log2w", quadLog2w_);
+  p.bindTexture("bits", kUnitBits, *bits_);
+  p.set("bitsLog2w", groupLog2w_);
+  passes_.draw(p, local, ll, read);
+  // Texels wholly past a block's survivors are discarded: count what is written by survivors.
+  passes_.lastPass().written = 0;
+  passes_.lastPass().writtenPerKept = srt::gl::texelBytes(local.format()) / 4;
+  passes_.lastPass().ops = ops;
+  passes_.mark("search");
+}
 
-  if (o_.method == BlockMethod::Rlz) {
-    const Texture& runs = runLengths(padded);
-    passes_.mark("run lengths");
-    Source filtered = Source::fromTexture(runs, elemLog2w_, padded, s);
-    filtered.runMask = s - 1;  // the filter of run starts, read where the scan reads
-    const Texture& prl = passes_.scanInclusive(filtered, s, o_.scan, o_.parallelism, o_.radix,
-                                               elemLog2w_, "blockscan");
-    passes_.mark("scan in blocks");
-    if (search) {
-      Program& p = passes_.program("rlz_search.frag", block);
-      p.bindTexture("prlSum", 0, prl);
-      p.set("prlLog2w", elemLog2w_);
-      drawSearch(p, uint64_t(padded) * srt::gl::texelBytes(prl.format()));
-    }
-    Source kept = Source::fromTexture(prl, elemLog2w_, numBlocks_, s);
-    kept.stride = s;
-    kept.offset = s - 1;
-    kept.complement = s;
-    return kept;
+Source BlockCompactor::reduceRunLengths(uint32_t padded, bool search, Texture& local) {
+  const uint32_t s = o_.block;
+  const Texture& runs = runLengths(padded);
+  passes_.mark("run lengths");
+  Source filtered = Source::fromTexture(runs, elemLog2w_, padded, s);
+  filtered.runMask = s - 1;  // the filter of run starts, read where the scan reads
+  const Texture& prl = passes_.scanInclusive(filtered, s, o_.scan, o_.parallelism, o_.radix,
+                                             elemLog2w_, "blockscan");
+  passes_.mark("scan in blocks");
+  if (search) {
+    Program& p = passes_.program("rlz_search.frag", blockDefine());
+    p.bindTexture("prlSum", 0, prl);
+    p.set("prlLog2w", elemLog2w_);
+    drawSearch(p, padded, local, uint64_t(padded) * srt::gl::texelBytes(prl.format()));
   }
+  Source kept = Source::fromTexture(prl, elemLog2w_, numBlocks_, s);
+  kept.stride = s;
+  kept.offset = s - 1;
+  kept.complement = s;
+  return kept;
+}
 
-  if (o_.method == BlockMethod::BinaryTree) {
-    std::vector<Source> levels;
-    if (blockLog2 > 7) {
-      levels = passes_.reduceLevels(bitsSource(Source::GroupKept, numGroups_, 128),
-                                    int(blockLog2 - 7), false, groupLog2w_, "tree");
-      passes_.mark("tree");
-    }
-    if (search) {
-      Program& p = passes_.program("bt_traverse.frag", block);
-      uint64_t read = padded / 8;
-      for (size_t d = 1; d < levels.size(); ++d) {
-        const std::string i = std::to_string(d - 1);
-        p.bindTexture(("levels[" + i + "]").c_str(), int(d - 1), *levels[d].texture);
-        p.set(("levelLog2w[" + i + "]").c_str(), groupLog2w_);
-        read += levels[d].bytesFor(levels[d].count);
-      }
-      drawSearch(p, read);
-    }
-    if (levels.empty()) return bitsSource(Source::BlockKept, numBlocks_, s);
-    return levels.back();
+Source BlockCompactor::reduceBinaryTree(uint32_t padded, bool search, Texture& local) {
+  const uint32_t blockLog2 = log2u(o_.block);
+  std::vector<Source> levels;
+  if (blockLog2 > 7) {
+    levels = passes_.reduceLevels(bitsSource(Source::GroupKept, numGroups_, 128),
+                                  int(blockLog2 - 7), false, groupLog2w_, "tree");
+    passes_.mark("tree");
   }
+  if (search) {
+    Program& p = passes_.program("bt_traverse.frag", blockDefine());
+    uint64_t read = padded / 8;
+    for (size_t d = 1; d < levels.size(); ++d) {
+      const std::string i = std::to_string(d - 1);
+      p.bindTexture(("levels[" + i + "]").c_str(), int(d - 1), *levels[d].texture);
+      p.set(("levelLog2w[" + i + "]").c_str(), groupLog2w_);
+      read += levels[d].bytesFor(levels[d].count);
+    }
+    drawSearch(p, padded, local, read);
+  }
+  if (levels.empty()) return bitsSource(Source::BlockKept, numBlocks_, o_.block);
+  return levels.back();
+}
 
-  // Roger and Jumping Jack: pSum from the bits, plus a scan of group counts for large blocks.
+// Roger and Jumping Jack: pSum from the bits, plus a scan of group counts for large blocks.
+Source BlockCompactor::reducePrefixSums(uint32_t padded, bool search, Texture& local) {
+  const uint32_t s = o_.block, blockLog2 = log2u(s);
   const Texture* groupScan = nullptr;
   if (blockLog2 > 7) {
     groupScan = &passes_.scanInclusive(bitsSource(Source::GroupKept, numGroups_, 128), s / 128,
@@ -184,9 +208,9 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
     // search=next as a define: the default shader stays as it was (a uniform branch around the
     // loop cost the plain search 13% on llvmpipe).
     const bool next = o_.nextSearch && o_.method == BlockMethod::Roger;
-    Program& p = passes_.program(
-        o_.method == BlockMethod::JumpingJack ? "jj_search.frag" : "search.frag",
-        block + (next ? "#define SRT_NEXT_KEPT\n" : ""));
+    Program& p =
+        passes_.program(o_.method == BlockMethod::JumpingJack ? "jj_search.frag" : "search.frag",
+                        blockDefine() + (next ? "#define SRT_NEXT_KEPT\n" : ""));
     p.set("improved", uint32_t(o_.improvedSearch));
     uint64_t read = padded / 8;
     if (groupScan) {
@@ -196,7 +220,7 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
     }
     // Counted for Roger's blocks in one group (gl_costs.h).
     const bool counted = o_.method == BlockMethod::Roger && blockLog2 <= 7 && !o_.improvedSearch;
-    drawSearch(p, read, counted ? costs::search(next) : OpCount{});
+    drawSearch(p, padded, local, read, counted ? costs::search(next) : OpCount{});
   }
   if (!groupScan) return bitsSource(Source::BlockKept, numBlocks_, s);
   Source kept = Source::fromTexture(*groupScan, groupLog2w_, numBlocks_, s);
@@ -207,7 +231,7 @@ Source BlockCompactor::reduceBlocks(uint32_t padded, bool search, Texture& local
 
 const Texture& BlockCompactor::runLengths(uint32_t padded) {
   const uint32_t s = o_.block, blockLog2 = log2u(s);
-  const std::string block = "#define BLOCK_LOG2 " + std::to_string(blockLog2) + "\n";
+  const std::string block = blockDefine();
   const Source empties = bitsSource(Source::EmptyBits, padded, 1);
   const Layout l{padded, elemLog2w_};
   if (!o_.rlSweep) {

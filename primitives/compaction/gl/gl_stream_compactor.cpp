@@ -180,33 +180,52 @@ void GlStreamCompactor::compact(const Request& r) {
   finalize();  // the last call's timers and stream-side work, before anything is reused
   transferMs_ = 0;
   steps_.clear();
-  if (r.count == 0) {
-    static const uint32_t zero = 0;
-    if (r.memory == MemorySpace::Cuda)
-      SRT_CUDA_CHECK(cudaMemcpyAsync(r.numKept, &zero, 4, cudaMemcpyHostToDevice, r.stream));
-    else
-      *r.numKept = 0;
-    return;
-  }
-  grow(r.count);
-  // State a caller's context may have left on (the viewer's).
-  for (GLenum cap : {GL_BLEND, GL_DEPTH_TEST, GL_SCISSOR_TEST, GL_CULL_FACE, GL_RASTERIZER_DISCARD,
-                     GL_COLOR_LOGIC_OP})
-    SRT_GL_CHECK(glDisable(cap));
-  fields_.assign(r.fields, r.fields + r.numFields);
+  if (r.count == 0) return writeZeroCount(r);
   const bool byIndices = r.numFields > 0 && payloadOnStream(r);
-  buffers_.upload(r, r.numFields > 0 && !byIndices);
-  keepWords_.view(GL_RGBA32UI, buffers_.keep(), buffers_.keepRoom());
-  keepBytes_.view(GL_R8UI, buffers_.keep(), buffers_.keepRoom());
-  if (!byIndices) viewFields(r);
+  uploadInputs(r, byIndices);
   // The timer starts after the upload: its host work and waits are the interop's host time.
   passes_.start();
 
   const Emit emit = makeEmit(r, r.count, byIndices);
   run(r.count, emit);
   if (byIndices && gatherWithDeviceCount(r, emit)) return;
-  // Every pass done before the count is read (it waits anyway): the host time measured as interop
-  // from here on then holds no pass still running.
+  const uint32_t kept = waitForPassesAndCount();
+  if (!checkedOnCuda(r, kept)) return compact(r);
+  passes_.settle(kept);
+  if (byIndices)
+    gatherOnStream(r, kept, emit);
+  else
+    moveOutputs(r, kept, emit);
+  pending_ = true;
+  lastOnStream_ = byIndices;
+  lastHost_ = r.memory == MemorySpace::Host;
+  if (r.memory == MemorySpace::Cuda && !checkedCuda_ && !countReceivedByCuda(r, kept)) compact(r);
+}
+
+void GlStreamCompactor::writeZeroCount(const Request& r) {
+  static const uint32_t zero = 0;
+  if (r.memory == MemorySpace::Cuda)
+    SRT_CUDA_CHECK(cudaMemcpyAsync(r.numKept, &zero, 4, cudaMemcpyHostToDevice, r.stream));
+  else
+    *r.numKept = 0;
+}
+
+void GlStreamCompactor::uploadInputs(const Request& r, bool byIndices) {
+  grow(r.count);
+  // State a caller's context may have left on (the viewer's).
+  for (GLenum cap : {GL_BLEND, GL_DEPTH_TEST, GL_SCISSOR_TEST, GL_CULL_FACE, GL_RASTERIZER_DISCARD,
+                     GL_COLOR_LOGIC_OP})
+    SRT_GL_CHECK(glDisable(cap));
+  fields_.assign(r.fields, r.fields + r.numFields);
+  buffers_.upload(r, r.numFields > 0 && !byIndices);
+  keepWords_.view(GL_RGBA32UI, buffers_.keep(), buffers_.keepRoom());
+  keepBytes_.view(GL_R8UI, buffers_.keep(), buffers_.keepRoom());
+  if (!byIndices) viewFields(r);
+}
+
+// Every pass done before the count is read (it waits anyway): the host time measured as interop
+// from here on then holds no pass still running.
+uint32_t GlStreamCompactor::waitForPassesAndCount() {
   const Texture* countAt = nullptr;
   uint32_t countLog2w = 0, countIndex = 0;
   if (countTexel(&countAt, &countLog2w, &countIndex))
@@ -220,45 +239,40 @@ void GlStreamCompactor::compact(const Request& r) {
   passWaitMs_ = std::chrono::duration<double, std::milli>(w1 - w0).count();
   countMs_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w1).count();
-  if (!checkedOnCuda(r, kept)) return compact(r);
-  passes_.settle(kept);
-  if (byIndices) {
-    StreamBuffers::Output indices;
-    if (writesBuffers())
-      indices.buffer = indexBuffer();
-    else
-      indices.texture = emit.targets[0];
-    indices.bands = emit.bands;
-    // Without a read-back, a "readback" mark would time only the GL timeline's gap until the
-    // host's next command is flushed: its wake-up from the wait for the passes and its maps,
-    // both timed on the host already.
-    if (buffers_.readIndices(r, kept, indices)) passes_.mark("readback");
-    buffers_.gatherByIndices(r, kept);
-  } else {
-    moveOutputs(r, kept, emit);
-  }
-  pending_ = true;
-  lastOnStream_ = byIndices;
-  lastHost_ = r.memory == MemorySpace::Host;
-  if (r.memory == MemorySpace::Cuda && !checkedCuda_) {
-    // The count as CUDA received it, after the stream side's work.
-    checkedCuda_ = true;
-    uint32_t received = 0;
-    SRT_CUDA_CHECK(cudaMemcpyAsync(&received, r.numKept, 4, cudaMemcpyDeviceToHost, r.stream));
-    srt::gl::waitCudaStream(
-        r.stream, "GL compaction: the first count on CUDA (" + buffers_.description() + ")");
-    if (received != kept && buffers_.usesHostCopies())
-      throw std::runtime_error("GL compaction (" + buffers_.description() +
-                               "): CUDA received the count " + std::to_string(received) +
-                               ", GL computed " + std::to_string(kept));
-    if (received != kept) {
-      buffers_.fallBackToHostCopies("CUDA received the count " + std::to_string(received) +
-                                    ", GL computed " + std::to_string(kept));
-      checkedCuda_ = false;
-      pending_ = false;
-      compact(r);
-    }
-  }
+  return kept;
+}
+
+void GlStreamCompactor::gatherOnStream(const Request& r, uint32_t kept, const Emit& emit) {
+  StreamBuffers::Output indices;
+  if (writesBuffers())
+    indices.buffer = indexBuffer();
+  else
+    indices.texture = emit.targets[0];
+  indices.bands = emit.bands;
+  // Without a read-back, a "readback" mark would time only the GL timeline's gap until the
+  // host's next command is flushed: its wake-up from the wait for the passes and its maps,
+  // both timed on the host already.
+  if (buffers_.readIndices(r, kept, indices)) passes_.mark("readback");
+  buffers_.gatherByIndices(r, kept);
+}
+
+// The count as CUDA received it, after the stream side's work.
+bool GlStreamCompactor::countReceivedByCuda(const Request& r, uint32_t kept) {
+  checkedCuda_ = true;
+  uint32_t received = 0;
+  SRT_CUDA_CHECK(cudaMemcpyAsync(&received, r.numKept, 4, cudaMemcpyDeviceToHost, r.stream));
+  srt::gl::waitCudaStream(
+      r.stream, "GL compaction: the first count on CUDA (" + buffers_.description() + ")");
+  if (received != kept && buffers_.usesHostCopies())
+    throw std::runtime_error("GL compaction (" + buffers_.description() +
+                             "): CUDA received the count " + std::to_string(received) +
+                             ", GL computed " + std::to_string(kept));
+  if (received == kept) return true;
+  buffers_.fallBackToHostCopies("CUDA received the count " + std::to_string(received) +
+                                ", GL computed " + std::to_string(kept));
+  checkedCuda_ = false;
+  pending_ = false;
+  return false;
 }
 
 bool GlStreamCompactor::checkedOnCuda(const Request& r, uint32_t kept) {

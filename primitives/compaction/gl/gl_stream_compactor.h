@@ -48,7 +48,8 @@ class GlStreamCompactor : public GlCompactor {
     bool fused = false;
     bool quad = false;
     // Quad indices only, where the algorithm asks and the reader knows the layout: texel t in
-    // bands of two rows (column (t mod 2w) / 2, row 2 (t / 2w) + t mod 2); layout.count whole bands.
+    // bands of two rows (column (t mod 2w) / 2, row 2 (t / 2w) + t mod 2); layout.count whole
+    // bands.
     bool bands = false;
     std::string fragment;
     std::vector<Texture*> targets;
@@ -111,6 +112,14 @@ class GlStreamCompactor : public GlCompactor {
   // count=device: the gather reads the count GL packed; the host waits for nothing. False when
   // it does not apply (the call then reads the count on the host).
   bool gatherWithDeviceCount(const Request& r, const Emit& emit);
+  // The steps of compact(), in the order it takes them.
+  void writeZeroCount(const Request& r);
+  void uploadInputs(const Request& r, bool byIndices);
+  uint32_t waitForPassesAndCount();
+  void gatherOnStream(const Request& r, uint32_t kept, const Emit& emit);
+  // The first call on CUDA streams, after its work: false when CUDA received another count than
+  // GL's, which moves to host copies (the call then runs again).
+  bool countReceivedByCuda(const Request& r, uint32_t kept);
 
   // The survivors, read when the passes are done: from the texel queued behind them
   // (countTexel), else by keptCount().
