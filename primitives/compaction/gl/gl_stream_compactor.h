@@ -47,9 +47,9 @@ class GlStreamCompactor : public GlCompactor {
   struct Emit {
     bool fused = false;
     bool quad = false;
-    // Quad indices only, where the algorithm asks and the reader knows the layout: texel t in
-    // bands of two rows (column (t mod 2w) / 2, row 2 (t / 2w) + t mod 2); layout.count whole
-    // bands.
+    // Quad indices only, where the algorithm asks and the reader knows the layout: texel t
+    // in bands of two rows (column (t mod 2w) / 2, row 2 (t / 2w) + t mod 2), layout.count
+    // whole bands.
     bool bands = false;
     std::string fragment;
     std::vector<Texture*> targets;
