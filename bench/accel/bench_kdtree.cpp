@@ -200,51 +200,169 @@ void printRows(std::vector<nlohmann::json>& rows, double cubSegTotal) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"GPU kd-tree build (Zhou et al. 2008): time per stage for each segmented reduction"};
+// The command line's settings.
+struct BenchSettings {
   std::vector<std::string> meshes, reductions;
   std::string compactionName = GpuKdBuildOptions{}.compaction, jsonPath = "bench_kdtree.json";
   int repeats = 11, warmup = 2;
   size_t traceRays = 1000000;
-  app.add_option("--mesh", meshes, "OBJ or PLY file (repeatable)")->required();
-  app.add_option("--segreduce", reductions, "segmented reductions (default: all registered)");
-  app.add_option("--compaction", compactionName, "ordered CUDA compaction for the child lists");
-  app.add_option("--repeats", repeats, "timed builds per configuration (median reported)")
+  int smallThreshold = GpuKdBuildOptions{}.smallNodeThreshold;
+  bool cpuOnly = false;
+  int threads = 0;
+  size_t taskTriangles = 0;
+  std::vector<size_t> wideNodeTriangles;
+  uint32_t refineTriangles = 0;
+};
+
+void addOptions(CLI::App& app, BenchSettings& s) {
+  app.add_option("--mesh", s.meshes, "OBJ or PLY file (repeatable)")->required();
+  app.add_option("--segreduce", s.reductions, "segmented reductions (default: all registered)");
+  app.add_option("--compaction", s.compactionName, "ordered CUDA compaction for the child lists");
+  app.add_option("--repeats", s.repeats, "timed builds per configuration (median reported)")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--warmup", warmup, "untimed builds first")->check(CLI::Range(0, 100));
-  app.add_option("--trace-rays", traceRays,
+  app.add_option("--warmup", s.warmup, "untimed builds first")->check(CLI::Range(0, 100));
+  app.add_option("--trace-rays", s.traceRays,
                  "random rays traced on the device through the CPU and the GPU tree (0: none)")
       ->check(CLI::Range(size_t(0), size_t(100000000)));
-  app.add_option("--json", jsonPath, "where to write the results");
-  int smallThreshold = GpuKdBuildOptions{}.smallNodeThreshold;
-  app.add_option("--small-node-threshold", smallThreshold,
+  app.add_option("--json", s.jsonPath, "where to write the results");
+  app.add_option("--small-node-threshold", s.smallThreshold,
                  "GPU build: nodes of at most this many references go to the exact-SAH stage (0: "
                  "by the quality, 28 full and 64 fast)")
       ->check(CLI::Range(0, 64));
-  bool cpuOnly = false;
-  int threads = 0;
-  app.add_flag("--cpu-only", cpuOnly, "time the CPU SAH builder only (no device needed)");
-  app.add_option("--threads", threads, "OpenMP threads for the CPU build (0: all)")
+  app.add_flag("--cpu-only", s.cpuOnly, "time the CPU SAH builder only (no device needed)");
+  app.add_option("--threads", s.threads, "OpenMP threads for the CPU build (0: all)")
       ->check(CLI::Range(0, 1024));
-  size_t taskTriangles = 0;
-  std::vector<size_t> wideNodeTriangles;
-  app.add_option("--task-triangles", taskTriangles,
+  app.add_option("--task-triangles", s.taskTriangles,
                  "CPU build: subtrees of at least this many triangles are tasks (0: default)");
-  app.add_option("--wide-node-triangles", wideNodeTriangles,
+  app.add_option("--wide-node-triangles", s.wideNodeTriangles,
                  "CPU build: nodes of at least this many triangles work in chunks over all "
                  "threads (repeatable, one row each; 0: default)");
-  uint32_t refineTriangles = 0;
-  app.add_option("--refine-to", refineTriangles,
+  app.add_option("--refine-to", s.refineTriangles,
                  "halve longest edges until each mesh has this many triangles (e.g. the teapot "
                  "to 871414, the Stanford dragon's count; 0: as loaded)");
+}
+
+// Prints the speed variants in force (GpuKdBuildOptions, set through the environment) and
+// returns them for the JSON.
+nlohmann::json printVariants() {
+  const GpuKdBuildOptions variants = withEnvironment(GpuKdBuildOptions());
+  std::printf(
+      "variants: SRT_KD_SMALL_REUSE=%d SRT_KD_CLIP=%s SRT_KD_SPLIT=%s "
+      "SRT_KD_SMALL_CARVEOUT=%d SRT_KD_LEVELS=%s SRT_KD_REPLAY_SLACK=%d\n",
+      int(variants.smallReuseBoxes),
+      variants.smallSharedClip ? "shared"
+      : variants.streamingClip ? "stream"
+                               : "poly",
+      variants.splitPerWarp ? "warp" : "thread", smallCarveoutPercent(variants),
+      toString(variants.levels), variants.replaySlack);
+  return {{"smallReuseBoxes", variants.smallReuseBoxes},
+          {"streamingClip", variants.streamingClip},
+          {"smallSharedClip", variants.smallSharedClip},
+          {"splitPerWarp", variants.splitPerWarp},
+          {"smallCarveout", smallCarveoutPercent(variants)},
+          {"levels", toString(variants.levels)},
+          {"replaySlack", variants.replaySlack}};
+}
+
+// The triangles' corners in order, as the renderer hands them to the builder.
+std::vector<PackedVertex> cornersInOrder(const HostMesh& mesh) {
+  std::vector<PackedVertex> corners(3 * (mesh.indices.size() / 3));
+  for (size_t k = 0; k < corners.size(); ++k) {
+    const Vec3f p = mesh.positions[mesh.indices[k]];
+    corners[k] = {p.x, p.y, p.z, 0.f};
+  }
+  return corners;
+}
+
+// The mesh on the device, indexed and as corners in order, and the builder's view of it.
+struct DeviceMesh {
+  Buffer<Vec3f> positions;
+  Buffer<uint32_t> indices;
+  Buffer<PackedVertex> corners;
+  TriangleMeshView view;
+
+  explicit DeviceMesh(const HostMesh& mesh)
+      : positions(MemorySpace::Cuda, mesh.positions),
+        indices(MemorySpace::Cuda, mesh.indices),
+        corners(MemorySpace::Cuda, cornersInOrder(mesh)),
+        view{positions.data(), indices.data(), uint32_t(mesh.indices.size() / 3)} {
+    view.corners = corners.data();
+  }
+};
+
+// One row per segmented reduction (printed, and returned for the JSON).
+std::vector<nlohmann::json> reductionRows(const BenchSettings& s,
+                                          const std::vector<std::string>& reductions,
+                                          const TriangleMeshView& dview, double cpuSah) {
+  std::printf("%-20s %9s %7s %7s %7s %7s %8s %7s %8s %8s %6s %9s %9s\n", "segreduce", "total ms",
+              "setup", "bounds", "bins", "split", "compact", "small", "finalize", "nodes", "levels",
+              "SAH/CPU", "vs cub-seg");
+  double cubSegTotal = 0;
+  std::vector<nlohmann::json> rows;
+  for (const std::string& r : reductions) {
+    rows.push_back(timeReduction(benchOptions(r, s.compactionName, s.smallThreshold), dview,
+                                 s.warmup, s.repeats, cpuSah));
+    if (r == "cub-segmented") cubSegTotal = rows.back()["totalMs"];
+  }
+  printRows(rows, cubSegTotal);
+  return rows;
+}
+
+// One mesh: the CPU builder's tree, the copy floor, every reduction's GPU build and the trace.
+nlohmann::json benchMesh(const BenchSettings& s, const std::vector<std::string>& reductions,
+                         const std::string& path) {
+  const HostMesh mesh = bench::refineTo(loadMesh(path), s.refineTriangles);
+  const uint32_t tris = uint32_t(mesh.indices.size() / 3);
+  const KdTree cpuTree = buildKdTreeSah(mesh.view());
+  const KdTreeStats cpu = computeStats(cpuTree);
+  const DeviceMesh dmesh(mesh);
+  const double floorMs = copyMs(dmesh.positions.bytes() + dmesh.indices.bytes(), s.repeats);
+  std::printf(
+      "\n%s: %u triangles | CPU SAH builder %.1f ms, SAH %.2f, %zu nodes | D2D copy of the "
+      "mesh %.4f ms\n",
+      mesh.name.c_str(), tris, cpuTree.buildSeconds * 1e3, cpu.sahCost, cpu.nodes, floorMs);
+  nlohmann::json jm;
+  jm["mesh"] = mesh.name;
+  jm["path"] = path;
+  jm["triangles"] = tris;
+  jm["cpu"] = {{"buildMs", cpuTree.buildSeconds * 1e3}, {"sah", cpu.sahCost}, {"nodes", cpu.nodes}};
+  jm["d2dCopyMs"] = floorMs;
+  jm["gpu"] = reductionRows(s, reductions, dmesh.view, cpu.sahCost);
+  if (s.traceRays > 0)
+    jm["trace"] = traceBoth(cpuTree, dmesh.view,
+                            benchOptions(reductions.front(), s.compactionName, s.smallThreshold),
+                            s.traceRays, s.repeats);
+  return jm;
+}
+
+// The GPU build over every mesh; writes the JSON.
+void benchGpuBuild(const BenchSettings& s) {
+  const std::vector<std::string> reductions =
+      s.reductions.empty() ? gpuKdSegmentedReductionNames() : s.reductions;
+  nlohmann::json out;
+  out["device"] = cudaDeviceDescription();
+  out["repeats"] = s.repeats;
+  out["compaction"] = s.compactionName;
+  std::printf("device: %s\n", cudaDeviceDescription().c_str());
+  out["variants"] = printVariants();
+  for (const std::string& path : s.meshes) out["meshes"].push_back(benchMesh(s, reductions, path));
+  std::ofstream(s.jsonPath) << out.dump(2) << "\n";
+  std::printf("\nwrote %s\n", s.jsonPath.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"GPU kd-tree build (Zhou et al. 2008): time per stage for each segmented reduction"};
+  BenchSettings s;
+  addOptions(app, s);
   CLI11_PARSE(app, argc, argv);
   try {
-    if (threads > 0) omp_set_num_threads(threads);
-    if (cpuOnly) {
-      if (wideNodeTriangles.empty()) wideNodeTriangles.push_back(0);
-      benchCpuBuild(meshes, repeats, warmup, taskTriangles, wideNodeTriangles, refineTriangles);
+    if (s.threads > 0) omp_set_num_threads(s.threads);
+    if (s.cpuOnly) {
+      if (s.wideNodeTriangles.empty()) s.wideNodeTriangles.push_back(0);
+      benchCpuBuild(s.meshes, s.repeats, s.warmup, s.taskTriangles, s.wideNodeTriangles,
+                    s.refineTriangles);
       return 0;
     }
     if (!cudaDeviceAvailable()) {
@@ -252,78 +370,7 @@ int main(int argc, char** argv) {
                    cudaDeviceDescription().c_str());
       return 2;
     }
-    if (reductions.empty()) reductions = gpuKdSegmentedReductionNames();
-    nlohmann::json out;
-    out["device"] = cudaDeviceDescription();
-    out["repeats"] = repeats;
-    out["compaction"] = compactionName;
-    std::printf("device: %s\n", cudaDeviceDescription().c_str());
-    // The speed variants in force (GpuKdBuildOptions, set through the environment).
-    const GpuKdBuildOptions variants = withEnvironment(GpuKdBuildOptions());
-    std::printf(
-        "variants: SRT_KD_SMALL_REUSE=%d SRT_KD_CLIP=%s SRT_KD_SPLIT=%s "
-        "SRT_KD_SMALL_CARVEOUT=%d SRT_KD_LEVELS=%s SRT_KD_REPLAY_SLACK=%d\n",
-        int(variants.smallReuseBoxes),
-        variants.smallSharedClip ? "shared"
-        : variants.streamingClip ? "stream"
-                                 : "poly",
-        variants.splitPerWarp ? "warp" : "thread", smallCarveoutPercent(variants),
-        toString(variants.levels), variants.replaySlack);
-    out["variants"] = {{"smallReuseBoxes", variants.smallReuseBoxes},
-                       {"streamingClip", variants.streamingClip},
-                       {"smallSharedClip", variants.smallSharedClip},
-                       {"splitPerWarp", variants.splitPerWarp},
-                       {"smallCarveout", smallCarveoutPercent(variants)},
-                       {"levels", toString(variants.levels)},
-                       {"replaySlack", variants.replaySlack}};
-    for (const std::string& path : meshes) {
-      const HostMesh mesh = bench::refineTo(loadMesh(path), refineTriangles);
-      const uint32_t tris = uint32_t(mesh.indices.size() / 3);
-      const KdTree cpuTree = buildKdTreeSah(mesh.view());
-      const KdTreeStats cpu = computeStats(cpuTree);
-      Buffer<Vec3f> positions(MemorySpace::Cuda, mesh.positions);
-      Buffer<uint32_t> indices(MemorySpace::Cuda, mesh.indices);
-      // The triangles' corners in order, as the renderer hands them to the builder.
-      std::vector<PackedVertex> hostCorners(3 * size_t(tris));
-      for (size_t k = 0; k < hostCorners.size(); ++k) {
-        const Vec3f p = mesh.positions[mesh.indices[k]];
-        hostCorners[k] = {p.x, p.y, p.z, 0.f};
-      }
-      Buffer<PackedVertex> corners(MemorySpace::Cuda, hostCorners);
-      TriangleMeshView dview{positions.data(), indices.data(), tris};
-      dview.corners = corners.data();
-      const double floorMs = copyMs(positions.bytes() + indices.bytes(), repeats);
-      std::printf(
-          "\n%s: %u triangles | CPU SAH builder %.1f ms, SAH %.2f, %zu nodes | D2D copy of the "
-          "mesh %.4f ms\n",
-          mesh.name.c_str(), tris, cpuTree.buildSeconds * 1e3, cpu.sahCost, cpu.nodes, floorMs);
-      std::printf("%-20s %9s %7s %7s %7s %7s %8s %7s %8s %8s %6s %9s %9s\n", "segreduce",
-                  "total ms", "setup", "bounds", "bins", "split", "compact", "small", "finalize",
-                  "nodes", "levels", "SAH/CPU", "vs cub-seg");
-      nlohmann::json jm;
-      jm["mesh"] = mesh.name;
-      jm["path"] = path;
-      jm["triangles"] = tris;
-      jm["cpu"] = {
-          {"buildMs", cpuTree.buildSeconds * 1e3}, {"sah", cpu.sahCost}, {"nodes", cpu.nodes}};
-      jm["d2dCopyMs"] = floorMs;
-      double cubSegTotal = 0;
-      std::vector<nlohmann::json> rows;
-      for (const std::string& r : reductions) {
-        rows.push_back(timeReduction(benchOptions(r, compactionName, smallThreshold), dview, warmup,
-                                     repeats, cpu.sahCost));
-        if (r == "cub-segmented") cubSegTotal = rows.back()["totalMs"];
-      }
-      printRows(rows, cubSegTotal);
-      jm["gpu"] = rows;
-      if (traceRays > 0)
-        jm["trace"] = traceBoth(cpuTree, dview,
-                                benchOptions(reductions.front(), compactionName, smallThreshold),
-                                traceRays, repeats);
-      out["meshes"].push_back(jm);
-    }
-    std::ofstream(jsonPath) << out.dump(2) << "\n";
-    std::printf("\nwrote %s\n", jsonPath.c_str());
+    benchGpuBuild(s);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "streamrt-bench-kdtree: %s\n", e.what());
     return 1;

@@ -83,6 +83,27 @@ class Bench {
     const double keptEstimate = cfg.ratio * n;
     const double flaggedBytes = n + n * R + keptEstimate * R;
     Arena a;
+    if (!allocate(a, cfg, flaggedBytes)) return;
+    std::vector<Method> methods;
+    std::vector<std::unique_ptr<Compactor>> keepAlive;
+    addPrimitives(methods, keepAlive, a, cfg, flaggedBytes);
+    addCubForRecordSize(methods, a, cfg, flaggedBytes);
+    addCopy(methods, a);
+    for (size_t m = 0; m < methods.size(); ++m)
+      rows.push_back(measure(methods[m], m, a, cfg, keptEstimate));
+  }
+
+ private:
+  struct Method {
+    std::string name;
+    bool ordered;
+    double bytes;
+    std::function<void(size_t set)> call;
+  };
+
+  // Sizes the arena's sets and fills them; false (with a note) where they would pass --max-gib.
+  bool allocate(Arena& a, const Config& cfg, double flaggedBytes) const {
+    const size_t n = cfg.n, R = cfg.recordBytes;
     a.keepStride = roundUp(n, 256);
     a.recStride = roundUp(n * R, 256);
     a.copyBytes = roundUp(size_t(flaggedBytes / 2), 256);
@@ -93,7 +114,7 @@ class Bench {
     if (a.sets * setBytes > maxGiB * (1ull << 30)) {
       std::fprintf(stderr, "skipped n=%zu record=%zu: %.1f GiB exceeds --max-gib\n", n, R,
                    a.sets * setBytes / (1ull << 30));
-      return;
+      return false;
     }
     a.keep = RawBuffer(MemorySpace::Cuda, a.sets * a.keepStride);
     a.src = RawBuffer(MemorySpace::Cuda, a.sets * a.recStride);
@@ -102,15 +123,13 @@ class Bench {
     a.copyDst = RawBuffer(MemorySpace::Cuda, a.sets * a.copyBytes);
     for (size_t s = 0; s < a.sets; ++s) fill(a, cfg, s, seedOf(s));
     SRT_CUDA_CHECK(cudaMemset(a.copySrc.data(), 1, a.copySrc.bytes()));
+    return true;
+  }
 
-    struct Method {
-      std::string name;
-      bool ordered;
-      double bytes;
-      std::function<void(size_t set)> call;
-    };
-    std::vector<Method> methods;
-    std::vector<std::unique_ptr<Compactor>> keepAlive;
+  // One method per registered primitive asked for; keepAlive owns the compactors they call.
+  void addPrimitives(std::vector<Method>& methods,
+                     std::vector<std::unique_ptr<Compactor>>& keepAlive, Arena& a,
+                     const Config& cfg, double flaggedBytes) {
     for (const std::string& spec : primitives) {
       const Info* info = Registry::global().find(Registry::nameOf(spec));
       auto c = Registry::global().create(spec);
@@ -125,7 +144,12 @@ class Bench {
                            cp->compact(r);
                          }});
     }
-    switch (R) {
+  }
+
+  // CUB's selects are typed: one record type per record size the bench takes.
+  void addCubForRecordSize(std::vector<Method>& methods, Arena& a, const Config& cfg,
+                           double flaggedBytes) {
+    switch (cfg.recordBytes) {
       case 4:
         addCub<Record<1>>(methods, a, cfg, flaggedBytes);
         break;
@@ -138,38 +162,43 @@ class Bench {
       default:
         throw std::invalid_argument("--records takes 4, 32 or 64");
     }
+  }
+
+  static void addCopy(std::vector<Method>& methods, Arena& a) {
     methods.push_back({"memcpy-d2d", true, 2.0 * a.copyBytes, [&a](size_t s) {
                          SRT_CUDA_CHECK(
                              cudaMemcpyAsync(static_cast<char*>(a.copyDst.data()) + s * a.copyBytes,
                                              static_cast<char*>(a.copySrc.data()) + s * a.copyBytes,
                                              a.copyBytes, cudaMemcpyDeviceToDevice));
                        }});
-
-    for (size_t m = 0; m < methods.size(); ++m) {
-      Row row{cfg, methods[m].name, methods[m].ordered, 0, methods[m].bytes, keptEstimate, "-"};
-      if (methods[m].name != "memcpy-d2d") {
-        // Fresh data in set 0, poisoned output, one call, checked on the host.
-        const uint32_t seed = 0x51ed270bu + uint32_t(m) * 7919u + cfg.n;
-        fill(a, cfg, 0, seed);
-        set0Seed_ = seed;
-        SRT_CUDA_CHECK(cudaMemset(a.dst.data(), 0xab, a.recStride));
-        methods[m].call(0);
-        SRT_CUDA_CHECK(cudaDeviceSynchronize());
-        row.check = check(a, cfg, seed, methods[m].ordered);
-        row.kept = a.numKept.download(1)[0];
-        if (methods[m].name == "cub-if")
-          row.bytes = double(n) * R + row.kept * R;
-        else
-          row.bytes = double(n) + double(n) * R + row.kept * R;
-        fill(a, cfg, 0, seedOf(0));
-        set0Seed_ = seedOf(0);
-      }
-      row.ms = time(methods[m].call, a.sets);
-      rows.push_back(row);
-    }
   }
 
- private:
+  // The method's row: checked once (all but the copy), then timed over every set.
+  Row measure(const Method& method, size_t index, Arena& a, const Config& cfg,
+              double keptEstimate) {
+    const size_t n = cfg.n, R = cfg.recordBytes;
+    Row row{cfg, method.name, method.ordered, 0, method.bytes, keptEstimate, "-"};
+    if (method.name != "memcpy-d2d") {
+      // Fresh data in set 0, poisoned output, one call, checked on the host.
+      const uint32_t seed = 0x51ed270bu + uint32_t(index) * 7919u + cfg.n;
+      fill(a, cfg, 0, seed);
+      set0Seed_ = seed;
+      SRT_CUDA_CHECK(cudaMemset(a.dst.data(), 0xab, a.recStride));
+      method.call(0);
+      SRT_CUDA_CHECK(cudaDeviceSynchronize());
+      row.check = check(a, cfg, seed, method.ordered);
+      row.kept = a.numKept.download(1)[0];
+      if (method.name == "cub-if")
+        row.bytes = double(n) * R + row.kept * R;
+      else
+        row.bytes = double(n) + double(n) * R + row.kept * R;
+      fill(a, cfg, 0, seedOf(0));
+      set0Seed_ = seedOf(0);
+    }
+    row.ms = time(method.call, a.sets);
+    return row;
+  }
+
   static uint32_t seedOf(size_t set) { return 1234u + uint32_t(set); }
 
   static void fill(Arena& a, const Config& cfg, size_t s, uint32_t seed) {
@@ -248,36 +277,145 @@ class Bench {
   RawBuffer cubTemp_;
 };
 
-}  // namespace
-}  // namespace srt::compaction::bench
-
-int main(int argc, char** argv) {
-  using namespace srt::compaction;
-  using namespace srt::compaction::bench;
-  CLI::App app{"streamrt-bench-compaction: CUDA stream compaction against CUB and a copy"};
+// What the sweep covers and where it goes (the command line, less the Bench's own settings).
+struct Sweep {
   std::vector<int> logSizes{16, 18, 20, 22, 24, 26, 28};
   std::vector<double> ratios{0.6};
   std::vector<std::string> patterns{"uniform"};
   std::vector<int> records{4};
   std::vector<std::string> primitives;
   std::string jsonPath, preset;
-  Bench bench;
-  app.add_option("--log-sizes", logSizes, "stream lengths as powers of two (16..28)")
+};
+
+void addOptions(CLI::App& app, Sweep& sweep, Bench& bench) {
+  app.add_option("--log-sizes", sweep.logSizes, "stream lengths as powers of two (16..28)")
       ->delimiter(',');
-  app.add_option("--ratios", ratios, "keep ratios in [0, 1]")->delimiter(',');
-  app.add_option("--patterns", patterns, "flag patterns: uniform, runs, blobs")->delimiter(',');
-  app.add_option("--records", records, "record sizes in bytes: 4, 32, 64")->delimiter(',');
-  app.add_option("--primitives", primitives,
+  app.add_option("--ratios", sweep.ratios, "keep ratios in [0, 1]")->delimiter(',');
+  app.add_option("--patterns", sweep.patterns, "flag patterns: uniform, runs, blobs")
+      ->delimiter(',');
+  app.add_option("--records", sweep.records, "record sizes in bytes: 4, 32, 64")->delimiter(',');
+  app.add_option("--primitives", sweep.primitives,
                  "registered primitives (with options), default: every CUDA one")
       ->delimiter(',');
-  app.add_option("--preset", preset,
+  app.add_option("--preset", sweep.preset,
                  "'issue': u32 at 2^20, 2^24, 2^26, 2^28 60% kept, and 32-byte records at 2^21 "
                  "50% kept (overrides sizes, ratios, records)");
   app.add_option("--repeats", bench.repeats, "timed calls per method (median reported)");
   app.add_option("--warmup", bench.warmup, "untimed calls first");
   app.add_option("--l2-multiple", bench.l2Multiple, "rotate inputs over this many L2 sizes");
   app.add_option("--max-gib", bench.maxGiB, "skip configurations needing more device memory");
-  app.add_option("--json", jsonPath, "write the rows as JSON");
+  app.add_option("--json", sweep.jsonPath, "write the rows as JSON");
+}
+
+std::vector<std::string> everyCudaPrimitive() {
+  std::vector<std::string> names;
+  for (const auto& e : Registry::global().entries())
+    if (e.info.accepts_(srt::MemorySpace::Cuda) && e.info.compacts) names.push_back(e.info.name);
+  return names;
+}
+
+std::vector<Config> configsOf(const Sweep& sweep) {
+  std::vector<Config> configs;
+  if (sweep.preset == "issue") {
+    for (int lg : {20, 24, 26, 28}) configs.push_back({1u << lg, 4, 0.6, FlagPattern::Uniform});
+    configs.push_back({1u << 21, 32, 0.5, FlagPattern::Uniform});
+  } else if (!sweep.preset.empty()) {
+    throw std::invalid_argument("unknown --preset '" + sweep.preset + "' (known: issue)");
+  } else {
+    for (int R : sweep.records)
+      for (const std::string& p : sweep.patterns)
+        for (double ratio : sweep.ratios)
+          for (int lg : sweep.logSizes) {
+            if (lg < 1 || lg > 31) throw std::invalid_argument("--log-sizes out of range");
+            if (ratio < 0 || ratio > 1) throw std::invalid_argument("--ratios out of [0,1]");
+            configs.push_back({1u << lg, uint32_t(R), ratio, testing::parseFlagPattern(p)});
+          }
+  }
+  return configs;
+}
+
+// The baselines' times in one config's rows (0 where a baseline did not run).
+struct BaselineMs {
+  double copy = 0, flagged = 0, cubIf = 0;
+};
+
+BaselineMs baselinesOf(const std::vector<Row>& rows) {
+  BaselineMs b;
+  for (const Row& r : rows) {
+    if (r.method == "memcpy-d2d") b.copy = r.ms;
+    if (r.method == "cub-flagged") b.flagged = r.ms;
+    if (r.method == "cub-if") b.cubIf = r.ms;
+  }
+  return b;
+}
+
+// Prints one config's rows against its baselines and appends them to the JSON.
+void reportRows(const Config& cfg, const std::vector<Row>& rows, nlohmann::json& json) {
+  const BaselineMs base = baselinesOf(rows);
+  for (const Row& r : rows) {
+    const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
+    const double pctCopy = 100.0 * base.copy / r.ms;
+    const double xFlag = base.flagged / r.ms, xIf = base.cubIf > 0 ? base.cubIf / r.ms : 0;
+    char xIfText[16] = "-";
+    if (base.cubIf > 0) std::snprintf(xIfText, sizeof xIfText, "%.2f", xIf);
+    std::printf("2^%-7.2f %4u %5.3f %-8s %-18s %3s %10.1f %8.1f %8.0f %6.1f%% %7.2f %7s %s\n",
+                std::log2(double(cfg.n)), cfg.recordBytes, cfg.ratio,
+                testing::toString(cfg.pattern), r.method.c_str(), r.ordered ? "yes" : "no",
+                r.ms * 1e3, r.bytes / 1e6, gbs, pctCopy, xFlag, xIfText, r.check.c_str());
+    json.push_back({{"n", cfg.n},
+                    {"record_bytes", cfg.recordBytes},
+                    {"ratio", cfg.ratio},
+                    {"pattern", testing::toString(cfg.pattern)},
+                    {"method", r.method},
+                    {"ordered", r.ordered},
+                    {"median_ms", r.ms},
+                    {"kept", r.kept},
+                    {"bytes", r.bytes},
+                    {"gb_per_s", gbs},
+                    {"percent_of_copy", pctCopy},
+                    {"x_cub_flagged", xFlag},
+                    {"x_cub_if", base.cubIf > 0 ? nlohmann::json(xIf) : nlohmann::json()},
+                    {"check", r.check}});
+  }
+}
+
+void writeJson(const std::string& path, const Bench& bench, const nlohmann::json& rows) {
+  if (path.empty()) return;
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write --json file '" + path + "'");
+  f << nlohmann::json{{"device", srt::cudaDeviceDescription()},
+                      {"repeats", bench.repeats},
+                      {"warmup", bench.warmup},
+                      {"rows", rows}}
+           .dump(1)
+    << "\n";
+}
+
+void runSweep(const Sweep& sweep, Bench& bench) {
+  const std::vector<Config> configs = configsOf(sweep);
+  std::printf("device: %s\n", srt::cudaDeviceDescription().c_str());
+  std::printf("%-9s %4s %5s %-8s %-18s %3s %10s %8s %8s %7s %7s %7s %s\n", "n", "rec", "ratio",
+              "pattern", "method", "ord", "time_us", "MB", "GB/s", "%copy", "xFlag", "xIf",
+              "check");
+  nlohmann::json json = nlohmann::json::array();
+  for (const Config& cfg : configs) {
+    std::vector<Row> rows;
+    bench.run(cfg, rows);
+    reportRows(cfg, rows, json);
+    std::fflush(stdout);
+  }
+  writeJson(sweep.jsonPath, bench, json);
+}
+
+}  // namespace
+}  // namespace srt::compaction::bench
+
+int main(int argc, char** argv) {
+  using namespace srt::compaction::bench;
+  CLI::App app{"streamrt-bench-compaction: CUDA stream compaction against CUB and a copy"};
+  Sweep sweep;
+  Bench bench;
+  addOptions(app, sweep, bench);
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -285,81 +423,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "no CUDA device: %s\n", srt::cudaDeviceDescription().c_str());
       return 2;
     }
-    if (primitives.empty())
-      for (const auto& e : Registry::global().entries())
-        if (e.info.accepts_(srt::MemorySpace::Cuda) && e.info.compacts)
-          primitives.push_back(e.info.name);
-    bench.primitives = primitives;
-
-    std::vector<Config> configs;
-    if (preset == "issue") {
-      for (int lg : {20, 24, 26, 28}) configs.push_back({1u << lg, 4, 0.6, FlagPattern::Uniform});
-      configs.push_back({1u << 21, 32, 0.5, FlagPattern::Uniform});
-    } else if (!preset.empty()) {
-      throw std::invalid_argument("unknown --preset '" + preset + "' (known: issue)");
-    } else {
-      for (int R : records)
-        for (const std::string& p : patterns)
-          for (double ratio : ratios)
-            for (int lg : logSizes) {
-              if (lg < 1 || lg > 31) throw std::invalid_argument("--log-sizes out of range");
-              if (ratio < 0 || ratio > 1) throw std::invalid_argument("--ratios out of [0,1]");
-              configs.push_back({1u << lg, uint32_t(R), ratio, testing::parseFlagPattern(p)});
-            }
-    }
-
-    std::printf("device: %s\n", srt::cudaDeviceDescription().c_str());
-    std::printf("%-9s %4s %5s %-8s %-18s %3s %10s %8s %8s %7s %7s %7s %s\n", "n", "rec", "ratio",
-                "pattern", "method", "ord", "time_us", "MB", "GB/s", "%copy", "xFlag", "xIf",
-                "check");
-    std::vector<Row> all;
-    nlohmann::json json = nlohmann::json::array();
-    for (const Config& cfg : configs) {
-      std::vector<Row> rows;
-      bench.run(cfg, rows);
-      double copyMs = 0, flaggedMs = 0, ifMs = 0;
-      for (const Row& r : rows) {
-        if (r.method == "memcpy-d2d") copyMs = r.ms;
-        if (r.method == "cub-flagged") flaggedMs = r.ms;
-        if (r.method == "cub-if") ifMs = r.ms;
-      }
-      for (const Row& r : rows) {
-        const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
-        const double pctCopy = 100.0 * copyMs / r.ms;
-        const double xFlag = flaggedMs / r.ms, xIf = ifMs > 0 ? ifMs / r.ms : 0;
-        char xIfText[16] = "-";
-        if (ifMs > 0) std::snprintf(xIfText, sizeof xIfText, "%.2f", xIf);
-        std::printf("2^%-7.2f %4u %5.3f %-8s %-18s %3s %10.1f %8.1f %8.0f %6.1f%% %7.2f %7s %s\n",
-                    std::log2(double(cfg.n)), cfg.recordBytes, cfg.ratio,
-                    testing::toString(cfg.pattern), r.method.c_str(), r.ordered ? "yes" : "no",
-                    r.ms * 1e3, r.bytes / 1e6, gbs, pctCopy, xFlag, xIfText, r.check.c_str());
-        json.push_back({{"n", cfg.n},
-                        {"record_bytes", cfg.recordBytes},
-                        {"ratio", cfg.ratio},
-                        {"pattern", testing::toString(cfg.pattern)},
-                        {"method", r.method},
-                        {"ordered", r.ordered},
-                        {"median_ms", r.ms},
-                        {"kept", r.kept},
-                        {"bytes", r.bytes},
-                        {"gb_per_s", gbs},
-                        {"percent_of_copy", pctCopy},
-                        {"x_cub_flagged", xFlag},
-                        {"x_cub_if", ifMs > 0 ? nlohmann::json(xIf) : nlohmann::json()},
-                        {"check", r.check}});
-      }
-      std::fflush(stdout);
-    }
-    if (!jsonPath.empty()) {
-      std::ofstream f(jsonPath);
-      if (!f) throw std::runtime_error("cannot write --json file '" + jsonPath + "'");
-      f << nlohmann::json{{"device", srt::cudaDeviceDescription()},
-                          {"repeats", bench.repeats},
-                          {"warmup", bench.warmup},
-                          {"rows", json}}
-               .dump(1)
-        << "\n";
-    }
+    bench.primitives = sweep.primitives.empty() ? everyCudaPrimitive() : sweep.primitives;
+    runSweep(sweep, bench);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

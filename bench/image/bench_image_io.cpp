@@ -107,6 +107,120 @@ Row timeIt(const std::string& format, const std::string& setting, int threads, s
   return row;
 }
 
+// What every row encodes, and how: the image, its 8-bit sRGB pixels, the timing settings.
+struct EncodeInput {
+  const Image& image;
+  const std::vector<uint8_t>& rgb;
+  int cores, repeats;
+  size_t raw8, raw32;
+};
+
+// The tone map alone: our table, in one thread and in all, and the previous pow per channel.
+void addToneMapRows(const EncodeInput& in, std::vector<Row>& rows) {
+  const Image& image = in.image;
+  const size_t raw8 = in.raw8;
+  rows.push_back(timeIt("png", "tone map, thresholds (ours)", 1, raw8, in.repeats, [&] {
+    std::string out(raw8, '\0');
+    for (size_t i = 0; i < raw8; ++i) out[i] = char(linearToSrgb8((&image.pixels.data()->x)[i]));
+    return out;
+  }));
+  rows.push_back(timeIt("png", "tone map, thresholds (ours)", in.cores, raw8, in.repeats,
+                        [&] { return std::string(toSrgb8(image, 0.f).size(), '\0'); }));
+  rows.push_back(timeIt("png", "tone map, a pow per channel (previous)", 1, raw8, in.repeats, [&] {
+    std::string out(raw8, '\0');
+    for (size_t i = 0; i < raw8; ++i) {
+      const float v = (&image.pixels.data()->x)[i];
+      out[i] = char(std::lround(linearToSrgb(std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f)) * 255.f));
+    }
+    return out;
+  }));
+}
+
+// What -o out.png costs now and cost before (the tone map and the encoder together), and the
+// encoders a user would otherwise get, alone.
+void addWholePngAndBaselineRows(const EncodeInput& in, std::vector<Row>& rows) {
+  const Image& image = in.image;
+  const std::vector<uint8_t>& rgb = in.rgb;
+  const size_t raw8 = in.raw8;
+  rows.push_back(timeIt("png", "whole: table + ours (default)", in.cores, raw8, in.repeats,
+                        [&] { return encodeImage("x.png", image); }));
+  rows.push_back(timeIt("png", "whole: pow + stb_image_write (previous)", 1, raw8, in.repeats, [&] {
+    std::vector<uint8_t> bytes(raw8);
+    for (size_t i = 0; i < raw8; ++i) {
+      const float v = (&image.pixels.data()->x)[i];
+      bytes[i] =
+          uint8_t(std::lround(linearToSrgb(std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f)) * 255.f));
+    }
+    return stbPng(bytes, image.width, image.height);
+  }));
+  rows.push_back(timeIt("png", "stb_image_write (previous)", 1, raw8, in.repeats,
+                        [&] { return stbPng(rgb, image.width, image.height); }));
+#ifdef SRT_BENCH_LIBPNG
+  for (int level : {1, 3, 6})
+    for (auto [name, filter] :
+         {std::pair{"up", PNG_FILTER_UP}, {"sub", PNG_FILTER_SUB}, {"all", PNG_ALL_FILTERS}})
+      rows.push_back(timeIt("png", "libpng level " + std::to_string(level) + " filter " + name, 1,
+                            raw8, in.repeats,
+                            [&] { return libpng(rgb, image.width, image.height, level, filter); }));
+#endif
+}
+
+// Our PNG encoder in one thread and in all, at every level and row filter, with and without RLE.
+void addOurPngRows(const EncodeInput& in, std::vector<Row>& rows) {
+  const Image& image = in.image;
+  const std::vector<uint8_t>& rgb = in.rgb;
+  for (int threads : {1, in.cores})
+    for (int level : {1, 2, 3, 6})
+      for (PngFilter filter :
+           {PngFilter::None, PngFilter::Sub, PngFilter::Up, PngFilter::Paeth, PngFilter::Adaptive})
+        for (bool rle : {false, true}) {
+          if (rle && level != 1) continue;  // Z_RLE ignores the level's match search
+          const PngSettings s{level, filter, rle, threads};
+          rows.push_back(timeIt("png",
+                                std::string("ours level ") + std::to_string(level) + " " +
+                                    toString(filter) + (rle ? " rle" : ""),
+                                threads, in.raw8, in.repeats, [&] {
+                                  return encodePngRgb8(rgb.data(), image.width, image.height, s);
+                                }));
+        }
+}
+
+// Every EXR compression tinyexr writes (ours for none), and PFM.
+void addExrAndPfmRows(const EncodeInput& in, std::vector<Row>& rows) {
+  const Image& image = in.image;
+  for (ExrCompression c : {ExrCompression::None, ExrCompression::Rle, ExrCompression::Zips,
+                           ExrCompression::Zip, ExrCompression::Piz}) {
+    ImageEncoding e;
+    e.exr = c;
+    const std::string name = c == ExrCompression::None
+                                 ? std::string("ours none (parallel rows)")
+                                 : std::string("tinyexr ") + toString(c) +
+                                       (c == ExrCompression::Zip ? " (previous)" : "");
+    rows.push_back(timeIt("exr", name, c == ExrCompression::None ? in.cores : 1, in.raw32,
+                          in.repeats, [&] { return encodeImage("x.exr", image, 0.f, e); }));
+  }
+  rows.push_back(
+      timeIt("pfm", "ours", 1, in.raw32, in.repeats, [&] { return encodeImage("x.pfm", image); }));
+}
+
+void writeJson(const std::string& path, const std::string& input, const Image& image, int cores,
+               const std::vector<Row>& rows) {
+  nlohmann::json j;
+  j["image"] = input.empty() ? "synthetic" : input;
+  j["resolution"] = {image.width, image.height};
+  j["threads"] = cores;
+  for (const Row& r : rows)
+    j["rows"].push_back({{"format", r.format},
+                         {"setting", r.setting},
+                         {"threads", r.threads},
+                         {"median_ms", r.medianMs},
+                         {"min_ms", r.minMs},
+                         {"bytes", r.bytes},
+                         {"raw_bytes", r.rawBytes},
+                         {"mb_per_s", double(r.rawBytes) / 1e6 / (r.medianMs / 1e3)}});
+  std::ofstream(path) << j.dump(2) << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -131,86 +245,11 @@ int main(int argc, char** argv) {
               "min ms", "MB/s", "bytes", "ratio");
   std::vector<Row> rows;
   const std::vector<uint8_t> rgb = toSrgb8(image, 0.f);
-  rows.push_back(timeIt("png", "tone map, thresholds (ours)", 1, raw8, repeats, [&] {
-    std::string out(raw8, '\0');
-    for (size_t i = 0; i < raw8; ++i) out[i] = char(linearToSrgb8((&image.pixels.data()->x)[i]));
-    return out;
-  }));
-  rows.push_back(timeIt("png", "tone map, thresholds (ours)", cores, raw8, repeats,
-                        [&] { return std::string(toSrgb8(image, 0.f).size(), '\0'); }));
-  rows.push_back(timeIt("png", "tone map, a pow per channel (previous)", 1, raw8, repeats, [&] {
-    std::string out(raw8, '\0');
-    for (size_t i = 0; i < raw8; ++i) {
-      const float v = (&image.pixels.data()->x)[i];
-      out[i] = char(std::lround(linearToSrgb(std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f)) * 255.f));
-    }
-    return out;
-  }));
-  // What -o out.png costs now and cost before: the tone map and the encoder together.
-  rows.push_back(timeIt("png", "whole: table + ours (default)", cores, raw8, repeats,
-                        [&] { return encodeImage("x.png", image); }));
-  rows.push_back(timeIt("png", "whole: pow + stb_image_write (previous)", 1, raw8, repeats, [&] {
-    std::vector<uint8_t> bytes(raw8);
-    for (size_t i = 0; i < raw8; ++i) {
-      const float v = (&image.pixels.data()->x)[i];
-      bytes[i] =
-          uint8_t(std::lround(linearToSrgb(std::isnan(v) ? 0.f : clampf(v, 0.f, 1.f)) * 255.f));
-    }
-    return stbPng(bytes, image.width, image.height);
-  }));
-  rows.push_back(timeIt("png", "stb_image_write (previous)", 1, raw8, repeats,
-                        [&] { return stbPng(rgb, image.width, image.height); }));
-#ifdef SRT_BENCH_LIBPNG
-  for (int level : {1, 3, 6})
-    for (auto [name, filter] :
-         {std::pair{"up", PNG_FILTER_UP}, {"sub", PNG_FILTER_SUB}, {"all", PNG_ALL_FILTERS}})
-      rows.push_back(timeIt("png", "libpng level " + std::to_string(level) + " filter " + name, 1,
-                            raw8, repeats,
-                            [&] { return libpng(rgb, image.width, image.height, level, filter); }));
-#endif
-  for (int threads : {1, cores})
-    for (int level : {1, 2, 3, 6})
-      for (PngFilter filter :
-           {PngFilter::None, PngFilter::Sub, PngFilter::Up, PngFilter::Paeth, PngFilter::Adaptive})
-        for (bool rle : {false, true}) {
-          if (rle && level != 1) continue;  // Z_RLE ignores the level's match search
-          const PngSettings s{level, filter, rle, threads};
-          rows.push_back(timeIt("png",
-                                std::string("ours level ") + std::to_string(level) + " " +
-                                    toString(filter) + (rle ? " rle" : ""),
-                                threads, raw8, repeats, [&] {
-                                  return encodePngRgb8(rgb.data(), image.width, image.height, s);
-                                }));
-        }
-  for (ExrCompression c : {ExrCompression::None, ExrCompression::Rle, ExrCompression::Zips,
-                           ExrCompression::Zip, ExrCompression::Piz}) {
-    ImageEncoding e;
-    e.exr = c;
-    const std::string name = c == ExrCompression::None
-                                 ? std::string("ours none (parallel rows)")
-                                 : std::string("tinyexr ") + toString(c) +
-                                       (c == ExrCompression::Zip ? " (previous)" : "");
-    rows.push_back(timeIt("exr", name, c == ExrCompression::None ? cores : 1, raw32, repeats,
-                          [&] { return encodeImage("x.exr", image, 0.f, e); }));
-  }
-  rows.push_back(
-      timeIt("pfm", "ours", 1, raw32, repeats, [&] { return encodeImage("x.pfm", image); }));
-
-  if (!jsonPath.empty()) {
-    nlohmann::json j;
-    j["image"] = input.empty() ? "synthetic" : input;
-    j["resolution"] = {image.width, image.height};
-    j["threads"] = cores;
-    for (const Row& r : rows)
-      j["rows"].push_back({{"format", r.format},
-                           {"setting", r.setting},
-                           {"threads", r.threads},
-                           {"median_ms", r.medianMs},
-                           {"min_ms", r.minMs},
-                           {"bytes", r.bytes},
-                           {"raw_bytes", r.rawBytes},
-                           {"mb_per_s", double(r.rawBytes) / 1e6 / (r.medianMs / 1e3)}});
-    std::ofstream(jsonPath) << j.dump(2) << "\n";
-  }
+  const EncodeInput in{image, rgb, cores, repeats, raw8, raw32};
+  addToneMapRows(in, rows);
+  addWholePngAndBaselineRows(in, rows);
+  addOurPngRows(in, rows);
+  addExrAndPfmRows(in, rows);
+  if (!jsonPath.empty()) writeJson(jsonPath, input, image, cores, rows);
   return 0;
 }

@@ -99,121 +99,150 @@ void fillRandom<Aabb>(std::vector<Aabb>& v, int seed) {
     }
 }
 
+// The paper's scenarios plus size-1 segments.
+struct NamedScenario {
+  std::string name;
+  Scenario s;
+  uint32_t size;
+};
+
+// Everything one N's entries share: the input, the copy it is measured against, the results.
+template <typename T, typename Op>
+struct SizeRun {
+  const Registry<T, Op>& registry;
+  const Options& opt;
+  Timer& timer;
+  int m;
+  uint32_t n;
+  const Buffer<T>& in;
+  double copyMs, copyGBs;
+  nlohmann::json& results;
+
+  // Appends one JSON entry and keeps its time for the table's speed-up columns.
+  void record(const std::string& scenario, const Info& info, double ms, double bytes,
+              std::map<std::string, double>& times) const {
+    times[info.name] = ms;
+    const double gbs = bytes / (ms * 1e6);
+    results.push_back({{"n", n},
+                       {"m", m},
+                       {"scenario", scenario},
+                       {"variant", info.name},
+                       {"type", sizeof(T) == 4 ? "float" : "aabb"},
+                       {"segmented", info.segmented},
+                       {"ms", ms},
+                       {"bytes", bytes},
+                       {"gbs", gbs},
+                       {"copy_pct", 100.0 * gbs / copyGBs},
+                       {"copy_ms", copyMs},
+                       {"device", opt.device}});
+  }
+};
+
+template <typename T>
+std::vector<T> randomValues(uint32_t n, int seed) {
+  std::vector<T> host(n);
+  fillRandom(host, seed);
+  return host;
+}
+
+template <typename T>
+double timeCopy(Timer& timer, const Buffer<T>& in, Buffer<T>& copyDst, const Options& opt) {
+  return timer.medianMs(
+      [&] {
+        SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data(), in.data(), in.size() * sizeof(T),
+                                       cudaMemcpyDeviceToDevice));
+      },
+      opt.warmup, opt.repeats);
+}
+
+// Every unsegmented reduction (only the one asked for, plus cub) over the whole input.
+template <typename T, typename Op>
+void benchUnsegmented(const SizeRun<T, Op>& run) {
+  const uint32_t n = run.n;
+  const std::string& only = run.opt.only;
+  Buffer<T> out(MemorySpace::Cuda, 1);
+  std::map<std::string, double> times;
+  std::printf("\n  unsegmented             ms      GB/s   %%copy   x cub\n");
+  for (const auto& e : run.registry.entries()) {
+    if (e.info.segmented || (!only.empty() && e.info.name != only && e.info.name != "cub"))
+      continue;
+    auto red = e.factory();
+    red->reserve(n, 1);
+    Request<T> r;
+    r.in = run.in.data();
+    r.count = n;
+    r.out = out.data();
+    const double ms = run.timer.medianMs([&] { red->reduce(r); }, run.opt.warmup, run.opt.repeats);
+    run.record("unsegmented", e.info, ms, double(n) * sizeof(T), times);
+  }
+  for (auto& [name, t] : times)
+    std::printf("  %-20s %7.3f %8.0f %6.1f %7.2f\n", name.c_str(), t,
+                double(n) * sizeof(T) / (t * 1e6),
+                100.0 * double(n) * sizeof(T) / (t * 1e6) / run.copyGBs, times["cub"] / t);
+}
+
+// Every segmented reduction (only the one asked for, plus the cub ones) on one scenario.
+template <typename T, typename Op>
+void benchScenario(const SizeRun<T, Op>& run, const NamedScenario& sc) {
+  const uint32_t n = run.n;
+  const std::string& only = run.opt.only;
+  const Segments seg = makeSegments(sc.s, n, sc.size, 7);
+  Buffer<uint32_t> owners(MemorySpace::Cuda, seg.owners);
+  Buffer<uint32_t> offsets(MemorySpace::Cuda, seg.offsets);
+  const uint32_t S = seg.numSegments();
+  Buffer<T> out(MemorySpace::Cuda, S);
+  std::map<std::string, double> times;
+  std::map<std::string, double> bytesOf;
+  for (const auto& e : run.registry.entries()) {
+    if (!e.info.segmented) continue;
+    if (!only.empty() && e.info.name != only && e.info.name.rfind("cub", 0) != 0) continue;
+    auto red = e.factory();
+    red->reserve(n, S);
+    Request<T> r;
+    r.in = run.in.data();
+    r.count = n;
+    r.out = out.data();
+    r.numSegments = S;
+    r.owners = owners.data();
+    r.offsets = offsets.data();
+    const double layoutBytes = e.info.layout == Layout::Owners ? 4.0 * n : 4.0 * (S + 1);
+    const double bytes = double(n) * sizeof(T) + layoutBytes + double(S) * sizeof(T);
+    const double ms = run.timer.medianMs([&] { red->reduce(r); }, run.opt.warmup, run.opt.repeats);
+    bytesOf[e.info.name] = bytes;
+    run.record(sc.name, e.info, ms, bytes, times);
+  }
+  std::printf("\n  %-14s (%u segments)   ms      GB/s   %%copy  x cub-seg  x cub-rbk\n",
+              sc.name.c_str(), S);
+  for (auto& [name, t] : times) {
+    const double gbs = bytesOf[name] / (t * 1e6);
+    std::printf("  %-20s %8.3f %8.0f %6.1f %9.2f %9.2f\n", name.c_str(), t, gbs,
+                100.0 * gbs / run.copyGBs, times["cub-segmented"] / t,
+                times["cub-reduce-by-key"] / t);
+  }
+}
+
 template <typename T, typename Op>
 void runBench(const Options& opt, nlohmann::json& results) {
-  const auto& ms = opt.ms;
-  const int repeats = opt.repeats, warmup = opt.warmup;
-  const bool unsegmented = opt.unsegmented;
-  const std::string& only = opt.only;
-  const std::string& device = opt.device;
-  const char* typeName = sizeof(T) == 4 ? "float" : "aabb";
-  auto& reg = Registry<T, Op>::global();
+  const Registry<T, Op>& registry = Registry<T, Op>::global();
   Timer timer;
-  struct Scen {
-    std::string name;
-    Scenario s;
-    uint32_t size;
-  };
-  const std::vector<Scen> scenarios = {{"one segment", Scenario::OneSegment, 0},
-                                       {"random 10-50", Scenario::Random10To50, 0},
-                                       {"size 3", Scenario::Fixed, 3},
-                                       {"size 1", Scenario::Fixed, 1}};
-  for (int m : ms) {
+  const std::vector<NamedScenario> scenarios = {{"one segment", Scenario::OneSegment, 0},
+                                                {"random 10-50", Scenario::Random10To50, 0},
+                                                {"size 3", Scenario::Fixed, 3},
+                                                {"size 1", Scenario::Fixed, 1}};
+  for (int m : opt.ms) {
     const uint32_t n = uint32_t(m) << 20;
     Buffer<T> in(MemorySpace::Cuda, n);
-    {
-      std::vector<T> host(n);
-      fillRandom(host, m);
-      in.upload(host);
-    }
+    in.upload(randomValues<T>(n, m));
     Buffer<T> copyDst(MemorySpace::Cuda, n);
-    const double copyMs = timer.medianMs(
-        [&] {
-          SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data(), in.data(), size_t(n) * sizeof(T),
-                                         cudaMemcpyDeviceToDevice));
-        },
-        warmup, repeats);
+    const double copyMs = timeCopy(timer, in, copyDst, opt);
     const double copyGBs = 2.0 * n * sizeof(T) / (copyMs * 1e6);
     std::printf(
         "\nN = %d x 2^20 = %u: device-to-device copy of %zu MB: %.3f ms, %.0f GB/s "
         "(read + write)\n",
         m, n, size_t(n) * sizeof(T) >> 20, copyMs, copyGBs);
-
-    auto record = [&](const std::string& scenario, const Info& info, double ms, double bytes,
-                      std::map<std::string, double>& times) {
-      times[info.name] = ms;
-      const double gbs = bytes / (ms * 1e6);
-      results.push_back({{"n", n},
-                         {"m", m},
-                         {"scenario", scenario},
-                         {"variant", info.name},
-                         {"type", typeName},
-                         {"segmented", info.segmented},
-                         {"ms", ms},
-                         {"bytes", bytes},
-                         {"gbs", gbs},
-                         {"copy_pct", 100.0 * gbs / copyGBs},
-                         {"copy_ms", copyMs},
-                         {"device", device}});
-    };
-
-    if (unsegmented) {
-      Buffer<T> out(MemorySpace::Cuda, 1);
-      std::map<std::string, double> times;
-      std::printf("\n  unsegmented             ms      GB/s   %%copy   x cub\n");
-      for (const auto& e : reg.entries()) {
-        if (e.info.segmented || (!only.empty() && e.info.name != only && e.info.name != "cub"))
-          continue;
-        auto red = e.factory();
-        red->reserve(n, 1);
-        Request<T> r;
-        r.in = in.data();
-        r.count = n;
-        r.out = out.data();
-        const double ms2 = timer.medianMs([&] { red->reduce(r); }, warmup, repeats);
-        record("unsegmented", e.info, ms2, double(n) * sizeof(T), times);
-      }
-      for (auto& [name, t] : times)
-        std::printf("  %-20s %7.3f %8.0f %6.1f %7.2f\n", name.c_str(), t,
-                    double(n) * sizeof(T) / (t * 1e6),
-                    100.0 * double(n) * sizeof(T) / (t * 1e6) / copyGBs, times["cub"] / t);
-    }
-
-    for (const Scen& sc : scenarios) {
-      const Segments seg = makeSegments(sc.s, n, sc.size, 7);
-      Buffer<uint32_t> owners(MemorySpace::Cuda, seg.owners);
-      Buffer<uint32_t> offsets(MemorySpace::Cuda, seg.offsets);
-      const uint32_t S = seg.numSegments();
-      Buffer<T> out(MemorySpace::Cuda, S);
-      std::map<std::string, double> times;
-      std::map<std::string, double> bytesOf;
-      for (const auto& e : reg.entries()) {
-        if (!e.info.segmented) continue;
-        if (!only.empty() && e.info.name != only && e.info.name.rfind("cub", 0) != 0) continue;
-        auto red = e.factory();
-        red->reserve(n, S);
-        Request<T> r;
-        r.in = in.data();
-        r.count = n;
-        r.out = out.data();
-        r.numSegments = S;
-        r.owners = owners.data();
-        r.offsets = offsets.data();
-        const double layoutBytes = e.info.layout == Layout::Owners ? 4.0 * n : 4.0 * (S + 1);
-        const double bytes = double(n) * sizeof(T) + layoutBytes + double(S) * sizeof(T);
-        const double ms2 = timer.medianMs([&] { red->reduce(r); }, warmup, repeats);
-        bytesOf[e.info.name] = bytes;
-        record(sc.name, e.info, ms2, bytes, times);
-      }
-      std::printf("\n  %-14s (%u segments)   ms      GB/s   %%copy  x cub-seg  x cub-rbk\n",
-                  sc.name.c_str(), S);
-      for (auto& [name, t] : times) {
-        const double gbs = bytesOf[name] / (t * 1e6);
-        std::printf("  %-20s %8.3f %8.0f %6.1f %9.2f %9.2f\n", name.c_str(), t, gbs,
-                    100.0 * gbs / copyGBs, times["cub-segmented"] / t,
-                    times["cub-reduce-by-key"] / t);
-      }
-    }
+    const SizeRun<T, Op> run{registry, opt, timer, m, n, in, copyMs, copyGBs, results};
+    if (opt.unsegmented) benchUnsegmented(run);
+    for (const NamedScenario& sc : scenarios) benchScenario(run, sc);
   }
 }
 }  // namespace

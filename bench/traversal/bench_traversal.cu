@@ -186,6 +186,188 @@ struct Options {
   std::vector<double> fractions{1.0, 0.1};
 };
 
+// The stream each ray set starts from: primary rays and the bounce-1 rays of those that hit.
+struct SourceRays {
+  Rays primary, secondary;
+};
+
+// Primary rays, their hits, and the bounce-1 rays of the primary rays that hit.
+SourceRays traceSourceRays(const Backend& backend, const SceneView& view, const CameraView& camera,
+                           uint32_t numPixels) {
+  SourceRays rays;
+  Buffer<Vec3f> o(MemorySpace::Cuda, numPixels), d(MemorySpace::Cuda, numPixels);
+  Buffer<Vec3f> o2(MemorySpace::Cuda, numPixels), d2(MemorySpace::Cuda, numPixels);
+  Buffer<Hit> hits(MemorySpace::Cuda, numPixels);
+  Buffer<uint8_t> keep(MemorySpace::Cuda, numPixels);
+  const uint32_t grid = (numPixels + 255) / 256;
+  primaryKernel<<<grid, 256, 0, backend.stream>>>(camera, numPixels, o.data(), d.data());
+  SRT_CUDA_CHECK_LAUNCH();
+  const RayStreamRef primary = RayStreamRef::of(o.data(), d.data(), numPixels);
+  traceClosest(backend, view, primary, hits.data());
+  bounceKernel<<<grid, 256, 0, backend.stream>>>(view, numPixels, o.data(), d.data(), hits.data(),
+                                                 o2.data(), d2.data(), keep.data());
+  SRT_CUDA_CHECK_LAUNCH();
+  backend.synchronize();
+  rays.primary.origin = o.download();
+  rays.primary.direction = d.download();
+  const std::vector<Vec3f> ho = o2.download(), hd = d2.download();
+  const std::vector<uint8_t> k = keep.download();
+  for (uint32_t i = 0; i < numPixels; ++i)
+    if (k[i]) rays.secondary.origin.push_back(ho[i]), rays.secondary.direction.push_back(hd[i]);
+  return rays;
+}
+
+// The JSON's run description; the rows go under "results".
+nlohmann::json runDescription(const Options& opt, const SceneData& data) {
+  nlohmann::json out;
+  out["device"] = cudaDeviceDescription();
+  out["scene"] = opt.scene;
+  out["triangles"] = data.triangleCount();
+  out["width"] = opt.width;
+  out["height"] = opt.height;
+  out["repeats"] = opt.repeats;
+  out["warmup"] = opt.warmup;
+  for (PersistentVariant v : kAllPersistentVariants)
+    out["residentWarps"][toString(v)] = persistentResidentWarps(v);
+  out["defaultVariant"] = toString(kDefaultPersistentVariant);
+  return out;
+}
+
+// One table line and one JSON result: a method on one ray set, layout and stream size.
+struct ResultRow {
+  const char* setName;
+  const char* layout;
+  double fraction;
+  uint32_t n;
+  nlohmann::json* out;
+
+  void operator()(const std::string& method, double ms, const std::string& check,
+                  double stdMs) const {
+    const double mrays = n / (ms * 1e3);
+    std::printf("%-8s %-9s %8.3f %9u  %-30s %9.3f %9.1f %7.2fx  %s\n", setName, layout, fraction, n,
+                method.c_str(), ms, mrays, stdMs / ms, check.c_str());
+    (*out)["results"].push_back({{"rays", setName},
+                                 {"layout", layout},
+                                 {"fraction", fraction},
+                                 {"n", n},
+                                 {"method", method},
+                                 {"ms", ms},
+                                 {"mraysPerSecond", mrays},
+                                 {"speedupVsStandard", stdMs / ms},
+                                 {"check", check}});
+  }
+};
+
+// A subset of one ray set on the device: in a row ("compacted") and as lane flags over all rays.
+struct SubsetOnDevice {
+  const Rays* all;
+  const Buffer<Vec3f>& allOrigin;
+  const Buffer<Vec3f>& allDirection;
+  const std::vector<uint8_t>& flags;
+  const Buffer<Vec3f>& origin;
+  const Buffer<Vec3f>& direction;
+  const Buffer<uint8_t>& lanes;
+  uint32_t n;
+};
+
+// Closest-hit rows: traceClosest, then each persistent variant checked against it. Returns
+// traceClosest's time; counts the variants that differ into *mismatches.
+double closestRows(Timer& timer, const Backend& backend, const SceneView& view,
+                   const SubsetOnDevice& s, bool dense, const ResultRow& row, int* mismatches) {
+  RayStreamRef rays = RayStreamRef::of(dense ? s.origin.data() : s.allOrigin.data(),
+                                       dense ? s.direction.data() : s.allDirection.data(),
+                                       dense ? s.n : uint32_t(s.all->size()));
+  rays.lanes = dense ? nullptr : s.lanes.data();
+  Buffer<Hit> refHits(MemorySpace::Cuda, rays.count), hits(MemorySpace::Cuda, rays.count);
+  const double stdMs = timer.medianMs([&] { traceClosest(backend, view, rays, refHits.data()); });
+  row("standard", stdMs, "reference", stdMs);
+  const std::vector<Hit> expected = refHits.download();
+  for (PersistentVariant v : kAllPersistentVariants) {
+    const double ms =
+        timer.medianMs([&] { traceClosestPersistent(backend, view, rays, hits.data(), v); });
+    const std::vector<Hit> got = hits.download();
+    size_t bad = 0;
+    for (uint32_t i = 0; i < rays.count; ++i)  // dead lanes are not written: not compared
+      bad += (dense || s.flags[i]) && std::memcmp(&got[i], &expected[i], sizeof(Hit)) != 0;
+    *mismatches += bad != 0;
+    row(std::string("persistent-") + toString(v), ms,
+        bad ? "MISMATCH " + std::to_string(bad) : "identical", stdMs);
+  }
+  return stdMs;
+}
+
+// The scale row: a device-to-device copy of the subset's ray bytes.
+void copyRow(Timer& timer, const Backend& backend, const SubsetOnDevice& s, double stdMs,
+             const ResultRow& row) {
+  Buffer<Vec3f> copyDst(MemorySpace::Cuda, 2 * size_t(s.n));
+  const double copyMs = timer.medianMs([&] {
+    SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data(), s.origin.data(), s.origin.bytes(),
+                                   cudaMemcpyDeviceToDevice, backend.stream));
+    SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data() + s.n, s.direction.data(), s.direction.bytes(),
+                                   cudaMemcpyDeviceToDevice, backend.stream));
+  });
+  row("copy (ray bytes, D2D)", copyMs, "-", stdMs);
+}
+
+// Everything the rows of one run share.
+struct RunContext {
+  const Backend& backend;
+  const SceneView& view;
+  Timer& timer;
+  nlohmann::json& out;
+  float shadowTMax;  // 30% of the scene's diagonal: some shadow rays blocked, some not
+};
+
+// Every row of one ray set at one stream size. Returns the number of variants that differ.
+int subsetRows(const RunContext& ctx, const char* setName, const Rays* all,
+               const Buffer<Vec3f>& allO, const Buffer<Vec3f>& allD, double fraction) {
+  const bool shadow = std::strcmp(setName, "shadow") == 0;
+  std::vector<uint8_t> flags;
+  const Rays r = subset(*all, fraction, &flags);
+  const uint32_t n = uint32_t(r.size());
+  if (n == 0) return 0;
+  const Buffer<Vec3f> o(MemorySpace::Cuda, r.origin), d(MemorySpace::Cuda, r.direction);
+  const Buffer<uint8_t> lanes(MemorySpace::Cuda, flags);
+  const SubsetOnDevice s{all, allO, allD, flags, o, d, lanes, n};
+  int mismatches = 0;
+  // Layouts: "compacted" (n rays in a row); below 1, also "lanes" (all rays, n of them live).
+  for (const char* layout : {"compacted", "lanes"}) {
+    const bool dense = std::strcmp(layout, "compacted") == 0;
+    if (!dense && (fraction >= 1.0 || shadow)) continue;
+    const ResultRow row{setName, layout, fraction, n, &ctx.out};
+    if (shadow) {
+      mismatches += shadowRows(ctx.timer, ctx.backend, ctx.view, r, ctx.shadowTMax, row);
+      continue;
+    }
+    const double stdMs = closestRows(ctx.timer, ctx.backend, ctx.view, s, dense, row, &mismatches);
+    if (dense) copyRow(ctx.timer, ctx.backend, s, stdMs, row);
+  }
+  return mismatches;
+}
+
+// Every ray set at every stream size. Returns the number of variants that differ.
+int allRows(const RunContext& ctx, const SourceRays& rays, const std::vector<double>& fractions) {
+  int mismatches = 0;
+  // "shadow": the bounce-1 rays as shadow rays (cut at ctx.shadowTMax), traced by traceShadows and
+  // traceShadowsPersistent.
+  const std::pair<const char*, const Rays*> sets[] = {
+      {"primary", &rays.primary}, {"bounce1", &rays.secondary}, {"shadow", &rays.secondary}};
+  for (const auto& [setName, all] : sets) {
+    const Buffer<Vec3f> allO(MemorySpace::Cuda, all->origin),
+        allD(MemorySpace::Cuda, all->direction);
+    for (double fraction : fractions)
+      mismatches += subsetRows(ctx, setName, all, allO, allD, fraction);
+  }
+  return mismatches;
+}
+
+void writeJson(const std::string& path, const nlohmann::json& out) {
+  if (path.empty()) return;
+  std::ofstream f(path);
+  if (!(f << out.dump(2) << "\n")) throw std::runtime_error("cannot write " + path);
+  std::printf("\nwrote %s\n", path.c_str());
+}
+
 int run(const Options& opt) {
   if (!cudaDeviceAvailable())
     throw std::runtime_error("needs a CUDA device: " + cudaDeviceDescription());
@@ -199,127 +381,18 @@ int run(const Options& opt) {
   const CameraView camera = CameraView::from(cam, opt.width, opt.height);
   std::printf("device: %s\nscene: %s, %zu triangles, %dx%d\n", cudaDeviceDescription().c_str(),
               opt.scene.c_str(), data.triangleCount(), opt.width, opt.height);
+  const SourceRays rays = traceSourceRays(backend, view, camera, numPixels);
+  std::printf("primary rays %zu, bounce-1 rays %zu (primary hits)\n", rays.primary.size(),
+              rays.secondary.size());
 
-  // Primary rays, their hits, and the bounce-1 rays of the primary rays that hit.
-  Rays primary, secondary;
-  {
-    Buffer<Vec3f> o(MemorySpace::Cuda, numPixels), d(MemorySpace::Cuda, numPixels);
-    Buffer<Vec3f> o2(MemorySpace::Cuda, numPixels), d2(MemorySpace::Cuda, numPixels);
-    Buffer<Hit> hits(MemorySpace::Cuda, numPixels);
-    Buffer<uint8_t> keep(MemorySpace::Cuda, numPixels);
-    const uint32_t grid = (numPixels + 255) / 256;
-    primaryKernel<<<grid, 256, 0, backend.stream>>>(camera, numPixels, o.data(), d.data());
-    SRT_CUDA_CHECK_LAUNCH();
-    const RayStreamRef rays = RayStreamRef::of(o.data(), d.data(), numPixels);
-    traceClosest(backend, view, rays, hits.data());
-    bounceKernel<<<grid, 256, 0, backend.stream>>>(view, numPixels, o.data(), d.data(), hits.data(),
-                                                   o2.data(), d2.data(), keep.data());
-    SRT_CUDA_CHECK_LAUNCH();
-    backend.synchronize();
-    primary.origin = o.download();
-    primary.direction = d.download();
-    const std::vector<Vec3f> ho = o2.download(), hd = d2.download();
-    const std::vector<uint8_t> k = keep.download();
-    for (uint32_t i = 0; i < numPixels; ++i)
-      if (k[i]) secondary.origin.push_back(ho[i]), secondary.direction.push_back(hd[i]);
-  }
-  std::printf("primary rays %zu, bounce-1 rays %zu (primary hits)\n", primary.size(),
-              secondary.size());
-
-  nlohmann::json out;
-  out["device"] = cudaDeviceDescription();
-  out["scene"] = opt.scene;
-  out["triangles"] = data.triangleCount();
-  out["width"] = opt.width;
-  out["height"] = opt.height;
-  out["repeats"] = opt.repeats;
-  out["warmup"] = opt.warmup;
-  for (PersistentVariant v : kAllPersistentVariants)
-    out["residentWarps"][toString(v)] = persistentResidentWarps(v);
-  out["defaultVariant"] = toString(kDefaultPersistentVariant);
-
+  nlohmann::json out = runDescription(opt, data);
   Timer timer(backend.stream, opt.warmup, opt.repeats);
   std::printf("\n%-8s %-9s %8s %9s  %-30s %9s %9s %8s  %s\n", "rays", "layout", "fraction", "n",
               "method", "ms", "Mrays/s", "vs std", "check");
-  int mismatches = 0;
-  // "shadow": the bounce-1 rays as shadow rays, cut at 30% of the scene's diagonal (some blocked,
-  // some not), traced by traceShadows and traceShadowsPersistent.
-  const std::pair<const char*, const Rays*> sets[] = {
-      {"primary", &primary}, {"bounce1", &secondary}, {"shadow", &secondary}};
-  const float shadowTMax = 0.3f * length(view.accel.bounds.hi - view.accel.bounds.lo);
-  for (const auto& set : sets) {
-    const char* setName = set.first;
-    const Rays* all = set.second;
-    const bool shadow = std::strcmp(setName, "shadow") == 0;
-    const Buffer<Vec3f> allO(MemorySpace::Cuda, all->origin),
-        allD(MemorySpace::Cuda, all->direction);
-    for (double fraction : opt.fractions) {
-      std::vector<uint8_t> flags;
-      const Rays r = subset(*all, fraction, &flags);
-      const uint32_t n = uint32_t(r.size());
-      if (n == 0) continue;
-      const Buffer<Vec3f> o(MemorySpace::Cuda, r.origin), d(MemorySpace::Cuda, r.direction);
-      const Buffer<uint8_t> lanes(MemorySpace::Cuda, flags);
-      // Layouts: "compacted" (n rays in a row); below 1, also "lanes" (all rays, n of them live).
-      for (const char* layout : {"compacted", "lanes"}) {
-        const bool dense = std::strcmp(layout, "compacted") == 0;
-        if (!dense && (fraction >= 1.0 || shadow)) continue;
-        auto row = [&](const std::string& method, double ms, const std::string& check,
-                       double stdMs) {
-          const double mrays = n / (ms * 1e3);
-          std::printf("%-8s %-9s %8.3f %9u  %-30s %9.3f %9.1f %7.2fx  %s\n", setName, layout,
-                      fraction, n, method.c_str(), ms, mrays, stdMs / ms, check.c_str());
-          out["results"].push_back({{"rays", setName},
-                                    {"layout", layout},
-                                    {"fraction", fraction},
-                                    {"n", n},
-                                    {"method", method},
-                                    {"ms", ms},
-                                    {"mraysPerSecond", mrays},
-                                    {"speedupVsStandard", stdMs / ms},
-                                    {"check", check}});
-        };
-        if (shadow) {
-          mismatches += shadowRows(timer, backend, view, r, shadowTMax, row);
-          continue;
-        }
-        RayStreamRef rays =
-            RayStreamRef::of(dense ? o.data() : allO.data(), dense ? d.data() : allD.data(),
-                             dense ? n : uint32_t(all->size()));
-        rays.lanes = dense ? nullptr : lanes.data();
-        Buffer<Hit> refHits(MemorySpace::Cuda, rays.count), hits(MemorySpace::Cuda, rays.count);
-        const double stdMs =
-            timer.medianMs([&] { traceClosest(backend, view, rays, refHits.data()); });
-        row("standard", stdMs, "reference", stdMs);
-        const std::vector<Hit> expected = refHits.download();
-        for (PersistentVariant v : kAllPersistentVariants) {
-          const double ms =
-              timer.medianMs([&] { traceClosestPersistent(backend, view, rays, hits.data(), v); });
-          const std::vector<Hit> got = hits.download();
-          size_t bad = 0;
-          for (uint32_t i = 0; i < rays.count; ++i)  // dead lanes are not written: not compared
-            bad += (dense || flags[i]) && std::memcmp(&got[i], &expected[i], sizeof(Hit)) != 0;
-          mismatches += bad != 0;
-          row(std::string("persistent-") + toString(v), ms,
-              bad ? "MISMATCH " + std::to_string(bad) : "identical", stdMs);
-        }
-        if (!dense) continue;
-        Buffer<Vec3f> copyDst(MemorySpace::Cuda, 2 * size_t(n));
-        const double copyMs = timer.medianMs([&] {
-          SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data(), o.data(), o.bytes(),
-                                         cudaMemcpyDeviceToDevice, backend.stream));
-          SRT_CUDA_CHECK(cudaMemcpyAsync(copyDst.data() + n, d.data(), d.bytes(),
-                                         cudaMemcpyDeviceToDevice, backend.stream));
-        });
-        row("copy (ray bytes, D2D)", copyMs, "-", stdMs);
-      }
-    }
-  }
-  if (!opt.jsonPath.empty()) {
-    std::ofstream f(opt.jsonPath);
-    if (!(f << out.dump(2) << "\n")) throw std::runtime_error("cannot write " + opt.jsonPath);
-    std::printf("\nwrote %s\n", opt.jsonPath.c_str());
-  }
+  RunContext ctx{backend, view, timer, out,
+                 0.3f * length(view.accel.bounds.hi - view.accel.bounds.lo)};
+  const int mismatches = allRows(ctx, rays, opt.fractions);
+  writeJson(opt.jsonPath, out);
   if (mismatches) {
     std::fprintf(stderr,
                  "streamrt-bench-traversal: error: %d configuration(s) differ from traceClosest or "
