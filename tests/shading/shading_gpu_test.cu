@@ -102,9 +102,12 @@ TEST(ShadingGpu, BsdfAndEmitterSamplesMatchCpu) {
   Buffer<float> dArea(MemorySpace::Cuda, table.areas), dCdf(MemorySpace::Cuda, table.cdf),
       dPmf(MemorySpace::Cuda, table.pmf);
   Buffer<int32_t> dMap(MemorySpace::Cuda, table.triangleToEmitter);
-  EmitterView dv = hostView(table);
+  // Every array the view points to, uploaded: no host pointer may reach the kernel.
+  EmitterView dv;
   dv.triangles = dTri.data(), dv.radiance = dRad.data(), dv.areas = dArea.data();
   dv.cdf = dCdf.data(), dv.pmf = dPmf.data(), dv.triangleToEmitter = dMap.data();
+  dv.count = uint32_t(table.size()), dv.triangleCount = uint32_t(table.triangleToEmitter.size());
+  ASSERT_TRUE(table.keTextures.empty());  // no emission maps to upload
 
   constexpr uint32_t n = 4099;
   Buffer<ShadeResult> out(MemorySpace::Cuda, n);
