@@ -80,7 +80,8 @@ struct EmitterPoint {
   Vec3f n;             // its unit winding normal
   Vec3f barycentrics;  // of p, for an emission map
   uint32_t emitter = 0;
-  bool valid = false;  // false with no emitters or a degenerate triangle
+  uint32_t triangle = 0;  // the emitter's triangle id
+  bool valid = false;     // false with no emitters or a degenerate triangle
 };
 
 SRT_CPU_GPU inline EmitterPoint pointOnEmitter(const EmitterView& v, const Vec3f* positions,
@@ -107,6 +108,7 @@ SRT_CPU_GPU inline EmitterPoint pointOnEmitter(const EmitterView& v, const Vec3f
   out.n = cr / crLen;
   out.barycentrics = b;
   out.emitter = lo;
+  out.triangle = t;
   out.valid = true;
   return out;
 }
@@ -130,7 +132,7 @@ SRT_CPU_GPU inline bool emitterSampleFrom(const EmitterView& v, const uint32_t* 
   out->p = ep.p;
   out->n = ep.n;
   out->Le = v.radiance[e];
-  const uint32_t t = v.triangles[e];
+  const uint32_t t = ep.triangle;
   if (v.keTextures && v.uvs && v.keTextures[e] >= 0) {
     const Vec3f b = ep.barycentrics;
     const Vec2f a = v.uvs[indices[3 * t]], b1 = v.uvs[indices[3 * t + 1]],
