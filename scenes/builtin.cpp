@@ -139,7 +139,8 @@ Scene furnace() {
   // Face normals only: interpolated shading normals let a cosine-sampled direction point below
   // the facet it leaves (into the sphere), and those paths are lost inside it (about
   // 1 pixel in 1000 lost a sample of 16). With flat facets the sphere is a convex polyhedron:
-  // every bounce escapes with throughput exactly 1 and every pixel is exactly 0.5.
+  // every bounce escapes with throughput exactly 1 and every pixel is 0.5 (but where a ray slips
+  // through an edge: the renderer's triangle test is not watertight).
   Mesh sphere = makeSphere({0.f, 0.f, 0.f}, 1.f, 64, false, white);
   sphere.normals.clear();
   addMesh(s, std::move(sphere), "sphere");

@@ -15,6 +15,7 @@
 
 #include "renderer/accel/gpu/kdtree_build_gpu.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "renderer/accel/unit_triangles.h"
 #include "renderer/wavefront/dual_tree_replay.h"
 #include "scenes/loader.h"
 #include "scenes/scene.h"
@@ -92,8 +93,11 @@ int main(int argc, char** argv) {
       treeFor(file.header.primaryBuilder, primaryDump, mesh, file.header.primaryHash, "primary");
   const KdTree b =
       treeFor(file.header.secondBuilder, secondDump, mesh, file.header.secondHash, "second");
-  const KdTreeView va{a.nodes.data(), a.primIndices.data(), a.bounds, mesh};
-  const KdTreeView vb{b.nodes.data(), b.primIndices.data(), b.bounds, mesh};
+  // Traced with the renderer's triangle test.
+  const std::vector<UnitTriangleRow> rows = unitTriangleRowsOnHost(mesh);
+  const TriangleMeshView traced = withUnitTriangles(mesh, rows);
+  const KdTreeView va{a.nodes.data(), a.primIndices.data(), a.bounds, traced};
+  const KdTreeView vb{b.nodes.data(), b.primIndices.data(), b.bounds, traced};
   const float eps = kdClipEpsilon(mesh);
   size_t hostDiffers = 0;
   for (size_t i = 0; i < file.records.size(); ++i) {

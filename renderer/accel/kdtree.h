@@ -18,7 +18,9 @@
 // comparison and its t does not depend on the order of the tests; and a node is skipped only when
 // its interval starts strictly after the nearest t, so every leaf
 // that could hold a hit at that t, and thus every tie, is tested. Different trees over the same
-// mesh therefore give the same triangle and t on every ray.
+// mesh therefore give the same triangle and t on every ray, with either triangle test: Woop's
+// unit-triangle test when the mesh view carries its rows (the renderer's views), else the
+// watertight test.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +68,14 @@ struct alignas(16) PackedVertex {
   float x, y, z, unused;
 };
 
+// A triangle as the linear map from world space onto its unit triangle (Woop 2004), taken about
+// its first corner p0: for a point x, row 0 and row 1 dotted with x - p0 give x's barycentric
+// weights of corners 1 and 2, row 2 its height above the plane in normal lengths. Row k's w holds
+// p0's k-th coordinate. Three rows a triangle, 48 bytes like its corners.
+struct alignas(16) UnitTriangleRow {
+  float x, y, z, w;
+};
+
 // Indexed triangles; the pointers may point to host or device memory.
 struct TriangleMeshView {
   const Vec3f* positions = nullptr;
@@ -74,6 +84,10 @@ struct TriangleMeshView {
   // Optional, for traversal: the three corners of every triangle in order (3 per triangle), the
   // same values as positions[indices[...]], fetched without the index indirection.
   const PackedVertex* corners = nullptr;
+  // Optional, for traversal: every triangle's unit-triangle map (3 rows per triangle,
+  // unitTriangleRows). When set, traversal tests rays with intersectUnitTriangle instead of the
+  // watertight test; the renderer always sets it (SceneData), the persistent kernels need it.
+  const UnitTriangleRow* unitTriangles = nullptr;
 };
 
 struct KdTreeView {
@@ -200,23 +214,99 @@ SRT_CPU_GPU inline bool intersectTriangle(const Ray& ray, const WatertightRay& w
   return true;
 }
 
+// The unit-triangle map of (p0, p1, p2): with e1 = p1 - p0, e2 = p2 - p0 and n = e1 x e2, the rows
+// are (e2 x n, n x e1, n) / |n|^2, in double and rounded once. Every multiply-add is an explicit
+// fma, so the host and the device compute the same bits. A degenerate triangle gets zero rows:
+// its t is 0 / 0, which no test accepts.
+SRT_CPU_GPU inline void unitTriangleRows(Vec3f p0, Vec3f p1, Vec3f p2, UnitTriangleRow* rows) {
+  const double e1[3] = {double(p1.x) - p0.x, double(p1.y) - p0.y, double(p1.z) - p0.z};
+  const double e2[3] = {double(p2.x) - p0.x, double(p2.y) - p0.y, double(p2.z) - p0.z};
+  const auto cross = [](const double* u, const double* v, double* out) {
+    out[0] = fma(u[1], v[2], -(u[2] * v[1]));
+    out[1] = fma(u[2], v[0], -(u[0] * v[2]));
+    out[2] = fma(u[0], v[1], -(u[1] * v[0]));
+  };
+  double r[3][3];
+  cross(e1, e2, r[2]);
+  cross(e2, r[2], r[0]);
+  cross(r[2], e1, r[1]);
+  const double nn = fma(r[2][0], r[2][0], fma(r[2][1], r[2][1], r[2][2] * r[2][2]));
+  const bool degenerate = !(nn > 0.0 && nn < 1e300);  // also NaN and inf corners
+  const float corner[3] = {p0.x, p0.y, p0.z};
+  for (int k = 0; k < 3; ++k) {
+    rows[k] = degenerate ? UnitTriangleRow{0.f, 0.f, 0.f, corner[k]}
+                         : UnitTriangleRow{float(r[k][0] / nn), float(r[k][1] / nn),
+                                           float(r[k][2] / nn), corner[k]};
+  }
+}
+
+SRT_CPU_GPU SRT_INLINE UnitTriangleRow loadRow(const UnitTriangleRow* p) {
+#if SRT_IS_GPU_CODE
+  const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+  return {q.x, q.y, q.z, q.w};
+#else
+  return *p;
+#endif
+}
+
+SRT_CPU_GPU SRT_INLINE float rowDot(const UnitTriangleRow& r, Vec3f v) {
+  return fmaf(r.x, v.x, fmaf(r.y, v.y, r.z * v.z));
+}
+
+// The corners of `tri`: from the corner array when the mesh has one, else through the indices.
+SRT_CPU_GPU SRT_INLINE void meshCorners(const TriangleMeshView& mesh, uint32_t tri, Vec3f* p0,
+                                        Vec3f* p1, Vec3f* p2) {
+  if (mesh.corners) {
+    const PackedVertex* c = mesh.corners + 3 * size_t(tri);
+    *p0 = loadCorner(c);
+    *p1 = loadCorner(c + 1);
+    *p2 = loadCorner(c + 2);
+  } else {
+    const uint32_t* idx = mesh.indices + 3 * size_t(tri);
+    *p0 = loadVertex(mesh.positions + loadIndex(idx));
+    *p1 = loadVertex(mesh.positions + loadIndex(idx + 1));
+    *p2 = loadVertex(mesh.positions + loadIndex(idx + 2));
+  }
+}
+
+// Woop's unit-triangle test (as in Aila & Laine's GPU kernels; the mesh carries its rows): the
+// ray's height above the plane gives t, then the two weights at t. True for a hit with t in
+// (0, tMax) inside the triangle, edges included. Fewer operations than the watertight test and no
+// per-ray setup, but not watertight: two triangles sharing an edge weigh a point on it with
+// different rows, so a ray through the edge can round outside both and slip between them (in a
+// band of about 1e-7 |o - p0| / height; bench/tracer/RESULTS.md has the rates). Handing that band
+// to the watertight test, or widening the triangle, were measured: slower, or hits that depend on
+// the tree.
+SRT_CPU_GPU SRT_INLINE bool intersectUnitTriangle(const TriangleMeshView& mesh, uint32_t tri,
+                                                  Vec3f o, Vec3f d, float tMax, float* tHit,
+                                                  float* b1, float* b2) {
+  const UnitTriangleRow* rows = mesh.unitTriangles + 3 * size_t(tri);
+  const UnitTriangleRow m0 = loadRow(rows), m1 = loadRow(rows + 1), m2 = loadRow(rows + 2);
+  const Vec3f q(o.x - m0.w, o.y - m1.w, o.z - m2.w);
+  const float t = -rowDot(m2, q) / rowDot(m2, d);
+  if (!(t > 0.f && t < tMax)) return false;  // also NaN: degenerate, parallel, non-finite
+  const float u = fmaf(t, rowDot(m0, d), rowDot(m0, q));
+  const float v = fmaf(t, rowDot(m1, d), rowDot(m1, q));
+  if (!(u >= 0.f && v >= 0.f && u + v <= 1.f)) return false;
+  *tHit = t;
+  *b1 = u;
+  *b2 = v;
+  return true;
+}
+
 SRT_CPU_GPU inline bool intersectMeshTriangle(const TriangleMeshView& mesh, uint32_t tri,
                                               const Ray& ray, const WatertightRay& w, float tMax,
                                               Hit* hit) {
-  Vec3f p0, p1, p2;
-  if (mesh.corners) {
-    const PackedVertex* c = mesh.corners + 3 * size_t(tri);
-    p0 = loadCorner(c);
-    p1 = loadCorner(c + 1);
-    p2 = loadCorner(c + 2);
-  } else {
-    const uint32_t* idx = mesh.indices + 3 * size_t(tri);
-    p0 = loadVertex(mesh.positions + loadIndex(idx));
-    p1 = loadVertex(mesh.positions + loadIndex(idx + 1));
-    p2 = loadVertex(mesh.positions + loadIndex(idx + 2));
-  }
   float t, b1, b2;
-  if (!intersectTriangle(ray, w, tMax, p0, p1, p2, &t, &b1, &b2)) return false;
+  bool found;
+  if (mesh.unitTriangles) {
+    found = intersectUnitTriangle(mesh, tri, ray.o, ray.d, tMax, &t, &b1, &b2);
+  } else {
+    Vec3f p0, p1, p2;
+    meshCorners(mesh, tri, &p0, &p1, &p2);
+    found = intersectTriangle(ray, w, tMax, p0, p1, p2, &t, &b1, &b2);
+  }
+  if (!found) return false;
   hit->t = t;
   hit->triangle = tri;
   hit->b1 = b1;

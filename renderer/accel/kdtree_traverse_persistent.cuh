@@ -241,36 +241,29 @@ SRT_CPU_GPU SRT_INLINE uint32_t leafTriangle(const KdTreeView& tree, uint32_t co
   return count == 1 ? word : loadIndex(tree.primIndices + word + k);
 }
 
-// What another lane needs of the owner's ray to test a triangle for it (intersectTriangle reads
-// only the origin and the shear). `limit`: closest hits, updateClosest's limit at the start of
-// the round; any hit, ray.tMax.
+// What another lane needs of the owner's ray to test a triangle for it. `limit`: closest hits,
+// updateClosest's limit at the start of the round; any hit, ray.tMax.
 struct PairRay {
-  Vec3f o;
-  WatertightRay w;
+  Vec3f o, d;
   float limit;
 };
 
 template <bool kAnyHit>
 SRT_CPU_GPU SRT_INLINE PairRay pairRay(const KdLane& l) {
-  PairRay r;
-  r.o = l.ray.o;
-  r.w = watertightRay(l.ray.d);
   // l.closest is the best t when found, else ray.tMax (whose widening fminf discards).
-  r.limit = kAnyHit ? l.ray.tMax : fminf(l.ray.tMax, l.closest * (1.f + kTieMargin));
-  return r;
+  return {l.ray.o, l.ray.d,
+          kAnyHit ? l.ray.tMax : fminf(l.ray.tMax, l.closest * (1.f + kTieMargin))};
 }
 
-// One pair of a round. Closest hits: true with *h set when `tri` hits within the limit (tightened
-// by the owner's key as the round has it now); the caller merges hitKey(h->t, tri). Any hit:
-// true when `tri` blocks the ray in (0, tMax).
+// One pair of a round, by the unit-triangle test (the mesh must carry its rows). Closest hits:
+// true with *h set when `tri` hits within the limit (tightened by the owner's key as the round has
+// it now); the caller merges hitKey(h->t, tri). Any hit: true when `tri` blocks the ray.
 template <bool kAnyHit>
 SRT_CPU_GPU SRT_INLINE bool testPair(const TriangleMeshView& mesh, const PairRay& r, uint32_t tri,
                                      uint64_t ownerKey, Hit* h) {
-  Ray ray;
-  ray.o = r.o;
   float limit = r.limit;
   if (!kAnyHit && ownerKey != kNoHitKey) limit = fminf(limit, keyT(ownerKey) * (1.f + kTieMargin));
-  return intersectMeshTriangle(mesh, tri, ray, r.w, limit, h);
+  return intersectUnitTriangle(mesh, tri, r.o, r.d, limit, &h->t, &h->b1, &h->b2);
 }
 
 // The owner takes the round's result: `key` is its merged key, b1/b2 the barycentrics of the

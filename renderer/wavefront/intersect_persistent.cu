@@ -125,7 +125,7 @@ struct ShadowJob {  // traceShadows: unoccluded rays add their contribution to t
 // shuffles, so the owner's ray is not held in registers through the round (72 registers then).
 struct RoundShared {
   float4 originLimit[32];  // ray origin, PairRay::limit
-  float4 shear[32];        // sx, sy, sz, and kx | ky << 2 | kz << 4 as bits
+  float4 direction[32];    // ray direction (w unused)
   uint2 leaf[32];          // first pair of the leaf, its word (LeafWork)
   unsigned long long key[32];
   float2 bary[32];
@@ -150,9 +150,8 @@ __device__ void testLeavesTogether(const KdTreeView& tree, KdLane& l, bool activ
   if (total == 0) return;
   if (work.count) {
     const PairRay r = pairRay<kAnyHit>(l);
-    const uint32_t axes = uint32_t(r.w.kx) | uint32_t(r.w.ky) << 2 | uint32_t(r.w.kz) << 4;
     sh.originLimit[lane] = make_float4(r.o.x, r.o.y, r.o.z, r.limit);
-    sh.shear[lane] = make_float4(r.w.sx, r.w.sy, r.w.sz, __uint_as_float(axes));
+    sh.direction[lane] = make_float4(r.d.x, r.d.y, r.d.z, 0.f);
     sh.leaf[lane] = make_uint2(end - work.count, work.word);
   }
   sh.key[lane] = active ? laneKey(l) : kNoHitKey;
@@ -167,15 +166,10 @@ __device__ void testLeavesTogether(const KdTreeView& tree, KdLane& l, bool activ
     unsigned long long key = kNoHitKey;
     Hit h;
     if (j < total) {
-      const float4 ol = sh.originLimit[owner], sw = sh.shear[owner];
+      const float4 ol = sh.originLimit[owner], dw = sh.direction[owner];
       const uint2 leaf = sh.leaf[owner];
-      const uint32_t axes = __float_as_uint(sw.w);
-      PairRay r;
-      r.o = Vec3f(ol.x, ol.y, ol.z);
-      r.limit = ol.w;
-      r.w.kx = int(axes & 3u), r.w.ky = int(axes >> 2 & 3u), r.w.kz = int(axes >> 4);
-      r.w.sx = sw.x, r.w.sy = sw.y, r.w.sz = sw.z;
       const uint32_t tri = leafTriangle(tree, ownerEnd - leaf.x, leaf.y, j - leaf.x);
+      const PairRay r{Vec3f(ol.x, ol.y, ol.z), Vec3f(dw.x, dw.y, dw.z), ol.w};
       hit = testPair<kAnyHit>(tree.mesh, r, tri, kAnyHit ? kNoHitKey : sh.key[owner], &h);
       if (hit) {
         key = kAnyHit ? 0ull : hitKey(h.t, tri);
@@ -313,8 +307,12 @@ uint32_t run(PersistentVariant v, const Job& job, uint32_t maxCount, cudaStream_
   throw std::invalid_argument("unknown persistent traversal variant");
 }
 
-void requireCuda(const Backend& b) {
+void requireCuda(const Backend& b, const SceneView& scene) {
   if (!b.isCuda()) throw std::invalid_argument("--traversal persistent needs the CUDA backend");
+  const TriangleMeshView& mesh = scene.accel.mesh;
+  if (mesh.triangleCount > 0 &&
+      mesh.unitTriangles == nullptr)  // the cooperative rounds test by them
+    throw std::invalid_argument("persistent traversal needs the mesh's unit-triangle rows");
 }
 
 }  // namespace
@@ -350,13 +348,13 @@ uint32_t persistentResidentWarps(PersistentVariant variant) {
 
 void traceClosestPersistent(const Backend& b, const SceneView& scene, const RayStreamRef& rays,
                             Hit* hits, PersistentVariant variant) {
-  requireCuda(b);
+  requireCuda(b, scene);
   run(variant, ClosestJob{scene.accel, rays, hits}, rays.count, b.stream);
 }
 
 void traceShadowsPersistent(const Backend& b, const SceneView& scene, const ShadowStream& shadows,
                             PathState state, PersistentVariant variant) {
-  requireCuda(b);
+  requireCuda(b, scene);
   run(variant, ShadowJob{scene.accel, shadows, state}, shadows.maxCount, b.stream);
 }
 

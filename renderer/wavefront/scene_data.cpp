@@ -71,6 +71,8 @@ SceneData::SceneData(const Scene& scene, const Backend& backend, float time,
   g.corners = Buffer<PackedVertex>(space, 3 * triangles_);
   gatherCorners(backend, g.positions.data(), indices_.data(), g.corners.data(), 0,
                 uint32_t(3 * triangles_));
+  g.unitTriangles = Buffer<UnitTriangleRow>(space, 3 * triangles_);
+  computeUnitTriangles(backend, g.corners.data(), g.unitTriangles.data(), 0, uint32_t(triangles_));
   keepAnimatedInstances(scene);
   buildAccel(g, backend_, geo.positions.data(), accel_.firstTreeStats, /*asyncStats=*/true);
   report_ = g.report;
@@ -111,7 +113,7 @@ void SceneData::setTime(const Scene& scene, float time) {
   if (scene.triangleCount() != triangles_)
     throw std::logic_error("SceneData::setTime: the scene's topology changed");
   const auto t0 = std::chrono::steady_clock::now();
-  dualCheck_.reset();  // its second tree is of the first frame's geometry
+  dualCheck_.reset();          // its second tree is of the first frame's geometry
   if (takePrefetched(time)) {  // built beside the last render: swapped, report_ set
     report_.setTimeMs = msSince(t0);
     return;
@@ -189,6 +191,8 @@ void SceneData::moveAnimatedInstances(const std::vector<Transform>& xs, MovingGe
                        g.normals.data() + a.firstVertex, a.vertexCount, xs[i].inverse());
     gatherCorners(backend, g.positions.data(), indices_.data(), g.corners.data(),
                   3 * a.firstTriangle, 3 * a.triangleCount);
+    computeUnitTriangles(backend, g.corners.data(), g.unitTriangles.data(), a.firstTriangle,
+                         a.triangleCount);
   }
 }
 
@@ -206,7 +210,7 @@ std::unique_ptr<DeviceKdTree> SceneData::buildAccel(MovingGeometry& g, const Bac
                                                     bool asyncStats) {
   std::unique_ptr<DeviceKdTree> old;
   TriangleMeshView mesh{g.positions.data(), indices_.data(), uint32_t(triangles_)};
-  mesh.corners = g.corners.data();  // gathered before every build; the builder reads them
+  mesh.corners = g.corners.data();         // gathered before every build; the builder reads them
   if (asyncStats) pendingTreeStats_ = {};  // a statistics walk still running is waited for
   AccelBuildReport& report = g.report;
   report = {};
@@ -250,6 +254,7 @@ void SceneData::showFront() {
   const MovingGeometry& g = sets_[front_];
   TriangleMeshView traced{g.positions.data(), indices_.data(), uint32_t(triangles_)};
   traced.corners = g.corners.data();
+  traced.unitTriangles = g.unitTriangles.data();
   view_.accel = g.tree->view(traced);
   view_.normals = g.normals.data();
 }

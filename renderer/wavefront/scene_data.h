@@ -214,6 +214,7 @@ class SceneData {
   struct MovingGeometry {
     Buffer<Vec3f> positions, normals;
     Buffer<PackedVertex> corners;  // 3 per triangle, for traversal (TriangleMeshView::corners)
+    Buffer<UnitTriangleRow> unitTriangles;  // 3 per triangle (TriangleMeshView::unitTriangles)
     std::unique_ptr<DeviceKdTree> tree;
     AccelBuildReport report;  // of `tree`
   };

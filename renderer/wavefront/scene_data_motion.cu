@@ -68,4 +68,13 @@ void gatherCorners(const Backend& backend, const Vec3f* positions, const uint32_
   });
 }
 
+void computeUnitTriangles(const Backend& backend, const PackedVertex* corners,
+                          UnitTriangleRow* rows, uint32_t firstTriangle, uint32_t count) {
+  parallelFor(backend, count, [=] SRT_CPU_GPU(uint32_t i) {
+    const PackedVertex* c = corners + 3 * size_t(firstTriangle + i);
+    unitTriangleRows({c[0].x, c[0].y, c[0].z}, {c[1].x, c[1].y, c[1].z}, {c[2].x, c[2].y, c[2].z},
+                     rows + 3 * size_t(firstTriangle + i));
+  });
+}
+
 }  // namespace srt

@@ -21,5 +21,9 @@ void transformNormals(const Backend& backend, const Vec3f* object, Vec3f* world,
 // triangles' corners (TriangleMeshView::corners).
 void gatherCorners(const Backend& backend, const Vec3f* positions, const uint32_t* indices,
                    PackedVertex* corners, uint32_t first, uint32_t count);
+// rows[3 t .. 3 t + 2] = unitTriangleRows of triangle t's corners, for t in
+// [firstTriangle, firstTriangle + count) (TriangleMeshView::unitTriangles).
+void computeUnitTriangles(const Backend& backend, const PackedVertex* corners,
+                          UnitTriangleRow* rows, uint32_t firstTriangle, uint32_t count);
 
 }  // namespace srt

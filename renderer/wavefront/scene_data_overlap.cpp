@@ -133,6 +133,7 @@ void SceneData::makeBackSet() {
   back.positions = copyOf(front.positions, overlap_->build);
   back.normals = copyOf(front.normals, overlap_->build);
   back.corners = copyOf(front.corners, overlap_->build);
+  back.unitTriangles = copyOf(front.unitTriangles, overlap_->build);
 }
 
 void SceneData::prefetch(const Scene& scene, float time) {

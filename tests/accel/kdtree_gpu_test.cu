@@ -1,6 +1,7 @@
 // kd-tree traversal in a CUDA kernel: against a brute-force kernel on the device and against the
-// CPU traversal of the same tree. intersectTriangle spells out every fused multiply-add, so the
-// device's FMA contraction changes nothing and both comparisons are strict, edge-aimed rays too.
+// CPU traversal of the same tree, with either triangle test. Both spell out every fused
+// multiply-add, so the device's FMA contraction changes nothing and both comparisons are strict,
+// edge-aimed rays too.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -30,18 +31,23 @@ std::vector<Result> launch(bool kd, const KdTreeView& tree, const Buffer<Ray>& r
   return out.download();
 }
 
-void checkOnDevice(const TestMesh& mesh, size_t raysPerFamily) {
-  SCOPED_TRACE(mesh.name);
+// With the watertight test, or (`unit`) the unit-triangle test the renderer uses.
+void checkOnDevice(const TestMesh& mesh, size_t raysPerFamily, bool unit) {
+  SCOPED_TRACE(mesh.name + (unit ? " (unit-triangle test)" : " (watertight test)"));
   const KdTree tree = buildKdTreeSah(mesh.view());
   const DeviceKdTree deviceTree(tree, MemorySpace::Cuda);
   const Buffer<Vec3f> positions(MemorySpace::Cuda, mesh.positions);
   const Buffer<uint32_t> indices(MemorySpace::Cuda, mesh.indices);
+  const std::vector<UnitTriangleRow> rows = unitTriangleRowsOf(mesh);
+  const Buffer<UnitTriangleRow> deviceRows(MemorySpace::Cuda, rows);
   TriangleMeshView deviceMesh;
   deviceMesh.positions = positions.data();
   deviceMesh.indices = indices.data();
   deviceMesh.triangleCount = mesh.triangleCount();
+  if (unit) deviceMesh.unitTriangles = deviceRows.data();
   const KdTreeView gpuView = deviceTree.view(deviceMesh);
-  const KdTreeView cpuView = hostView(tree, mesh.view());
+  const KdTreeView cpuView =
+      hostView(tree, unit ? withUnitTriangles(mesh.view(), rows) : mesh.view());
 
   for (RayFamily family : kAllRayFamilies) {
     const std::vector<Ray> rays = makeRays(mesh, family, raysPerFamily, 77 + size_t(family));
@@ -86,7 +92,7 @@ TEST(KdTreeGpu, SyntheticMeshes) {
   SRT_REQUIRE_DEVICE();
   for (const TestMesh& mesh : {emptyMesh(), oneTriangle(), degenerateTriangles(),
                                coplanarTriangles(), axisPlaneTriangles()})
-    checkOnDevice(mesh, 2000);
+    for (const bool unit : {false, true}) checkOnDevice(mesh, 2000, unit);
 }
 
 TEST(KdTreeGpu, Scenes) {
@@ -98,7 +104,8 @@ TEST(KdTreeGpu, Scenes) {
     const std::string path = testScenePath(rel);
     if (path.empty()) continue;
     ++found;
-    checkOnDevice(loadObjMesh(path), 4000);
+    const TestMesh mesh = loadObjMesh(path);
+    for (const bool unit : {false, true}) checkOnDevice(mesh, 4000, unit);
   }
   if (found == 0) GTEST_SKIP() << "no scenes under " << testScenesDir();
 }

@@ -39,8 +39,11 @@ TEST(IdenticalHits, CpuTreeAndGpuAlgorithmTreeOnRealMeshes) {
     const KdTree cpu = buildKdTreeSah(mesh.view());
     const KdTree gpu = buildKdTreeGpuAlgorithmOnHost(mesh.view());
     const std::vector<Ray> rays = identicalHitsRays(mesh, kIdenticalHitsRays);
-    const auto a = traceOnHost(hostView(cpu, mesh.view()), rays);
-    const auto b = traceOnHost(hostView(gpu, mesh.view()), rays);
+    // The renderer's triangle test (the watertight one: FastQualityTreeGivesTheSameHits).
+    const std::vector<UnitTriangleRow> rows = unitTriangleRowsOf(mesh);
+    const TriangleMeshView traced = withUnitTriangles(mesh.view(), rows);
+    const auto a = traceOnHost(hostView(cpu, traced), rays);
+    const auto b = traceOnHost(hostView(gpu, traced), rays);
     size_t hits = 0;
     for (const ClosestResult& r : a) hits += r.hit;
     std::cout << "[ identical ] " << scene << ": " << rays.size() << " rays, " << hits
@@ -86,8 +89,10 @@ TEST(IdenticalHits, CpuTreeAndGpuAlgorithmTreeOnRenderRays) {
   const TestMesh mesh = litConferenceRoomMesh(path, &firstPanel);
   const KdTree cpu = buildKdTreeSah(mesh.view());
   const KdTree gpu = buildKdTreeGpuAlgorithmOnHost(mesh.view());
-  const RenderRayCounts c = compareOnRenderRays(mesh.view(), firstPanel, hostView(cpu, mesh.view()),
-                                                hostView(gpu, mesh.view()), 50000, 11);
+  const std::vector<UnitTriangleRow> rows = unitTriangleRowsOf(mesh);
+  const TriangleMeshView traced = withUnitTriangles(mesh.view(), rows);  // the renderer's test
+  const RenderRayCounts c = compareOnRenderRays(traced, firstPanel, hostView(cpu, traced),
+                                                hostView(gpu, traced), 50000, 11);
   std::cout << "[ identical ] lit conference room: " << c.closest << " closest-hit and " << c.shadow
             << " shadow rays\n";
   EXPECT_EQ(c.differing, 0u);
@@ -102,7 +107,6 @@ TEST(IdenticalHits, TiesGoToTheLowerTriangle) {
   for (const TestMesh& mesh : meshes) {
     SCOPED_TRACE(mesh.name);
     const std::vector<Ray> rays = identicalHitsRays(mesh, 25000);
-    const auto ref = bruteForce(mesh.view(), rays);
     KdBuildOptions shallow;
     shallow.maxDepth = 2;  // large leaves: ties inside one leaf
     KdBuildOptions serial;
@@ -111,10 +115,15 @@ TEST(IdenticalHits, TiesGoToTheLowerTriangle) {
                             buildKdTreeSah(mesh.view(), serial),
                             buildKdTreeGpuAlgorithmOnHost(mesh.view())};
     const char* names[] = {"CPU SAH tree", "depth-2 tree", "serial build", "GPU-algorithm tree"};
-    for (size_t k = 0; k < 4; ++k)
-      EXPECT_EQ(countDifferences(rays, ref, traceOnHost(hostView(trees[k], mesh.view()), rays),
-                                 "brute force", names[k]),
-                0u);
+    const std::vector<UnitTriangleRow> rows = unitTriangleRowsOf(mesh);
+    for (const TriangleMeshView& traced : {mesh.view(), withUnitTriangles(mesh.view(), rows)}) {
+      SCOPED_TRACE(traced.unitTriangles ? "unit-triangle test" : "watertight test");
+      const auto ref = bruteForce(traced, rays);
+      for (size_t k = 0; k < 4; ++k)
+        EXPECT_EQ(countDifferences(rays, ref, traceOnHost(hostView(trees[k], traced), rays),
+                                   "brute force", names[k]),
+                  0u);
+    }
   }
 }
 

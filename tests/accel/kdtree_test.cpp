@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "renderer/accel/device_kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
@@ -19,9 +21,9 @@ namespace srt::test {
 namespace {
 
 // Closest and any hit for every ray family; returns the number of disagreements (reported).
-size_t compareWithBruteForce(const TestMesh& mesh, const KdTree& tree, size_t raysPerFamily,
-                             uint64_t seed) {
-  const TriangleMeshView mv = mesh.view();
+// With one triangle test (`mv`: watertight, or unit triangles when it carries their rows).
+size_t compareWithBruteForce(const TestMesh& mesh, const TriangleMeshView& mv, const KdTree& tree,
+                             size_t raysPerFamily, uint64_t seed) {
   const KdTreeView kv = hostView(tree, mv);
   size_t total = 0;
   for (RayFamily family : kAllRayFamilies) {
@@ -46,9 +48,9 @@ size_t compareWithBruteForce(const TestMesh& mesh, const KdTree& tree, size_t ra
         Hit ref, got;
         const bool refHit = bruteClosest(mv, rays[i], &ref);
         const bool gotHit = intersectClosest(kv, rays[i], &got);
-        ADD_FAILURE() << mesh.name << " " << toString(family) << " ray " << i << " (flags "
-                      << int(bad[i]) << "): brute " << describe(rays[i], refHit, ref)
-                      << " | kd-tree "
+        ADD_FAILURE() << mesh.name << (mv.unitTriangles ? " (unit triangles) " : " ")
+                      << toString(family) << " ray " << i << " (flags " << int(bad[i])
+                      << "): brute " << describe(rays[i], refHit, ref) << " | kd-tree "
                       << (gotHit ? "hit tri " + std::to_string(got.triangle) +
                                        " t=" + std::to_string(got.t)
                                  : std::string("miss"))
@@ -63,6 +65,15 @@ size_t compareWithBruteForce(const TestMesh& mesh, const KdTree& tree, size_t ra
     total += count;
   }
   return total;
+}
+
+// Traversal against brute force with both triangle tests.
+size_t compareWithBruteForce(const TestMesh& mesh, const KdTree& tree, size_t raysPerFamily,
+                             uint64_t seed) {
+  const std::vector<UnitTriangleRow> rows = unitTriangleRowsOf(mesh);
+  return compareWithBruteForce(mesh, mesh.view(), tree, raysPerFamily, seed) +
+         compareWithBruteForce(mesh, withUnitTriangles(mesh.view(), rows), tree, raysPerFamily,
+                               seed);
 }
 
 // Tree shape and statistics agree with each other and with the mesh.
@@ -206,32 +217,112 @@ TEST(KdTreeSynthetic, AllInOneAxisPlane) {
   EXPECT_FLOAT_EQ(h.t, 0.75f);
 }
 
-// Rays aimed at points of interior edges and vertices of a closed grid always hit it: no ray
-// slips between two triangles that share an edge.
+// Rays from random origins aimed at points of interior edges and vertices of a closed grid, or
+// (inset > 0) at those points moved that fraction of the way towards their triangle's centre.
+size_t edgeRayMisses(const TestMesh& mesh, const KdTreeView& v, float inset, size_t* tested) {
+  const Vec3f c = mesh.bounds().center();
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<float> u01(0.f, 1.f);
+  size_t misses = 0;
+  *tested = 0;
+  for (uint32_t tri = 0; tri < mesh.triangleCount(); tri += 7) {
+    const Vec3f a = mesh.positions[mesh.indices[3 * tri]];
+    const Vec3f b = mesh.positions[mesh.indices[3 * tri + 1]];
+    const Vec3f e = mesh.positions[mesh.indices[3 * tri + 1 + tri % 2]];
+    const Vec3f centre = (a + b + mesh.positions[mesh.indices[3 * tri + 2]]) * (1.f / 3.f);
+    Vec3f target = a + (e - a) * (tri % 3 == 0 ? 0.f : u01(rng));
+    target = target + (centre - target) * inset;
+    if (length(target - c) > 0.3f) continue;  // both grids reach at least 0.35 from c
+    for (int k = 0; k < 8; ++k) {
+      const Vec3f o = c + Vec3f(u01(rng) - 0.5f, u01(rng) - 0.5f, u01(rng) + 0.5f) * 3.f;
+      Hit h;
+      ++*tested;
+      misses += !intersectClosest(v, Ray{o, normalize(target - o)}, &h);
+    }
+  }
+  return misses;
+}
+
+// The watertight test: no ray slips between two triangles that share an edge.
 TEST(KdTreeSynthetic, WatertightOnSharedEdges) {
   for (const TestMesh& mesh : {coplanarTriangles(), axisPlaneTriangles()}) {
     const KdTree tree = buildKdTreeSah(mesh.view());
-    const KdTreeView v = hostView(tree, mesh.view());
-    const Bounds3f b = mesh.bounds();
-    const Vec3f c = b.center();
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<float> u01(0.f, 1.f);
-    size_t misses = 0, tested = 0;
-    for (uint32_t tri = 0; tri < mesh.triangleCount(); tri += 7) {
-      const Vec3f a = mesh.positions[mesh.indices[3 * tri]];
-      const Vec3f e = mesh.positions[mesh.indices[3 * tri + 1 + tri % 2]];
-      const Vec3f target = a + (e - a) * (tri % 3 == 0 ? 0.f : u01(rng));
-      if (length(target - c) > 0.3f) continue;  // both grids reach at least 0.35 from c
-      for (int k = 0; k < 8; ++k) {
-        const Vec3f o = c + Vec3f(u01(rng) - 0.5f, u01(rng) - 0.5f, u01(rng) + 0.5f) * 3.f;
-        const Ray ray{o, normalize(target - o)};
-        Hit h;
-        ++tested;
-        misses += !intersectClosest(v, ray, &h);
-      }
+    for (const float inset : {0.f, 1e-4f}) {
+      size_t tested = 0;
+      EXPECT_EQ(edgeRayMisses(mesh, hostView(tree, mesh.view()), inset, &tested), 0u)
+          << mesh.name << ": rays slipped through shared edges (inset " << inset << ")";
+      EXPECT_GT(tested, 100u) << mesh.name;
     }
+  }
+}
+
+// The unit-triangle test is not watertight, but only rays within its rounding of an edge can slip:
+// aimed 1e-4 of the way in from the edge, every ray hits. Prints how many exact-edge rays slip.
+TEST(KdTreeSynthetic, UnitTrianglesSlipOnlyAtTheEdge) {
+  for (const TestMesh& mesh : {coplanarTriangles(), axisPlaneTriangles()}) {
+    const KdTree tree = buildKdTreeSah(mesh.view());
+    const std::vector<UnitTriangleRow> rows = unitTriangleRowsOf(mesh);
+    const KdTreeView v = hostView(tree, withUnitTriangles(mesh.view(), rows));
+    size_t tested = 0;
+    EXPECT_EQ(edgeRayMisses(mesh, v, 1e-4f, &tested), 0u) << mesh.name;
     EXPECT_GT(tested, 100u) << mesh.name;
-    EXPECT_EQ(misses, 0u) << mesh.name << ": rays slipped through shared edges";
+    const size_t slipped = edgeRayMisses(mesh, v, 0.f, &tested);
+    std::cout << "[ unit triangles ] " << mesh.name << ": " << slipped << " of " << tested
+              << " rays aimed exactly at shared edges slip through\n";
+  }
+}
+
+// One triangle with its unit-triangle rows, as a mesh.
+struct OneTriangle {
+  Vec3f corners[3];
+  uint32_t indices[3] = {0, 1, 2};
+  UnitTriangleRow rows[3];
+  TriangleMeshView mesh;
+  OneTriangle(Vec3f p0, Vec3f p1, Vec3f p2) : corners{p0, p1, p2} {
+    unitTriangleRows(p0, p1, p2, rows);
+    mesh = {corners, indices, 1};
+    mesh.unitTriangles = rows;
+  }
+  OneTriangle(const OneTriangle&) = delete;
+};
+
+TEST(UnitTriangle, AgreesWithTheWatertightTest) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  const auto point = [&] { return Vec3f(u(rng), u(rng), u(rng)); };
+  size_t hits = 0, compared = 0;
+  for (int k = 0; k < 20000; ++k) {
+    const Vec3f p0 = point() * 100.f, p1 = p0 + point(), p2 = p0 + point();
+    // Slivers are ill-conditioned: there the two tests round differently (compared elsewhere).
+    const float longest = std::max({length(p1 - p0), length(p2 - p0), length(p2 - p1)});
+    if (length(cross(p1 - p0, p2 - p0)) < 0.05f * longest * longest) continue;
+    const OneTriangle one(p0, p1, p2);
+    const Vec3f o = p0 + point() * 4.f;
+    const float w1 = 0.5f * (u(rng) + 1.f), w2 = 0.5f * (u(rng) + 1.f);
+    const Ray ray{o, normalize(p0 + (p1 - p0) * w1 + (p2 - p0) * w2 * 0.9f - o)};
+    // Grazing rays are ill-conditioned too: t moves with the last bit of either test's plane.
+    if (std::fabs(dot(normalize(cross(p1 - p0, p2 - p0)), ray.d)) < 1e-2f) continue;
+    float t, b1, b2, tu, u1, u2;
+    const bool watertight =
+        intersectTriangle(ray, watertightRay(ray.d), kInf, p0, p1, p2, &t, &b1, &b2);
+    const bool unit = intersectUnitTriangle(one.mesh, 0, ray.o, ray.d, kInf, &tu, &u1, &u2);
+    if (watertight && std::min({b1, b2, 1.f - b1 - b2}) < 1e-3f) continue;  // near an edge
+    ++compared;
+    ASSERT_EQ(unit, watertight) << "triangle " << k;
+    if (!unit) continue;
+    ++hits;
+    EXPECT_NEAR(tu, t, 1e-4f * t) << "triangle " << k;
+    EXPECT_NEAR(u1, b1, 1e-3f) << "triangle " << k;
+    EXPECT_NEAR(u2, b2, 1e-3f) << "triangle " << k;
+  }
+  EXPECT_GT(hits, compared / 4);
+  const Vec3f a{1, 2, 3}, b{2, 2, 3}, nan{std::numeric_limits<float>::quiet_NaN(), 0, 0};
+  for (const auto& [q0, q1, q2] : {std::tuple{a, b, b}, std::tuple{a, a, a},
+                                   std::tuple{a, b, a + (b - a) * 2.f}, std::tuple{a, b, nan}}) {
+    const OneTriangle one(q0, q1, q2);
+    float t, b1, b2;
+    EXPECT_FALSE(intersectUnitTriangle(one.mesh, 0, Vec3f(1.5f, 2.f, 0.f), Vec3f(0, 0, 1), kInf, &t,
+                                       &b1, &b2));
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "renderer/accel/kdtree.h"
 #include "renderer/accel/kdtree_build_sah.h"
+#include "renderer/accel/unit_triangles.h"
 #include "tests/accel/kdtree_trace_util.h"  // hostView
 
 namespace srt::test {
@@ -57,6 +58,11 @@ const char* toString(RayFamily f);
 // origins sit on vertex coordinates, rays aimed at edges and vertices or running along edges,
 // and rays with a finite tMax.
 std::vector<Ray> makeRays(const TestMesh& mesh, RayFamily family, size_t n, uint64_t seed);
+
+// Every triangle's unit-triangle rows (TriangleMeshView::unitTriangles; withUnitTriangles).
+inline std::vector<UnitTriangleRow> unitTriangleRowsOf(const TestMesh& mesh) {
+  return unitTriangleRowsOnHost(mesh.view());
+}
 
 bool bruteClosest(const TriangleMeshView& mesh, const Ray& ray, Hit* hit);
 bool bruteAny(const TriangleMeshView& mesh, const Ray& ray);

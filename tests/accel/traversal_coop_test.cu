@@ -118,7 +118,9 @@ TEST(PersistentTraversalSteps, CooperativeRoundsMatchIntersectClosestAndAny) {
   for (const TestMesh& mesh : meshes) {
     SCOPED_TRACE(mesh.name);
     const KdTree tree = buildKdTreeSah(mesh.view());
-    const KdTreeView view = hostView(tree, mesh.view());
+    // The rounds test pairs by the unit-triangle test, as the device kernels do.
+    const std::vector<UnitTriangleRow> rows = unitTriangleRowsOf(mesh);
+    const KdTreeView view = hostView(tree, withUnitTriangles(mesh.view(), rows));
     size_t hits = 0, bad = 0;
     LaneFigures fig, anyFig;
     for (RayFamily family : kAllRayFamilies) {
