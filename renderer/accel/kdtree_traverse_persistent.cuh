@@ -145,7 +145,8 @@ SRT_CPU_GPU SRT_INLINE void testLeaf(const KdTreeView& tree, KdLane& l) {
   if (!(l.closest < l.leafTMin)) {
     const KdNode node = loadNode(tree, l.leaf);
     const uint32_t count = node.primitiveCount();
-    const WatertightRay shear = watertightRay(l.ray.d);  // once per leaf: no register per lane
+    // Once per leaf: no register per lane.
+    const WatertightRay shear = triangleSetup(tree.mesh, l.ray.d);
     for (uint32_t i = 0; i < count; ++i) {
       const uint32_t tri =
           count == 1 ? node.onePrimitive : loadIndex(tree.primIndices + node.primitiveOffset + i);

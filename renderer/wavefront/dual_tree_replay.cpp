@@ -71,7 +71,7 @@ void walkLeaves(std::ostream& out, const Ray& ray, const KdTree& tree, const KdT
     return;
   }
   const Vec3f invDir(1.f / ray.d.x, 1.f / ray.d.y, 1.f / ray.d.z);
-  const WatertightRay shear = watertightRay(ray.d);
+  const WatertightRay shear = triangleSetup(view.mesh, ray.d);
   float closest = ray.tMax;
   Hit best;
   std::vector<detail::KdStackEntry> stack;
