@@ -10,6 +10,7 @@
 //   streamrt-bench-kdtree --cpu-only --threads 16 --mesh conference.obj   (CPU SAH build only)
 //                         [--wide-node-triangles 8192 --wide-node-triangles 1000000000]
 //                         [--task-triangles 256]   (parallel granularity; the tree is the same)
+//   [--traversal-cost 20 --intersect-cost 20]   (SAH K_T and K_I of both builders)
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -40,6 +41,43 @@ using namespace srt;
 using bench::HostMesh;
 using bench::loadMesh;
 
+// The command line's settings.
+struct BenchSettings {
+  std::vector<std::string> meshes, reductions;
+  std::string compactionName = GpuKdBuildOptions{}.compaction, jsonPath = "bench_kdtree.json";
+  int repeats = 11, warmup = 2;
+  size_t traceRays = 1000000;
+  int smallThreshold = GpuKdBuildOptions{}.smallNodeThreshold;
+  bool cpuOnly = false;
+  int threads = 0;
+  size_t taskTriangles = 0;
+  std::vector<size_t> wideNodeTriangles;
+  uint32_t refineTriangles = 0;
+  float traversalCost = KdBuildOptions{}.traversalCost,
+        intersectCost = KdBuildOptions{}.intersectCost;
+};
+
+// The GPU build the bench times: one segmented reduction, the compaction, threshold and SAH
+// constants asked for.
+GpuKdBuildOptions benchOptions(const BenchSettings& s, const std::string& segreduce) {
+  GpuKdBuildOptions o;
+  o.smallNodeThreshold = s.smallThreshold;
+  o.segreduce = segreduce;
+  o.compaction = s.compactionName;
+  o.traversalCost = s.traversalCost;
+  o.intersectCost = s.intersectCost;
+  return o;
+}
+
+// The CPU builder with the bench's SAH constants.
+KdBuildOptions cpuOptions(const BenchSettings& s) {
+  KdBuildOptions o;
+  o.taskTriangles = s.taskTriangles;
+  o.traversalCost = s.traversalCost;
+  o.intersectCost = s.intersectCost;
+  return o;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -59,16 +97,6 @@ double copyMs(size_t bytes, int repeats) {
     if (r >= 2) ms.push_back(CudaEvent::elapsedMs(e0, e1));
   }
   return median(ms);
-}
-
-// The GPU build the bench times: one segmented reduction, the compaction and threshold asked for.
-GpuKdBuildOptions benchOptions(const std::string& segreduce, const std::string& compaction,
-                               int smallThreshold) {
-  GpuKdBuildOptions o;
-  o.smallNodeThreshold = smallThreshold;
-  o.segreduce = segreduce;
-  o.compaction = compaction;
-  return o;
 }
 
 // The same random rays through the CPU builder's tree and the GPU builder's, on the device (every
@@ -108,27 +136,24 @@ long minorFaults() {
 // The CPU SAH builder alone (no device needed): median build time (wall, and CPU time summed over
 // threads: the work, which a loaded machine does not inflate), minor page faults (fresh memory
 // touched), nodes and SAH cost; one row per wide-node threshold.
-void benchCpuBuild(const std::vector<std::string>& meshes, int repeats, int warmup,
-                   size_t taskTriangles, const std::vector<size_t>& wideNodeTriangles,
-                   uint32_t refineTriangles) {
+void benchCpuBuild(const BenchSettings& s) {
   std::printf("CPU SAH build, %d threads\n%-24s %9s %9s %10s %10s %9s %10s %10s\n",
               omp_get_max_threads(), "mesh", "triangles", "wide", "build ms", "CPU ms", "faults",
               "nodes", "SAH");
-  for (const std::string& path : meshes) {
-    const HostMesh mesh = bench::refineTo(loadMesh(path), refineTriangles);
-    for (size_t wide : wideNodeTriangles) {
-      KdBuildOptions o;
-      o.taskTriangles = taskTriangles;
+  for (const std::string& path : s.meshes) {
+    const HostMesh mesh = bench::refineTo(loadMesh(path), s.refineTriangles);
+    for (size_t wide : s.wideNodeTriangles) {
+      KdBuildOptions o = cpuOptions(s);
       o.wideNodeTriangles = wide;
       std::vector<double> ms, cpuMs, faults;
       KdTree tree;
-      for (int k = 0; k < warmup + repeats; ++k) {
+      for (int k = 0; k < s.warmup + s.repeats; ++k) {
         tree = KdTree();
         const double cpu0 = processCpuSeconds();
         const long f0 = minorFaults();
         tree = buildKdTreeSah(mesh.view(), o);
         const double cpu = (processCpuSeconds() - cpu0) * 1e3;
-        if (k < warmup) continue;
+        if (k < s.warmup) continue;
         ms.push_back(tree.buildSeconds * 1e3), cpuMs.push_back(cpu);
         faults.push_back(double(minorFaults() - f0));
       }
@@ -200,20 +225,6 @@ void printRows(std::vector<nlohmann::json>& rows, double cubSegTotal) {
   }
 }
 
-// The command line's settings.
-struct BenchSettings {
-  std::vector<std::string> meshes, reductions;
-  std::string compactionName = GpuKdBuildOptions{}.compaction, jsonPath = "bench_kdtree.json";
-  int repeats = 11, warmup = 2;
-  size_t traceRays = 1000000;
-  int smallThreshold = GpuKdBuildOptions{}.smallNodeThreshold;
-  bool cpuOnly = false;
-  int threads = 0;
-  size_t taskTriangles = 0;
-  std::vector<size_t> wideNodeTriangles;
-  uint32_t refineTriangles = 0;
-};
-
 void addOptions(CLI::App& app, BenchSettings& s) {
   app.add_option("--mesh", s.meshes, "OBJ or PLY file (repeatable)")->required();
   app.add_option("--segreduce", s.reductions, "segmented reductions (default: all registered)");
@@ -229,6 +240,10 @@ void addOptions(CLI::App& app, BenchSettings& s) {
                  "GPU build: nodes of at most this many references go to the exact-SAH stage (0: "
                  "by the quality, 28 full and 64 fast)")
       ->check(CLI::Range(0, 64));
+  app.add_option("--traversal-cost", s.traversalCost, "SAH K_T of both builders")
+      ->check(CLI::Range(0.f, 1000.f));
+  app.add_option("--intersect-cost", s.intersectCost, "SAH K_I of both builders")
+      ->check(CLI::Range(0.001f, 1000.f));
   app.add_flag("--cpu-only", s.cpuOnly, "time the CPU SAH builder only (no device needed)");
   app.add_option("--threads", s.threads, "OpenMP threads for the CPU build (0: all)")
       ->check(CLI::Range(0, 1024));
@@ -300,8 +315,7 @@ std::vector<nlohmann::json> reductionRows(const BenchSettings& s,
   double cubSegTotal = 0;
   std::vector<nlohmann::json> rows;
   for (const std::string& r : reductions) {
-    rows.push_back(timeReduction(benchOptions(r, s.compactionName, s.smallThreshold), dview,
-                                 s.warmup, s.repeats, cpuSah));
+    rows.push_back(timeReduction(benchOptions(s, r), dview, s.warmup, s.repeats, cpuSah));
     if (r == "cub-segmented") cubSegTotal = rows.back()["totalMs"];
   }
   printRows(rows, cubSegTotal);
@@ -313,7 +327,7 @@ nlohmann::json benchMesh(const BenchSettings& s, const std::vector<std::string>&
                          const std::string& path) {
   const HostMesh mesh = bench::refineTo(loadMesh(path), s.refineTriangles);
   const uint32_t tris = uint32_t(mesh.indices.size() / 3);
-  const KdTree cpuTree = buildKdTreeSah(mesh.view());
+  const KdTree cpuTree = buildKdTreeSah(mesh.view(), cpuOptions(s));
   const KdTreeStats cpu = computeStats(cpuTree);
   const DeviceMesh dmesh(mesh);
   const double floorMs = copyMs(dmesh.positions.bytes() + dmesh.indices.bytes(), s.repeats);
@@ -329,9 +343,8 @@ nlohmann::json benchMesh(const BenchSettings& s, const std::vector<std::string>&
   jm["d2dCopyMs"] = floorMs;
   jm["gpu"] = reductionRows(s, reductions, dmesh.view, cpu.sahCost);
   if (s.traceRays > 0)
-    jm["trace"] = traceBoth(cpuTree, dmesh.view,
-                            benchOptions(reductions.front(), s.compactionName, s.smallThreshold),
-                            s.traceRays, s.repeats);
+    jm["trace"] =
+        traceBoth(cpuTree, dmesh.view, benchOptions(s, reductions.front()), s.traceRays, s.repeats);
   return jm;
 }
 
@@ -361,8 +374,7 @@ int main(int argc, char** argv) {
     if (s.threads > 0) omp_set_num_threads(s.threads);
     if (s.cpuOnly) {
       if (s.wideNodeTriangles.empty()) s.wideNodeTriangles.push_back(0);
-      benchCpuBuild(s.meshes, s.repeats, s.warmup, s.taskTriangles, s.wideNodeTriangles,
-                    s.refineTriangles);
+      benchCpuBuild(s);
       return 0;
     }
     if (!cudaDeviceAvailable()) {
