@@ -68,7 +68,7 @@ struct GpuKdBuildOptions {
   int smallNodeThreshold = kThresholdByBoxes;
   float emptySpaceRatio = 0.25f;  // cut off empty space wider than this fraction of the node
   // SAH constants, as KdBuildOptions (K_T, K_I, empty bonus).
-  float traversalCost = 20.f;
+  float traversalCost = 40.f;
   float intersectCost = 20.f;
   float emptyBonus = 0.f;
   // Speed variants, each building the same tree (the CPU tests check it on the host reference,
