@@ -33,6 +33,26 @@ void parallelFor(const Backend& backend, uint32_t n, F body) {
   }
 }
 
+// parallelFor with the kernel compiled for at least kMinBlocksPerSm blocks of kBlock threads an
+// SM (its registers capped to fit): for a stage that waits on memory more than it computes.
+template <uint32_t kBlock, int kMinBlocksPerSm, typename F>
+__global__ void __launch_bounds__(kBlock, kMinBlocksPerSm) parallelForKernelAt(uint32_t n, F body) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) body(i);
+}
+
+template <uint32_t kBlock, int kMinBlocksPerSm, typename F>
+void parallelForAtOccupancy(const Backend& backend, uint32_t n, F body) {
+  if (n == 0) return;
+  if (backend.isCuda()) {
+    parallelForKernelAt<kBlock, kMinBlocksPerSm>
+        <<<(n + kBlock - 1) / kBlock, kBlock, 0, backend.stream>>>(n, body);
+    SRT_CUDA_CHECK_LAUNCH();
+  } else {
+    parallelFor(backend, n, body);
+  }
+}
+
 // Adds to a float that other items may add to at the same time (the Whitted film).
 SRT_CPU_GPU inline void atomicAddFloat(float* p, float v) {
 #if SRT_IS_GPU_CODE

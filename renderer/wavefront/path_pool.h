@@ -77,4 +77,26 @@ SRT_CPU_GPU inline void countByDepth(unsigned long long* counter, uint32_t depth
 #endif
 }
 
+// One shaded path's counts at `depth`: a ray in, and whether it sent a shadow ray and went on.
+// On the GPU the warp's lanes that share a depth find each other once (one match for the three
+// counts; the match waits on nothing the shading does not) and their first lane adds for all.
+SRT_CPU_GPU inline void countShaded(const DepthCounters& c, uint32_t depth, bool shadowRay,
+                                    bool alive) {
+#if SRT_IS_GPU_CODE
+  const uint32_t mask = __activemask();
+  const uint32_t peers = __match_any_sync(mask, depth);
+  const uint32_t shadows = __ballot_sync(mask, shadowRay) & peers;
+  const uint32_t survivors = __ballot_sync(mask, alive) & peers;
+  if ((threadIdx.x & 31) != uint32_t(__ffs(peers) - 1)) return;
+  const size_t at = (blockIdx.x % kCounterStripes) * kDepthSlots + depth;
+  atomicAdd(c.raysIn + at, (unsigned long long)__popc(peers));
+  if (shadows) atomicAdd(c.shadowRays + at, (unsigned long long)__popc(shadows));
+  if (survivors) atomicAdd(c.raysAlive + at, (unsigned long long)__popc(survivors));
+#else
+  countByDepth(c.raysIn, depth);
+  if (shadowRay) countByDepth(c.shadowRays, depth);
+  if (alive) countByDepth(c.raysAlive, depth);
+#endif
+}
+
 }  // namespace srt

@@ -74,13 +74,13 @@ SRT_CPU_GPU inline LightChoice chooseLight(const SceneView& scene,
 }
 
 // The shadow ray towards a chosen light, as a candidate at stream position i when the light can
-// reach the surface through the BSDF.
-SRT_CPU_GPU inline void proposeShadowRay(const SceneView& scene, const SurfaceHit& h,
+// reach the surface through the BSDF; false when it cannot.
+SRT_CPU_GPU inline bool proposeShadowRay(const SceneView& scene, const SurfaceHit& h,
                                          const Bsdf& bsdf, Vec3f wo, const LightChoice& light,
                                          Vec3f throughput, uint32_t i, uint32_t slot,
-                                         uint32_t bounce, const ShadeOutputs& out) {
+                                         const ShadeOutputs& out) {
   const Vec3f f = bsdf.f(wo, light.wi) * absDot(light.wi, h.ns);
-  if (isBlack(f) || !(dot(light.wi, h.ng) > 0.f)) return;
+  if (isBlack(f) || !(dot(light.wi, h.ng) > 0.f)) return false;
   const float w = light.delta ? 1.f : powerHeuristic(1, light.pdf, 1, bsdf.pdf(wo, light.wi));
   const Vec3f origin = offsetOrigin(scene, h, light.wi);
   out.shadowCandidates.pathSlot[i] = slot;
@@ -90,7 +90,7 @@ SRT_CPU_GPU inline void proposeShadowRay(const SceneView& scene, const SurfaceHi
       light.atInfinity ? kInf : length(light.point - origin) * (1.f - 1e-3f);
   out.shadowCandidates.contribution[i] = throughput * f * light.Le * (w / light.pdf);
   out.shadowKeep[i] = 1;
-  countByDepth(out.depths.shadowRays, bounce);
+  return true;
 }
 
 // Samples the BSDF for the path's next direction, with Russian roulette from the third bounce
@@ -134,11 +134,67 @@ SRT_CPU_GPU inline SurfaceHit detailedSurfaceAt(const SceneView& scene, const Ra
   return h;
 }
 
+// What shading one path at a surface did: it goes on (alive), sent a shadow ray, or passed
+// through an alpha cut-out (alive at the same bounce).
+struct ShadeResult {
+  bool alive = false, shadowRay = false, cutOut = false;
+};
+
+// The path's bounce as shadeSurface needs it.
+struct PathBounce {
+  LightPickProbabilities pick;
+  EmitterPoint emitter;
+  BounceNumbers n;
+  Vec3f throughput;
+  float prevPdf;
+  uint32_t bounce, maxDepth;
+};
+
+// A path at a surface: emission (MIS-weighted), a shadow ray towards a light, the next direction.
+SRT_CPU_GPU inline ShadeResult shadeSurface(const SceneView& scene, const Ray& ray, const Hit& hit,
+                                            const PathBounce& p, Vec3fAnd originPixel,
+                                            Vec3fAnd directionSample, const PathState& st,
+                                            uint32_t i, uint32_t s, const ShadeOutputs& out,
+                                            Vec3f& radiance) {
+  ShadeResult r;
+  const DeviceMaterial* material;
+  const SurfaceHit h = detailedSurfaceAt(scene, ray, hit, &material);
+  const DeviceMaterial& m = *material;
+  if (isCutOut(m, scene.textures, h.uv)) {
+    // No surface here (an alpha cut-out): the ray goes on unchanged from just past it, with the
+    // same bounce (so the same random numbers), throughput and BSDF pdf.
+    originPixel.v = offsetOrigin(scene, h, ray.d);
+    st.originPixel[s] = originPixel;
+    r.alive = r.cutOut = true;
+    return r;
+  }
+  if (h.windingFront && !isBlack(m.ke)) {  // one-sided emitters
+    float w = 1.f;
+    if (p.prevPdf > 0.f) {
+      const float lightPdf =
+          p.pick.emitters * emitterPdf(scene.emitters, h.triangle, ray.o, h.p, h.ng);
+      w = powerHeuristic(1, p.prevPdf, 1, lightPdf);
+    }
+    radiance += p.throughput * emittedRadiance(m, scene.textures, h.uv) * w;
+  }
+  if (p.bounce >= p.maxDepth) return r;
+  const Bsdf bsdf = makeBsdf(m, scene.textures, bsdfNormal(h, m.type), h.uv);
+  const Vec3f wo = -ray.d;
+  if (!bsdf.isSpecular()) {
+    const LightChoice light = chooseLight(scene, p.pick, p.emitter, h.p, p.n);
+    if (light.pdf > 0.f)
+      r.shadowRay = proposeShadowRay(scene, h, bsdf, wo, light, p.throughput, i, s, out);
+  }
+  r.alive = continuePath(scene, h, bsdf, wo, p.n, p.throughput, originPixel, directionSample, st, s,
+                         p.bounce);
+  return r;
+}
+
 }  // namespace
 
 void shadePaths(const Backend& b, const SceneView& scene, const PathStream& paths, const Hit* hits,
                 uint32_t seed, uint32_t maxDepth, const ShadeOutputs& out) {
-  parallelFor(b, paths.count, [=] SRT_CPU_GPU(uint32_t i) {
+  const auto body = [=] SRT_CPU_GPU(uint32_t i) {
     out.shadowKeep[i] = 0;
     uint32_t s;
     if (!paths.liveSlot(i, out.keep, s)) return;
@@ -146,13 +202,11 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
     const Vec3fAnd originPixel = st.originPixel[s], directionSample = st.directionSample[s];
     const Vec3fAnd throughputPdf = st.throughputPdf[s], radianceDepth = st.radianceDepth[s];
     const uint32_t bounce = radianceDepth.u;
-    countByDepth(out.depths.raysIn, bounce);
     const Hit hit = hits[i];
     const Vec3f throughput = throughputPdf.v;
     Vec3f radiance = radianceDepth.v;
     const float prevPdf = throughputPdf.f;
     const Ray ray{originPixel.v, directionSample.v};
-    bool alive = false;
     const LightPickProbabilities pick = lightPicks(scene);
     const BounceNumbers n = bounceNumbers(originPixel.u, directionSample.u, bounce, seed);
     // The emitter sample needs no surface: its chain of loads runs beside the hit's.
@@ -161,51 +215,27 @@ void shadePaths(const Backend& b, const SceneView& scene, const PathStream& path
       emitter = pointOnEmitter(scene.emitters, scene.accel.mesh.positions, scene.accel.mesh.indices,
                                n.uLight, n.uLightPick / pick.emitters);
 
-    if (hit.triangle == kNoHit) {
+    ShadeResult r;
+    if (hit.triangle == kNoHit)
       radiance += throughput * escapedRadiance(scene.environmentMap, scene.environment, ray.d,
                                                prevPdf, pick.environment);
-    } else {
-      const DeviceMaterial* material;
-      const SurfaceHit h = detailedSurfaceAt(scene, ray, hit, &material);
-      const DeviceMaterial& m = *material;
-      if (isCutOut(m, scene.textures, h.uv)) {
-        // No surface here (an alpha cut-out): the ray goes on unchanged from just past it, with
-        // the same bounce (so the same random numbers), throughput and BSDF pdf.
-        Vec3fAnd packed = originPixel;
-        packed.v = offsetOrigin(scene, h, ray.d);
-        st.originPixel[s] = packed;
-        st.radianceDepth[s] = radianceDepth;
-        out.keep[s] = 1;
-        countByDepth(out.depths.raysAlive, bounce);
-        return;
-      }
-      if (h.windingFront && !isBlack(m.ke)) {  // one-sided emitters
-        float w = 1.f;
-        if (prevPdf > 0.f) {
-          const float lightPdf =
-              pick.emitters * emitterPdf(scene.emitters, h.triangle, ray.o, h.p, h.ng);
-          w = powerHeuristic(1, prevPdf, 1, lightPdf);
-        }
-        radiance += throughput * emittedRadiance(m, scene.textures, h.uv) * w;
-      }
-      if (bounce < maxDepth) {
-        const Bsdf bsdf = makeBsdf(m, scene.textures, bsdfNormal(h, m.type), h.uv);
-        const Vec3f wo = -ray.d;
-        if (!bsdf.isSpecular()) {
-          const LightChoice light = chooseLight(scene, pick, emitter, h.p, n);
-          if (light.pdf > 0.f)
-            proposeShadowRay(scene, h, bsdf, wo, light, throughput, i, s, bounce, out);
-        }
-        alive = continuePath(scene, h, bsdf, wo, n, throughput, originPixel, directionSample, st, s,
-                             bounce);
-        if (alive) countByDepth(out.depths.raysAlive, bounce);
-      }
-    }
+    else
+      r = shadeSurface(scene, ray, hit, {pick, emitter, n, throughput, prevPdf, bounce, maxDepth},
+                       originPixel, directionSample, st, i, s, out, radiance);
     Vec3fAnd packed;
-    packed.v = radiance, packed.u = alive ? bounce + 1 : bounce;
+    packed.v = radiance, packed.u = r.alive && !r.cutOut ? bounce + 1 : bounce;
     st.radianceDepth[s] = packed;
-    out.keep[s] = alive;
-  });
+    out.keep[s] = r.alive;
+    countShaded(out.depths, bounce, r.shadowRay, r.alive);
+  };
+  // The stage waits on its loads more than it computes: blocks of 128 and more warps an SM than
+  // its registers would allow (96 instead of 127: 20 warps, not 16) keep more loads in flight.
+  // Texture lookups share L1, and there more warps cost more misses than they hide, so textured
+  // scenes keep the compiler's registers (bench/tracer/RESULTS.md).
+  if (scene.textures != nullptr)
+    parallelForAtOccupancy<128, 4>(b, paths.count, body);
+  else
+    parallelForAtOccupancy<128, 5>(b, paths.count, body);
 }
 
 }  // namespace srt
