@@ -71,11 +71,12 @@ uint32_t defaultPoolSize(const Backend& backend, const RenderOptions& opt) {
   SRT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   SRT_CUDA_CHECK(
       cudaDeviceGetAttribute(&threadsPerSm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  // Thirty-two times the threads the GPU holds at once (H100: 132 SMs x 2048 x 32 = 8.65M paths,
-  // about 1.8 GB): each pass ends in a tail of slow warps, and a larger pass pays it less often.
-  // On the H100 that rendered every scene of bench/tracer 1-4% faster than 4.3M, and 4.3M 3-7%
-  // faster than 2.2M (bench/tracer/RESULTS.md).
-  uint64_t n = uint64_t(sms) * uint64_t(threadsPerSm) * 32;
+  // Forty-eight times the threads the GPU holds at once (H100: 132 SMs x 2048 x 48 = 13.0M paths,
+  // about 2.7 GB): each pass ends in a tail of slow warps, and a larger pass pays it less often.
+  // On the H100 that rendered the bench/tracer scenes up to 1.3% faster than 8.65M (x32), which
+  // was 1-4% faster than 4.3M; past x48 the compactions of the first passes, which move nearly
+  // every path, cost more than the tails save (bench/tracer/RESULTS.md).
+  uint64_t n = uint64_t(sms) * uint64_t(threadsPerSm) * 48;
   if (opt.integrator == IntegratorKind::Whitted) n = std::min(n, kWhittedCudaPool);
   size_t freeBytes = 0, total = 0;
   SRT_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
