@@ -3,6 +3,7 @@
 // builder and a stopped render. The cases every backend shares are in render_backend_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -71,6 +72,49 @@ TEST(RenderGpu, ImageDoesNotDependOnScheduleOrPoolSize) {
   EXPECT_GE(compared, 48);
 }
 
+// The per-depth counts the shading stage makes (one match a warp, the first lane of each depth
+// adding for its peers) add up on the device: every (pixel, sample) enters at depth 0, the paths
+// that go on from depth d are the rays in at d + 1, their sum is the survivors the passes'
+// compactions and flag counts found, and payloads, schedules and pool sizes (one not a multiple
+// of a warp) change no count.
+TEST(RenderGpu, DepthCountsAddUpOnTheDevice) {
+  REQUIRE_CUDA();
+  const Backend cuda = selectBackend("cuda");
+  RenderOptions o = test::options(96, 64, 3, 8);
+  Renderer renderer(loadScene("cornell"), cuda, o);
+  const RenderStats reference = renderer.render(0.f).stats;
+  ASSERT_GE(reference.bounces.size(), 3u);
+  EXPECT_GT(reference.bounces[1].raysIn, 0u);
+  EXPECT_EQ(reference.bounces[0].raysIn, uint64_t(96 * 64 * 3));
+  for (Payload payload : {Payload::State, Payload::Index})
+    for (Schedule schedule : {Schedule::Waves, Schedule::Regenerate})
+      for (uint32_t pool : {4097u, 0u}) {
+        o.payload = payload, o.schedule = schedule, o.poolSize = pool;
+        renderer.setOptions(o);
+        const RenderStats s = renderer.render(0.f).stats;
+        const std::string what = std::string(toString(payload)) + " / " + toString(schedule) +
+                                 " / pool " + std::to_string(pool);
+        // Waves time their passes by depth, and a wave's last, empty pass may add a depth
+        // with no rays: compare counts, not the lengths.
+        const size_t depths = std::max(s.bounces.size(), reference.bounces.size());
+        const auto at = [](const RenderStats& r, size_t d) {
+          return d < r.bounces.size() ? r.bounces[d] : BounceStats{};
+        };
+        uint64_t wentOn = 0, kept = 0, shadows = 0;
+        for (size_t d = 0; d < depths; ++d) {
+          const BounceStats b = at(s, d), ref = at(reference, d);
+          EXPECT_EQ(b.raysAlive, at(s, d + 1).raysIn) << what << " depth " << d;
+          EXPECT_LE(b.shadowRays, b.raysIn) << what << " depth " << d;
+          EXPECT_EQ(b.raysIn, ref.raysIn) << what << " depth " << d;
+          EXPECT_EQ(b.shadowRays, ref.shadowRays) << what << " depth " << d;
+          wentOn += b.raysAlive, shadows += b.shadowRays;
+        }
+        for (const IterationStats& it : s.iterations) kept += it.alive;
+        EXPECT_EQ(wentOn, kept) << what;
+        EXPECT_GT(shadows, 0u) << what;
+      }
+}
+
 // The Whitted tracer on the device's pool: every primitive, payload, schedule and pool size (one
 // small enough that glass splits wait on the spill stacks) gives the same image, bit for bit.
 TEST(RenderGpu, WhittedImageDoesNotDependOnPrimitiveScheduleOrPoolSize) {
@@ -107,7 +151,8 @@ TEST(RenderGpu, WhittedImageDoesNotDependOnPrimitiveScheduleOrPoolSize) {
 
 // Whitted's shadow rays inline or deferred (SRT_WHITTED_SHADOWS=stream, the CUDA default:
 // traced after shading by the persistent shadow kernel) and either read-back schedule
-// (SRT_POOL_LAG) keep the image bit for bit. (The environment is read when the integrator is made: one renderer per setting.)
+// (SRT_POOL_LAG) keep the image bit for bit. (The environment is read when the integrator is made:
+// one renderer per setting.)
 TEST(RenderGpu, WhittedDeferredShadowsAndLagKeepTheImage) {
   REQUIRE_CUDA();
   const Backend cuda = selectBackend("cuda");
