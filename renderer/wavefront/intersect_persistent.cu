@@ -30,8 +30,10 @@ using persistent::kFullWarp;
 constexpr int kBlock = 128;
 // DynamicFetch: finished lanes fetch new rays once fewer lanes than this are still traversing
 // (DYNAMIC_FETCH_THRESHOLD of Aila, Laine & Karras's 2012 Kepler kernels, 20 there). On the H100,
-// 12 rendered the four bench/tracer scenes 0.1-1.5% faster than 20, and 28 was 6% slower.
-constexpr int kRefetchBelow = 12;
+// 12 rendered the four bench/tracer scenes 0.1-1.5% faster than 20, and 28 was 6% slower; with
+// the unit-triangle test and K_T 40, 14 traces the Conference Room 0.3-0.6% faster than 12 (five
+// alternating pairs) and the other bench scenes and Whitted within noise.
+constexpr int kRefetchBelow = 14;
 
 // kRefetchBelow, or SRT_REFETCH_BELOW (1-32) when set, read once: the coop kernels keep finished
 // lanes busy in the rounds, so their best threshold may differ; a render can sweep it.
