@@ -12,15 +12,12 @@
 namespace srt {
 
 struct KdBuildOptions {
-  // SAH constants: Wald & Havran's K_I = 20 and K_T = 40, not their 15. With the unit-triangle
-  // test a node step is worth two triangle tests: on the H100 every bench scene rendered 1-2%
-  // faster than with 20 (and 1.5-4% than 15), on trees a third the size that both builders make
-  // 20-45% faster. Only the ratio matters. The cost of a leaf is intersectCost * N.
-  float traversalCost = 40.f;
-  float intersectCost = 20.f;
-  // Cost scale 1 - emptyBonus for a split that cuts off empty space (the paper's lambda = 0.8 is
-  // emptyBonus 0.2). 0: on the H100 every scene of bench/tracer rendered 3-6% faster without it.
-  float emptyBonus = 0.f;
+  // SAH constants (kSahTraversalCost, kSahIntersectCost, kSahEmptyBonus in kdtree.h say why). The
+  // cost of a leaf is intersectCost * N; a split that cuts off empty space costs 1 - emptyBonus
+  // times its own.
+  float traversalCost = kSahTraversalCost;
+  float intersectCost = kSahIntersectCost;
+  float emptyBonus = kSahEmptyBonus;
   // 0: 8 + 1.3 log2(N) as pbrt-v4, capped at kKdMaxDepth. Larger than kKdMaxDepth is an error.
   int maxDepth = 0;
   // OpenMP tasks over subtrees and over the axes of large nodes (every thread of the enclosing

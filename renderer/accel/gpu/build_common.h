@@ -32,7 +32,8 @@ constexpr uint32_t kMaxReferenceGrowth = 8;
 
 // The CPU builder's SAH constants (KdBuildOptions): K_T, K_I and the empty bonus.
 struct SahParams {
-  float traversalCost = 40.f, intersectCost = 20.f, emptyBonus = 0.f;
+  float traversalCost = kSahTraversalCost, intersectCost = kSahIntersectCost,
+        emptyBonus = kSahEmptyBonus;
   // Cost of splitting a node of `nl` + `nr` references at a plane whose children have areas
   // `pl` and `pr` relative to the node's: lambda (K_T + K_I (pl nl + pr nr)).
   SRT_CPU_GPU float splitCost(float pl, float pr, float nl, float nr) const {

@@ -68,9 +68,9 @@ struct GpuKdBuildOptions {
   int smallNodeThreshold = kThresholdByBoxes;
   float emptySpaceRatio = 0.25f;  // cut off empty space wider than this fraction of the node
   // SAH constants, as KdBuildOptions (K_T, K_I, empty bonus).
-  float traversalCost = 40.f;
-  float intersectCost = 20.f;
-  float emptyBonus = 0.f;
+  float traversalCost = kSahTraversalCost;
+  float intersectCost = kSahIntersectCost;
+  float emptyBonus = kSahEmptyBonus;
   // Speed variants, each building the same tree (the CPU tests check it on the host reference,
   // the GPU test on the device); streamrt-bench-kdtree compares their times. The environment
   // overrides them for any program that builds on the GPU (withEnvironment).
